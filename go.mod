@@ -1,0 +1,3 @@
+module github.com/tlcheck/tlcheck
+
+go 1.26

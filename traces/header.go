@@ -1,0 +1,30 @@
+package traces
+
+// FormatName is the value of the header's format field.
+const FormatName = "tlcheck-trace"
+
+// Version is the format version this package reads and writes.
+const Version = 1
+
+// Header is a trace's first value: the document's fields other than events,
+// or line 1 of a stream.
+type Header struct {
+	Format  string // must be FormatName
+	Version int    // must be Version
+	Effects bool   // the runtime also writes a free for every real free
+	Source  string // free text: which runtime wrote the trace
+}
+
+// Source is a stream of events with their positions: a trace Reader, or a
+// reader of another input format (such as a glibc mtrace log) that maps onto
+// the same events.
+type Source interface {
+	// Header returns the trace's header.
+	Header() Header
+	// Next fills ev with the next event and returns nil, io.EOF at the end,
+	// or an *Error naming the place that could not be read. Slices in ev may
+	// be reused by the following call.
+	Next(ev *Event) error
+	// Pos returns the position of the event last returned by Next.
+	Pos() Pos
+}
