@@ -1,3 +1,11 @@
 module github.com/tlcheck/tlcheck
 
 go 1.26
+
+require (
+	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/leanovate/gopter v0.2.11 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	golang.org/x/text v0.14.0 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
+)
