@@ -1,22 +1,23 @@
-// Package impl is a runtime memory manager modelled on the TensorLogic
-// runtime. (Helper: replace this comment with the package contract.)
 package impl
 
-import "github.com/tlcheck/tlcheck/traces"
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
 
 // Reuse is the simulated heap's address reuse policy.
 type Reuse uint8
 
 const (
-	// ReuseLIFO hands the most recently freed block of a size back first,
-	// like glibc's tcache: the policy that provokes address-reuse bugs.
+	// ReuseLIFO hands the most recently freed block of a size class back
+	// first, like glibc's tcache: the policy that provokes address-reuse bugs.
 	ReuseLIFO Reuse = iota
-	// ReuseFIFO quarantines freed blocks and reuses the oldest first, like ASan.
+	// ReuseFIFO quarantines freed blocks and reuses the oldest first, like
+	// ASan: a freed block comes back only after Config.Quarantine others of
+	// its size class have been freed after it.
 	ReuseFIFO
 )
-
-// Fault names a documented bug that can be switched on (see Catalog).
-type Fault string
 
 // Config configures a Runtime. The zero Config is a correct runtime with
 // LIFO reuse that records nothing.
@@ -24,52 +25,96 @@ type Config struct {
 	Reuse  Reuse
 	Faults []Fault            // faults to switch on; all off by default
 	Record func(traces.Event) // if set, receives every call and every real free, effects on
+
+	// Quarantine is, under ReuseFIFO, how many freed blocks of a size class
+	// are held back before the oldest is reused; 0 means DefaultQuarantine.
+	Quarantine int
 }
 
-// Runtime is the memory manager. It keeps its books by address.
-type Runtime struct{}
-
-// New returns a Runtime configured by cfg.
-func New(cfg Config) *Runtime { panic("unimplemented") }
-
-// Calls. Each records its event (and the frees it caused) and returns an
-// *Error whose Kind is the contract's violation kind on misuse.
-func (r *Runtime) ScopeEnter() error                      { panic("unimplemented") }
-func (r *Runtime) ScopeExit() error                       { panic("unimplemented") }
-func (r *Runtime) Alloc(size uint64) (traces.Addr, error) { panic("unimplemented") }
-func (r *Runtime) StructInit(size uint64, fields []traces.Addr) (traces.Addr, error) {
-	panic("unimplemented")
-}
-func (r *Runtime) Acquire(a traces.Addr) error                    { panic("unimplemented") }
-func (r *Runtime) Release(a traces.Addr) error                    { panic("unimplemented") }
-func (r *Runtime) Register(a traces.Addr) error                   { panic("unimplemented") }
-func (r *Runtime) Unregister(a traces.Addr) error                 { panic("unimplemented") }
-func (r *Runtime) ParamRegister(name string, a traces.Addr) error { panic("unimplemented") }
-func (r *Runtime) ParamRelease(name string) error                 { panic("unimplemented") }
-func (r *Runtime) End() error                                     { panic("unimplemented") }
-
-// State returns the observable layer-2 state.
-func (r *Runtime) State() traces.State { panic("unimplemented") }
-
-// Error is a misuse the runtime detected and refused.
-type Error struct {
-	Kind traces.Kind
-	Op   traces.Op
-	Addr traces.Addr
-	Msg  string
+// Validate reports the first thing wrong with c: an unknown reuse policy
+// or a fault the catalog lacks.
+func (c Config) Validate() error {
+	if c.Reuse > ReuseFIFO {
+		return fmt.Errorf("impl: unknown reuse policy %d", c.Reuse)
+	}
+	if _, err := parseFaults(c.Faults); err != nil {
+		return fmt.Errorf("impl: %w", err)
+	}
+	return nil
 }
 
-func (e *Error) Error() string {
-	return string(e.Kind) + ": " + e.Op.String() + " " + e.Addr.String() + ": " + e.Msg
+// Runtime is the memory manager. It keeps its books by address, in the
+// headers of its heap blocks; it is not safe for concurrent use.
+type Runtime struct {
+	heap   heap
+	scopes [][]ref // scopes[:depth] are open; the rest keep their capacity for reuse
+	depth  int
+	params map[string]ref
+	faults faultSet
+	record func(traces.Event)
+	errs   errs
+	held   []ref // StructInit's scratch list of the fields it will hold
 }
 
-// FaultInfo documents one fault of the catalog.
-type FaultInfo struct {
-	Name    Fault
-	Summary string // one line: what goes wrong
-	Bug     string // the historic bug it reproduces
-	Trigger string // the shortest call sequence that shows it
+// New returns a Runtime configured by cfg. It panics if cfg does not pass
+// Validate: check fault names a user typed with LookupFault first.
+func New(cfg Config) *Runtime {
+	if err := cfg.Validate(); err != nil {
+		panic(err)
+	}
+	faults, _ := parseFaults(cfg.Faults)
+	r := &Runtime{
+		heap:   newHeap(cfg.Reuse, cfg.Quarantine),
+		params: make(map[string]ref),
+		faults: faults,
+		record: cfg.Record,
+	}
+	r.heap.twice = faults.has(fHeapDoubleHandout)
+	r.heap.zstOn = faults.has(fZSTAllocates)
+	return r
 }
 
-// Catalog lists every fault, in a stable order.
-func Catalog() []FaultInfo { panic("unimplemented") }
+// emit hands ev to the recorder, if there is one.
+func (r *Runtime) emit(ev traces.Event) {
+	if r.record != nil {
+		r.record(ev)
+	}
+}
+
+// End records the end of the run. It changes nothing: what remains is
+// what State shows, and the leak check is the model's to make. Scopes
+// still open are a misuse.
+func (r *Runtime) End() error {
+	r.emit(traces.Event{Op: traces.OpEnd})
+	if r.depth > 0 {
+		return &Error{Kind: traces.Misuse, Op: traces.OpEnd,
+			Msg: fmt.Sprintf("%d scope(s) still open", r.depth)}
+	}
+	return nil
+}
+
+// State returns the observable layer-2 state as the runtime's books have
+// it: every live object with its count, each open scope's records of live
+// objects (bottom scope first, oldest record first) and every parameter
+// name with the address it holds. Maps and slices are never nil.
+func (r *Runtime) State() traces.State {
+	st := traces.State{
+		Objects: make(map[traces.Addr]int),
+		Scopes:  make([][]traces.Addr, r.depth),
+		Params:  make(map[string]traces.Addr, len(r.params)),
+	}
+	r.heap.each(func(a traces.Addr, b *block) { st.Objects[a] = b.count })
+	for i, recs := range r.scopes[:r.depth] {
+		live := make([]traces.Addr, 0, len(recs))
+		for _, rec := range recs {
+			if b := r.heap.lookup(rec.addr); b != nil && r.names(rec, b) {
+				live = append(live, rec.addr)
+			}
+		}
+		st.Scopes[i] = live
+	}
+	for name, p := range r.params {
+		st.Params[name] = p.addr
+	}
+	return st
+}

@@ -1,0 +1,202 @@
+package impl
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Fault names a documented bug that can be switched on (see Catalog).
+type Fault string
+
+// The fault catalog. Each fault reproduces a bug from the history of the
+// TensorLogic runtime (github.com/JunSuzukiJapan/tl, crates/tl_runtime and
+// docs/dev/MEMORY_MANAGEMENT_STRATEGY.md) or a bug of its shape, and each
+// shows in a run's recorded trace (a free too many, a free missing, an
+// allocation on a live address) or in its State:
+//
+//	fault                           what goes wrong
+//	stale-record-not-purged         a dead object's record releases the new object at its address
+//	scope-exit-releases-dead        scope exit frees a dead object's record again
+//	unregister-releases             a move (unregister) also releases: the moved value is freed
+//	unregister-oldest-record        unregister removes the oldest record, not the newest
+//	struct-unregister-deep          unregistering a struct unregisters its fields too
+//	struct-unregister-none          unregistering a struct does nothing
+//	struct-init-no-acquire          struct_init does not acquire its fields
+//	struct-death-no-field-release   a dying struct does not release its fields
+//	struct-death-fields-only        a dying struct releases its fields but is not freed
+//	register-duplicates-record      register pushes two records
+//	register-counts-without-record  register of a recorded object counts instead of recording
+//	param-register-no-acquire       param_register does not acquire
+//	param-reregister-no-release-old re-registering a name does not release the old object
+//	param-reregister-release-first  re-registering a name releases the old object first
+//	release-ignores-zero            a count that reaches 0 does not free
+//	zst-allocates                   a zero-sized value gets a dangling address, not NULL
+//	heap-double-handout             the heap hands a freed block out twice
+//
+// Catalog gives each one's summary, the bug it reproduces and its trigger.
+const (
+	FaultStaleRecordNotPurged        Fault = "stale-record-not-purged"
+	FaultScopeExitReleasesDead       Fault = "scope-exit-releases-dead"
+	FaultUnregisterReleases          Fault = "unregister-releases"
+	FaultUnregisterOldestRecord      Fault = "unregister-oldest-record"
+	FaultStructUnregisterDeep        Fault = "struct-unregister-deep"
+	FaultStructUnregisterNone        Fault = "struct-unregister-none"
+	FaultStructInitNoAcquire         Fault = "struct-init-no-acquire"
+	FaultStructDeathNoFieldRelease   Fault = "struct-death-no-field-release"
+	FaultStructDeathFieldsOnly       Fault = "struct-death-fields-only"
+	FaultRegisterDuplicatesRecord    Fault = "register-duplicates-record"
+	FaultRegisterCountsNoRecord      Fault = "register-counts-without-record"
+	FaultParamRegisterNoAcquire      Fault = "param-register-no-acquire"
+	FaultParamReregisterNoRelease    Fault = "param-reregister-no-release-old"
+	FaultParamReregisterReleaseFirst Fault = "param-reregister-release-first"
+	FaultReleaseIgnoresZero          Fault = "release-ignores-zero"
+	FaultZSTAllocates                Fault = "zst-allocates"
+	FaultHeapDoubleHandout           Fault = "heap-double-handout"
+)
+
+// FaultInfo documents one fault of the catalog.
+type FaultInfo struct {
+	Name    Fault
+	Summary string // one line: what goes wrong
+	Bug     string // the historic bug it reproduces
+	Trigger string // the shortest call sequence that shows it
+}
+
+// catalog is the table behind Catalog. A fault's index is its bit in a
+// faultSet; the order is what Catalog promises to keep stable.
+var catalog = [...]FaultInfo{
+	{FaultStaleRecordNotPurged,
+		"scope records name objects by address alone and are not purged on reuse: a dead object's record releases the new object at its address",
+		"The TensorLogic memory manager kept each scope's records as bare pointers. Once a tensor died and malloc gave its address to a new tensor, the old record was still in the scope, and scope exit released the new tensor through it: a free of a value still in use. The fix in tl_runtime's memory_manager.rs removes a stale record when a pointer that has a record but no live count is registered again.",
+		"ScopeEnter; a=Alloc(64); Release(a) [free a]; b=Alloc(64) [same address]; ParamRegister(w,b); ScopeExit [b freed though w holds it]"},
+	{FaultScopeExitReleasesDead,
+		"scope exit acts on a record whose object is already dead, freeing it a second time",
+		"An early exit_scope in tl_runtime freed each struct record with a plain free(), without asking whether the struct was still alive; a struct already freed through another path was freed again (the \"malloc: Incorrect checksum\" crashes of docs/MEMORY_MANAGER.md). Later versions release through the reference-count table, which skips pointers it no longer tracks.",
+		"ScopeEnter; a=Alloc(64); Release(a) [free a]; ScopeExit [free a again]"},
+	{FaultUnregisterReleases,
+		"unregister also drops the count: a value being moved or returned is freed on the way",
+		"tl_mem_unregister once released the reference as well as the scope record; a returned value with count 1 was freed while being handed to the caller. memory_manager.rs keeps the fix as a comment on unregister: do not release, the count moves to the new owner.",
+		"ScopeEnter; a=Alloc(64); Unregister(a) [free a, still owned by the caller]"},
+	{FaultUnregisterOldestRecord,
+		"unregister removes the object's oldest record instead of its newest, so the inner scope still releases the value being moved out of it",
+		"tl_runtime's unregister searches the scopes from the top and takes the newest matching record (rposition) to handle duplicates and reuse; taking the first match instead removes a record from an outer scope and leaves the inner one to release the returned value.",
+		"ScopeEnter; a=Alloc(64); ScopeEnter; Register(a); Unregister(a); ScopeExit [free a, still recorded in the outer scope]"},
+	{FaultStructUnregisterDeep,
+		"unregistering a returned struct also unregisters its fields, so their local references are never dropped",
+		"TensorLogic's strategy (\"Shallow Unregister\", MEMORY_MANAGEMENT_STRATEGY.md) returns a struct by unregistering the container only; its fields keep their counts and the locals' references drop at scope exit. A recursive unregister keeps those references alive for ever: counts accumulate (the SRET accumulation of V5.1) and the fields leak.",
+		"ScopeEnter; t=Alloc(16); s=StructInit(16,[t]); Unregister(s); ScopeExit [t keeps count 2]; ScopeEnter; Register(s); ScopeExit [s freed, t not]"},
+	{FaultStructUnregisterNone,
+		"unregistering a struct does nothing, so scope exit frees the struct being returned",
+		"The TensorLogic debugging notes (.agent/workflows) record use-after-free crashes where an if or block expression returned a temporary that exit_scope freed because the value had not been unregistered first; a struct return path that skips the unregister is that bug.",
+		"ScopeEnter; s=StructInit(16,[]); Unregister(s); ScopeExit [free s, being returned]"},
+	{FaultStructInitNoAcquire,
+		"struct_init stores its fields without acquiring them",
+		"TensorLogic's strategy acquires each field at struct initialisation (emit_deep_clone), so that the local and the struct each own a reference; without it the field is owned once but referenced twice, and the local's release frees a tensor the struct still points to.",
+		"ScopeEnter; t=Alloc(16); s=StructInit(16,[t]); Release(t) [free t, still a field of s]"},
+	{FaultStructDeathNoFieldRelease,
+		"a dying struct is freed without releasing its fields, which leak",
+		"An early tl_runtime exit_scope treated structs as plain mallocs (\"just free\"), releasing none of the tensors their fields held; every struct that died leaked its fields.",
+		"ScopeEnter; t=Alloc(16); s=StructInit(16,[t]); ScopeExit [s freed, t left with count 1]"},
+	{FaultStructDeathFieldsOnly,
+		"a dying struct releases its fields but its own block is never freed",
+		"TensorLogic's persistent GPU pool (V4.0) dropped a tensor's contents on release but deliberately kept the OpaqueTensor header allocated; the same split, contents freed and container kept, is a leak of the container when it is not deliberate.",
+		"ScopeEnter; s=StructInit(16,[]); Release(s) [count 0, s never freed]"},
+	{FaultRegisterDuplicatesRecord,
+		"register pushes two records for one handover, so scope exit releases the value twice",
+		"docs/MEMORY_MANAGER.md warns of double registration: make_tensor already registers a new tensor, and generated code that registers it again leaves two records, so scope exit releases it twice and frees a value that is still referenced.",
+		"ScopeEnter; a=Alloc(64); ParamRegister(w,a); Unregister(a); Register(a); ScopeExit [free a though w holds it]"},
+	{FaultRegisterCountsNoRecord,
+		"register of an object that already has a record acquires it instead of adding a record",
+		"An earlier register_tensor in tl_runtime pushed a record only for pointers it had not seen; for a known pointer it incremented the count instead. No record drops that count, so the object outlives every scope and leaks. Later versions always push a record.",
+		"ScopeEnter; a=Alloc(64); Register(a); ScopeExit [a not freed: count 1, no record]"},
+	{FaultParamRegisterNoAcquire,
+		"param_register holds the object without acquiring it, so scope exit frees a parameter",
+		"TensorLogic's borrowing rule (V2.2) says a borrowed value stored anywhere that outlives the call must be promoted with an explicit tl_ptr_acquire; a parameter registry that stores without acquiring holds a reference it does not own, freed at the owner's scope exit.",
+		"ScopeEnter; a=Alloc(64); ParamRegister(w,a); ScopeExit [free a though w holds it]"},
+	{FaultParamReregisterNoRelease,
+		"re-registering a parameter name does not release the object it held, which leaks",
+		"Re-binding a name must drop the reference to the old value (TensorLogic's reassignment rule); when it does not, every training step leaves the previous weights alive, the linear memory growth per iteration TensorLogic chased in its autograd fix (V3.3).",
+		"ScopeEnter; a=Alloc(64); b=Alloc(64); ParamRegister(w,a); Release(a); ParamRegister(w,b) [a not freed]"},
+	{FaultParamReregisterReleaseFirst,
+		"re-registering a name releases the old object before acquiring the new one: re-binding the same object frees it",
+		"The self-assignment bug: drop the old value, then retain the new one. TensorLogic's strategy doc describes the in-place update s.b1 = s.b1.step(lr), where releasing the old pointer frees what the new value still shares.",
+		"ScopeEnter; a=Alloc(64); ParamRegister(w,a); Release(a); ParamRegister(w,a) [free a, then use after free]"},
+	{FaultReleaseIgnoresZero,
+		"a release that brings the count to 0 does not free the object",
+		"tl_runtime's tl_ptr_dec_ref only reports that a count reached 0 and leaves the free to its caller; a caller that ignores the answer leaks the object, and the persistent pool's release (V4.0) kept blocks allocated on purpose.",
+		"ScopeEnter; a=Alloc(64); Release(a) [count 0, a never freed]"},
+	{FaultZSTAllocates,
+		"a zero-sized value is managed as an object at one dangling non-NULL address instead of being NULL",
+		"TensorLogic's ZST strategy (V3.2) fixed compiled code that handed zero-sized structs to the runtime as values the runtime read as addresses (0x7 and the like) and passed to free(), crashing. The fix is ZST = NULL, with every runtime call returning at once on NULL.",
+		"ScopeEnter; Alloc(0); Alloc(0) [both at the same address: an allocation over a live one]"},
+	{FaultHeapDoubleHandout,
+		"the heap queues a freed block twice and hands it out to two live objects",
+		"tl_runtime's TensorPool could be given the same tensor pointer twice (a tensor released twice through address reuse or a counting bug) and would then hand it to two tensors; the fix checks the free list for a duplicate before pooling.",
+		"ScopeEnter; a=Alloc(64); Release(a); b=Alloc(64); c=Alloc(64) [b and c at the same address]"},
+}
+
+// Catalog lists every fault, in a stable order.
+func Catalog() []FaultInfo {
+	out := make([]FaultInfo, len(catalog))
+	copy(out, catalog[:])
+	return out
+}
+
+// LookupFault returns the catalog entry of the fault named name. Use it to
+// check a name a user typed before putting it in a Config.
+func LookupFault(name string) (FaultInfo, bool) {
+	for _, f := range catalog {
+		if string(f.Name) == name {
+			return f, true
+		}
+	}
+	return FaultInfo{}, false
+}
+
+// faultSet holds the faults switched on, one bit per catalog entry, so
+// that asking whether a fault is on costs one AND on the hot path.
+type faultSet uint32
+
+// The faults' bits, in catalog order (a test holds the two together).
+const (
+	fStaleRecordNotPurged faultSet = 1 << iota
+	fScopeExitReleasesDead
+	fUnregisterReleases
+	fUnregisterOldestRecord
+	fStructUnregisterDeep
+	fStructUnregisterNone
+	fStructInitNoAcquire
+	fStructDeathNoFieldRelease
+	fStructDeathFieldsOnly
+	fRegisterDuplicatesRecord
+	fRegisterCountsNoRecord
+	fParamRegisterNoAcquire
+	fParamReregisterNoRelease
+	fParamReregisterReleaseFirst
+	fReleaseIgnoresZero
+	fZSTAllocates
+	fHeapDoubleHandout
+)
+
+func (s faultSet) has(bit faultSet) bool { return s&bit != 0 }
+
+// parseFaults turns a Config's fault list into a set, naming the first
+// fault the catalog lacks.
+func parseFaults(fs []Fault) (faultSet, error) {
+	var s faultSet
+next:
+	for _, f := range fs {
+		for i, c := range catalog {
+			if c.Name == f {
+				s |= 1 << i
+				continue next
+			}
+		}
+		names := make([]string, len(catalog))
+		for i, c := range catalog {
+			names[i] = string(c.Name)
+		}
+		return 0, fmt.Errorf("unknown fault %q (the catalog has %s)", f, strings.Join(names, ", "))
+	}
+	return s, nil
+}

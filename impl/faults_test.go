@@ -1,0 +1,151 @@
+package impl_test
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/impl"
+)
+
+// faultTriggers holds, for every fault of the catalog, its trigger (the
+// sequence its Trigger documents), a well-formed program, and the trace
+// the faulty runtime records for it.
+var faultTriggers = map[impl.Fault]struct {
+	s     script
+	trace string // recorded by the faulty runtime
+}{
+	impl.FaultStaleRecordNotPurged: {
+		script{"enter", "a=alloc 64", "release a", "b=alloc 64", "param w b", "exit"},
+		"scope_enter; alloc a 64; release a; free a; alloc b 64; param_register w b; scope_exit; free b"},
+	impl.FaultScopeExitReleasesDead: {
+		script{"enter", "a=alloc 64", "release a", "exit"},
+		"scope_enter; alloc a 64; release a; free a; scope_exit; free a"},
+	impl.FaultUnregisterReleases: {
+		script{"enter", "a=alloc 64", "unregister a"},
+		"scope_enter; alloc a 64; unregister a; free a"},
+	impl.FaultUnregisterOldestRecord: {
+		script{"enter", "a=alloc 64", "enter", "register a", "unregister a", "exit"},
+		"scope_enter; alloc a 64; scope_enter; register a; unregister a; scope_exit; free a"},
+	impl.FaultStructUnregisterDeep: {
+		script{"enter", "t=alloc 16", "s=struct 16 t", "unregister s", "exit", "enter", "register s", "exit"},
+		"scope_enter; alloc t 16; struct_init s 16 [t]; unregister s; scope_exit; scope_enter; register s; scope_exit; free s"},
+	impl.FaultStructUnregisterNone: {
+		script{"enter", "s=struct 16", "unregister s", "exit"},
+		"scope_enter; struct_init s 16 []; unregister s; scope_exit; free s"},
+	impl.FaultStructInitNoAcquire: {
+		script{"enter", "t=alloc 16", "s=struct 16 t", "release t"},
+		"scope_enter; alloc t 16; struct_init s 16 [t]; release t; free t"},
+	impl.FaultStructDeathNoFieldRelease: {
+		script{"enter", "t=alloc 16", "s=struct 16 t", "exit"},
+		"scope_enter; alloc t 16; struct_init s 16 [t]; scope_exit; free s"},
+	impl.FaultStructDeathFieldsOnly: {
+		script{"enter", "s=struct 16", "release s"},
+		"scope_enter; struct_init s 16 []; release s"},
+	impl.FaultRegisterDuplicatesRecord: {
+		script{"enter", "a=alloc 64", "param w a", "unregister a", "register a", "exit"},
+		"scope_enter; alloc a 64; param_register w a; unregister a; register a; scope_exit; free a"},
+	impl.FaultRegisterCountsNoRecord: {
+		script{"enter", "a=alloc 64", "register a", "exit"},
+		"scope_enter; alloc a 64; register a; scope_exit"},
+	impl.FaultParamRegisterNoAcquire: {
+		script{"enter", "a=alloc 64", "param w a", "exit"},
+		"scope_enter; alloc a 64; param_register w a; scope_exit; free a"},
+	impl.FaultParamReregisterNoRelease: {
+		script{"enter", "a=alloc 64", "b=alloc 64", "param w a", "release a", "param w b"},
+		"scope_enter; alloc a 64; alloc b 64; param_register w a; release a; param_register w b"},
+	impl.FaultParamReregisterReleaseFirst: {
+		script{"enter", "a=alloc 64", "param w a", "release a", "param w a"},
+		"scope_enter; alloc a 64; param_register w a; release a; param_register w a; free a"},
+	impl.FaultReleaseIgnoresZero: {
+		script{"enter", "a=alloc 64", "release a"},
+		"scope_enter; alloc a 64; release a"},
+	impl.FaultZSTAllocates: {
+		script{"enter", "y=alloc 0", "z=alloc 0"},
+		"scope_enter; alloc y 0; alloc z 0"},
+	impl.FaultHeapDoubleHandout: {
+		script{"enter", "a=alloc 64", "release a", "b=alloc 64", "c=alloc 64"},
+		"scope_enter; alloc a 64; release a; free a; alloc b 64; alloc c 64"},
+}
+
+// TestFaultsShow runs each fault's trigger on a correct runtime and on one
+// with the fault on, and requires the fault to show: in the recorded
+// trace, or in the State after some call. The correct run must be clean.
+func TestFaultsShow(t *testing.T) {
+	for _, f := range impl.Catalog() {
+		t.Run(string(f.Name), func(t *testing.T) {
+			trig, ok := faultTriggers[f.Name]
+			if !ok {
+				t.Fatalf("no trigger for fault %s", f.Name)
+			}
+			good := execute(t, impl.Config{}, true, trig.s)
+			bad := execute(t, impl.Config{Faults: []impl.Fault{f.Name}}, false, trig.s)
+			if got := bad.Trace(); got != trig.trace {
+				t.Errorf("faulty trace:\n got %s\nwant %s", got, trig.trace)
+			}
+			if good.Trace() != bad.Trace() {
+				return
+			}
+			for i := range trig.s {
+				if !reflect.DeepEqual(good.states[i], bad.states[i]) {
+					t.Logf("shows in the State after %q: correct %s, faulty %s", trig.s[i],
+						good.renderState(good.states[i]), bad.renderState(bad.states[i]))
+					return
+				}
+			}
+			t.Errorf("fault does not show: same trace and states as the correct runtime\n%s", good.Trace())
+		})
+	}
+}
+
+// TestCatalog checks the catalog's entries: unique names, every field
+// written, a trigger that names the calls it makes.
+func TestCatalog(t *testing.T) {
+	seen := map[impl.Fault]bool{}
+	for _, f := range impl.Catalog() {
+		if seen[f.Name] {
+			t.Errorf("fault %s listed twice", f.Name)
+		}
+		seen[f.Name] = true
+		if f.Summary == "" || f.Bug == "" || f.Trigger == "" {
+			t.Errorf("fault %s: summary, bug and trigger must all be written", f.Name)
+		}
+		if strings.Contains(f.Summary, "\n") {
+			t.Errorf("fault %s: summary is not one line", f.Name)
+		}
+		got, ok := impl.LookupFault(string(f.Name))
+		if !ok || got != f {
+			t.Errorf("LookupFault(%s) = %v, %v", f.Name, got, ok)
+		}
+	}
+	if len(seen) != len(faultTriggers) {
+		t.Errorf("%d faults in the catalog, %d triggers in this test", len(seen), len(faultTriggers))
+	}
+	if fmt.Sprint(impl.Catalog()) != fmt.Sprint(impl.Catalog()) {
+		t.Error("Catalog's order is not stable")
+	}
+	if _, ok := impl.LookupFault("no-such-fault"); ok {
+		t.Error("LookupFault found a fault the catalog lacks")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	if err := (impl.Config{Faults: []impl.Fault{impl.FaultZSTAllocates}}).Validate(); err != nil {
+		t.Errorf("valid config: %v", err)
+	}
+	if err := (impl.Config{Reuse: 7}).Validate(); err == nil {
+		t.Error("Validate accepted reuse policy 7")
+	}
+	bad := impl.Config{Faults: []impl.Fault{"no-such-fault"}}
+	err := bad.Validate()
+	if err == nil || !strings.Contains(err.Error(), `"no-such-fault"`) {
+		t.Fatalf("Validate = %v, want an error naming the fault", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("New accepted an unknown fault")
+		}
+	}()
+	impl.New(bad)
+}

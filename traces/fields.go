@@ -1,0 +1,225 @@
+package traces
+
+// The event fields of the format and, per op, which are required and which
+// optional. The reader checks events against these tables and the writer
+// writes fields in their order, so the two cannot disagree.
+
+// field names a known event field; fieldUnknown is any other name.
+type field uint8
+
+const (
+	fieldUnknown field = iota
+	fieldOp
+	fieldAddr
+	fieldNewAddr
+	fieldSize
+	fieldKind
+	fieldFields
+	fieldName
+	fieldSlots
+	fieldSlot
+	fieldVar
+	fieldSpace
+	fieldSite
+	fieldT
+	fieldThread
+	fieldCount
+)
+
+var fieldNames = [fieldCount]string{
+	fieldUnknown: "",
+	fieldOp:      "op",
+	fieldAddr:    "addr",
+	fieldNewAddr: "new_addr",
+	fieldSize:    "size",
+	fieldKind:    "kind",
+	fieldFields:  "fields",
+	fieldName:    "name",
+	fieldSlots:   "slots",
+	fieldSlot:    "slot",
+	fieldVar:     "var",
+	fieldSpace:   "space",
+	fieldSite:    "site",
+	fieldT:       "t",
+	fieldThread:  "thread",
+}
+
+func (f field) String() string { return fieldNames[f] }
+
+// fieldSet is a set of fields, one bit each.
+type fieldSet uint16
+
+func (f field) bit() fieldSet { return 1 << f }
+
+// lookupField returns the field a key names. The switch on string(key)
+// does not allocate.
+func lookupField(key []byte) field {
+	switch string(key) {
+	case "op":
+		return fieldOp
+	case "addr":
+		return fieldAddr
+	case "new_addr":
+		return fieldNewAddr
+	case "size":
+		return fieldSize
+	case "kind":
+		return fieldKind
+	case "fields":
+		return fieldFields
+	case "name":
+		return fieldName
+	case "slots":
+		return fieldSlots
+	case "slot":
+		return fieldSlot
+	case "var":
+		return fieldVar
+	case "space":
+		return fieldSpace
+	case "site":
+		return fieldSite
+	case "t":
+		return fieldT
+	case "thread":
+		return fieldThread
+	}
+	return fieldUnknown
+}
+
+// lookupOp returns the op a name names, OpInvalid if none, without
+// allocating.
+func lookupOp(name []byte) Op {
+	switch string(name) {
+	case "malloc":
+		return OpMalloc
+	case "free":
+		return OpFree
+	case "realloc":
+		return OpRealloc
+	case "read":
+		return OpRead
+	case "write":
+		return OpWrite
+	case "scope_enter":
+		return OpScopeEnter
+	case "scope_exit":
+		return OpScopeExit
+	case "alloc":
+		return OpAlloc
+	case "struct_init":
+		return OpStructInit
+	case "acquire":
+		return OpAcquire
+	case "release":
+		return OpRelease
+	case "register":
+		return OpRegister
+	case "unregister":
+		return OpUnregister
+	case "param_register":
+		return OpParamRegister
+	case "param_release":
+		return OpParamRelease
+	case "end":
+		return OpEnd
+	case "fn_enter":
+		return OpFnEnter
+	case "fn_exit":
+		return OpFnExit
+	case "arena_get":
+		return OpArenaGet
+	case "dev_malloc":
+		return OpDevMalloc
+	case "dev_free":
+		return OpDevFree
+	case "pool_get":
+		return OpPoolGet
+	case "pool_put":
+		return OpPoolPut
+	}
+	return OpInvalid
+}
+
+// opSpec lists an op's fields in the order the contract's tables give them.
+type opSpec struct {
+	required []field
+	optional []field // beside site, t and thread, which any op may have
+	req, opt fieldSet
+}
+
+// anyOp are the optional fields of every op.
+const anyOp = fieldSet(1<<fieldSite | 1<<fieldT | 1<<fieldThread)
+
+var opSpecs = func() [opCount]opSpec {
+	f := func(fs ...field) []field { return fs }
+	s := [opCount]opSpec{
+		OpMalloc:        {required: f(fieldAddr, fieldSize)},
+		OpFree:          {required: f(fieldAddr)},
+		OpRealloc:       {required: f(fieldAddr, fieldNewAddr, fieldSize)},
+		OpRead:          {required: f(fieldAddr), optional: f(fieldSize, fieldVar, fieldSpace)},
+		OpWrite:         {required: f(fieldAddr), optional: f(fieldSize, fieldVar, fieldSpace)},
+		OpAlloc:         {required: f(fieldAddr, fieldSize), optional: f(fieldKind)},
+		OpStructInit:    {required: f(fieldAddr, fieldSize, fieldFields)},
+		OpAcquire:       {required: f(fieldAddr)},
+		OpRelease:       {required: f(fieldAddr)},
+		OpRegister:      {required: f(fieldAddr)},
+		OpUnregister:    {required: f(fieldAddr)},
+		OpParamRegister: {required: f(fieldName, fieldAddr)},
+		OpParamRelease:  {required: f(fieldName)},
+		OpFnEnter:       {required: f(fieldSlots)},
+		OpArenaGet:      {required: f(fieldSlot, fieldAddr, fieldSize), optional: f(fieldVar)},
+		OpDevMalloc:     {required: f(fieldAddr, fieldSize)},
+		OpDevFree:       {required: f(fieldAddr)},
+		OpPoolGet:       {required: f(fieldAddr, fieldSize)},
+		OpPoolPut:       {required: f(fieldAddr)},
+		// scope_enter, scope_exit, end and fn_exit have no fields.
+	}
+	for op := range s {
+		for _, fd := range s[op].required {
+			s[op].req |= fd.bit()
+		}
+		for _, fd := range s[op].optional {
+			s[op].opt |= fd.bit()
+		}
+		s[op].opt |= anyOp
+	}
+	return s
+}()
+
+// clearFields zeroes the fields in set, keeping Fields' backing array.
+func clearFields(ev *Event, set fieldSet) {
+	for f := fieldAddr; f < fieldCount; f++ {
+		if set&f.bit() == 0 {
+			continue
+		}
+		switch f {
+		case fieldAddr:
+			ev.Addr = 0
+		case fieldNewAddr:
+			ev.NewAddr = 0
+		case fieldSize:
+			ev.Size, ev.HasSize = 0, false
+		case fieldKind:
+			ev.Kind = ""
+		case fieldFields:
+			ev.Fields = ev.Fields[:0]
+		case fieldName:
+			ev.Name = ""
+		case fieldSlots:
+			ev.Slots = 0
+		case fieldSlot:
+			ev.Slot = 0
+		case fieldVar:
+			ev.Var = ""
+		case fieldSpace:
+			ev.Space = SpaceHeap
+		case fieldSite:
+			ev.Site = ""
+		case fieldT:
+			ev.T = 0
+		case fieldThread:
+			ev.Thread = ""
+		}
+	}
+}
