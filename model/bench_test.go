@@ -1,0 +1,70 @@
+package model
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// cycle generates a clean trace that leaves nothing live, so it can be
+// replayed over and over into one Checker.
+func cycle(effects bool, slots, events int, steps ...func(*gen)) []traces.Event {
+	g := &gen{effects: effects, rng: rand.New(rand.NewPCG(3, 4)), slots: slots}
+	for g.pos.Event < events {
+		steps[g.rng.IntN(len(steps))](g)
+	}
+	for _, a := range g.live {
+		if a != 0 {
+			g.step(traces.Event{Op: traces.OpFree, Addr: a})
+		}
+	}
+	return g.rec
+}
+
+// BenchmarkStep measures Step on generated traces, one op per event, and
+// beside it a plain map insert and delete per event of the malloc/free
+// trace: the least a checker keyed by address could cost.
+func BenchmarkStep(b *testing.B) {
+	cases := []struct {
+		name    string
+		effects bool
+		evs     []traces.Event
+	}{
+		{"mixed", false, cycle(false, 256, 1<<16, (*gen).heapStep, (*gen).objectStep, (*gen).arenaPoolStep)},
+		{"malloc-free", false, cycle(false, 1<<16, 1<<20, (*gen).mallocLike)},
+		{"objects-effects", true, cycle(true, 256, 1<<16, (*gen).objectStep)},
+	}
+	for _, tr := range cases {
+		b.Run(tr.name, func(b *testing.B) {
+			c := New(traces.Header{Effects: tr.effects})
+			b.ReportAllocs()
+			var pos traces.Pos
+			for i := 0; b.Loop(); i++ {
+				ev := &tr.evs[i%len(tr.evs)]
+				if vs, err := c.Step(ev, pos); len(vs) != 0 || err != nil {
+					b.Fatalf("event %d: %v %v", i, vs, err)
+				}
+				pos.Event++
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+	b.Run("baseline-map", func(b *testing.B) {
+		evs := cases[1].evs
+		m := make(map[uint64]uint64)
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			ev := &evs[i%len(evs)]
+			switch ev.Op {
+			case traces.OpMalloc:
+				m[uint64(ev.Addr)] = ev.Size
+			case traces.OpFree:
+				delete(m, uint64(ev.Addr))
+			default:
+				_ = m[uint64(ev.Addr)]
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	})
+}

@@ -1,0 +1,196 @@
+package model
+
+import (
+	"errors"
+	"io"
+	"slices"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// Checker checks one trace. It keeps objects by identity, not by address,
+// so address reuse cannot fool it, and it streams: its memory grows with
+// what is alive (and with the address ranges the trace has used), never
+// with the number of events. A Checker is for one goroutine; Checkers share
+// nothing, so traces can be checked in parallel.
+type Checker struct {
+	effects bool
+
+	heap, dev shadow // one shadow memory per address space
+	nlive     int    // live and due things
+	scopes    []scope
+	frames    []frame
+	params    map[string]param
+
+	// Effects: objects whose count reached 0 at the last call and whose
+	// free is awaited, and the stale records the last call's scope exit
+	// skipped (a free of their address is stale-reuse).
+	due   []*thing
+	stale []record
+
+	made      int    // things made; the last thing's number
+	liveBytes uint64 // bytes of live blocks, objects, buffers and segments
+	peak      uint64
+	events    int
+	ended     bool // an end event was seen
+	closed    bool
+	leaked    traces.Totals
+	reachable traces.Totals
+	epoch     uint32 // for marking reachable objects at end
+
+	// The event being stepped.
+	ev      *traces.Event
+	pos     traces.Pos
+	here    hist
+	call    hist // the last event other than a free
+	callOp  traces.Op
+	out     []traces.Violation
+	scratch []*thing // reused by overlap checks and releases
+	spare   []*thing // forgotten things, for reuse
+	slab    []thing  // things not yet used
+	hits    []*thing
+	work    []*thing
+}
+
+// New returns a Checker for a trace with header h.
+func New(h traces.Header) *Checker {
+	c := &Checker{effects: h.Effects, params: make(map[string]param)}
+	c.heap.init()
+	c.dev.init()
+	c.call = hist{event: -1}
+	return c
+}
+
+// Step checks one event at pos. It returns the violations the event
+// revealed, in order (the slice is valid until the next call), or an error
+// (*traces.Error) when the event cannot be taken as input at all, such as a
+// free of a managed object in a trace without effects.
+//
+// With effects, a missed free is found at the first event after the call
+// that made it due and is named after that call, so it comes out of Step
+// after violations of the frees in between; Replay restores event order.
+func (c *Checker) Step(ev *traces.Event, pos traces.Pos) ([]traces.Violation, error) {
+	c.out = c.out[:0]
+	c.events++
+	c.ev, c.pos = ev, pos
+	c.here = hist{event: pos.Event, line: pos.Line, site: ev.Site}
+	if ev.Op != traces.OpFree {
+		c.settle()
+	}
+	err := c.dispatch(ev)
+	if ev.Op != traces.OpFree {
+		c.call, c.callOp = c.here, ev.Op
+	}
+	c.ev = nil
+	return c.out, err
+}
+
+func (c *Checker) dispatch(ev *traces.Event) error {
+	switch ev.Op {
+	case traces.OpMalloc:
+		c.malloc(ev.Addr, ev.Size)
+	case traces.OpFree:
+		return c.free(ev.Addr)
+	case traces.OpRealloc:
+		return c.realloc(ev)
+	case traces.OpRead, traces.OpWrite:
+		c.access(ev)
+	case traces.OpScopeEnter:
+		c.scopeEnter()
+	case traces.OpScopeExit:
+		c.scopeExit()
+	case traces.OpAlloc, traces.OpStructInit:
+		c.alloc(ev)
+	case traces.OpAcquire:
+		c.acquire(ev.Addr)
+	case traces.OpRelease:
+		c.releaseOp(ev.Addr)
+	case traces.OpRegister:
+		c.register(ev.Addr)
+	case traces.OpUnregister:
+		c.unregister(ev.Addr)
+	case traces.OpParamRegister:
+		c.paramRegister(ev.Name, ev.Addr)
+	case traces.OpParamRelease:
+		c.paramRelease(ev.Name)
+	case traces.OpEnd:
+		c.end()
+	case traces.OpFnEnter:
+		c.fnEnter(ev.Slots)
+	case traces.OpFnExit:
+		c.fnExit()
+	case traces.OpArenaGet:
+		c.arenaGet(ev)
+	case traces.OpDevMalloc:
+		c.devMalloc(ev.Addr, ev.Size)
+	case traces.OpDevFree:
+		c.devFree(ev.Addr)
+	case traces.OpPoolGet:
+		c.poolGet(ev.Addr, ev.Size)
+	case traces.OpPoolPut:
+		c.poolPut(ev.Addr)
+	default:
+		return c.inputError("op", errors.New("the model has no rule for op "+ev.Op.String()))
+	}
+	return nil
+}
+
+// Close ends the trace, whether or not it reached end: checks still pending
+// (frees due after the last call, with effects) run here. It returns the
+// violations they found. Calls after the first return nil.
+func (c *Checker) Close() []traces.Violation {
+	c.out = c.out[:0]
+	if !c.closed {
+		c.closed = true
+		c.settle()
+	}
+	return c.out
+}
+
+// Report returns the totals so far: events, objects made, peak live bytes,
+// leaked and still-reachable objects (filled at end) and whether end was
+// reached. Its Violations field is left nil; Replay collects them.
+func (c *Checker) Report() traces.Report {
+	return traces.Report{
+		Events:         c.events,
+		Leaked:         c.leaked,
+		StillReachable: c.reachable,
+		Complete:       c.ended,
+		Objects:        c.made,
+		PeakLiveBytes:  c.peak,
+	}
+}
+
+// Replay checks every event of src and returns the full report, its
+// violations in event order. Its error is non-nil only when the input could
+// not be read (exit 2 material); the report is then empty.
+func Replay(src traces.Source) (traces.Report, error) {
+	c := New(src.Header())
+	violations := []traces.Violation{}
+	var ev traces.Event
+	for {
+		err := src.Next(&ev)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return traces.Report{}, err
+		}
+		vs, err := c.Step(&ev, src.Pos())
+		if err != nil {
+			return traces.Report{}, err
+		}
+		violations = append(violations, vs...)
+	}
+	violations = append(violations, c.Close()...)
+	// Missed frees (effects) are found late but named after their call.
+	slices.SortStableFunc(violations, func(a, b traces.Violation) int { return a.Event - b.Event })
+	r := c.Report()
+	r.Violations = violations
+	return r, nil
+}
+
+// inputError is an event the model cannot take as input.
+func (c *Checker) inputError(field string, err error) error {
+	return &traces.Error{Line: c.pos.Line, Event: c.pos.Event, Field: field, Err: err}
+}

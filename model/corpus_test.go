@@ -1,0 +1,159 @@
+package model_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// corpusDir holds the example traces: NAME.jsonl, each with its verdict in
+// NAME.want (one line per violation, "KIND EVENT ADDR", in report order,
+// then "leaked OBJECTS BYTES" and "complete true|false"). A file named
+// clean-* must have no violation; one named KIND-* must have one of KIND.
+var corpusDir = filepath.Join("..", "traces", "testdata", "corpus")
+
+type corpusFile struct {
+	name  string // without extension
+	trace []byte
+	want  []string
+}
+
+func loadCorpus(t *testing.T) []corpusFile {
+	t.Helper()
+	traceFiles, err := filepath.Glob(filepath.Join(corpusDir, "*.jsonl"))
+	if err != nil || len(traceFiles) == 0 {
+		t.Fatalf("no traces in %s (%v)", corpusDir, err)
+	}
+	var files []corpusFile
+	for _, path := range traceFiles {
+		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		trace, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join(corpusDir, name+".want"))
+		if err != nil {
+			t.Errorf("%s.jsonl has no verdict: %v", name, err)
+			continue
+		}
+		files = append(files, corpusFile{name, trace, strings.Split(strings.TrimSpace(string(want)), "\n")})
+	}
+	wants, _ := filepath.Glob(filepath.Join(corpusDir, "*.want"))
+	for _, path := range wants {
+		if _, err := os.Stat(strings.TrimSuffix(path, ".want") + ".jsonl"); err != nil {
+			t.Errorf("%s has no trace beside it", filepath.Base(path))
+		}
+	}
+	return files
+}
+
+// TestCorpus replays every corpus trace, as written (a stream) and
+// rewritten as a document, and compares both verdicts with its .want.
+func TestCorpus(t *testing.T) {
+	for _, f := range loadCorpus(t) {
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel() // Checkers share nothing: -race holds them to it
+			stream := replayBytes(t, f.trace)
+			if diff := cmp.Diff(f.want, verdict(stream)); diff != "" {
+				t.Errorf("verdict (-%s.want +got):\n%s", f.name, diff)
+				for _, v := range stream.Violations {
+					t.Logf("%s at event %d: %s", v.Kind, v.Event, v.Message)
+				}
+			}
+			checkName(t, f.name, stream)
+			doc := replayBytes(t, asDocument(t, f.trace))
+			// Lines differ between the layouts; all else must agree.
+			ignoreLines := cmpopts.IgnoreFields(traces.Violation{}, "Line")
+			ignoreRelatedLines := cmpopts.IgnoreFields(traces.Related{}, "Line")
+			if diff := cmp.Diff(stream, doc, ignoreLines, ignoreRelatedLines); diff != "" {
+				t.Errorf("the document layout gives another report (-stream +document):\n%s", diff)
+			}
+		})
+	}
+}
+
+// checkName holds a trace to what its name promises.
+func checkName(t *testing.T, name string, r traces.Report) {
+	t.Helper()
+	if strings.HasPrefix(name, "clean-") {
+		if len(r.Violations) > 0 || !r.Complete {
+			t.Errorf("%s is named clean but has %d violations (complete: %t)", name, len(r.Violations), r.Complete)
+		}
+		return
+	}
+	for _, v := range r.Violations {
+		if name == string(v.Kind) || strings.HasPrefix(name, string(v.Kind)+"-") {
+			return
+		}
+	}
+	t.Errorf("%s has no violation of the kind its name begins with", name)
+}
+
+// TestCorpusCoversEveryKind demands that each violation kind of the
+// contract is produced by at least one corpus trace.
+func TestCorpusCoversEveryKind(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range loadCorpus(t) {
+		for _, line := range f.want {
+			seen[strings.Fields(line)[0]] = true
+		}
+	}
+	for _, k := range traces.Kinds() {
+		if !seen[string(k)] {
+			t.Errorf("no corpus trace expects a %s", k)
+		}
+	}
+}
+
+func replayBytes(t *testing.T, data []byte) traces.Report {
+	t.Helper()
+	r, err := traces.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := model.Replay(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// asDocument rewrites a trace in the document layout.
+func asDocument(t *testing.T, data []byte) []byte {
+	t.Helper()
+	r, err := traces.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w := traces.NewDocumentWriter(&b, r.Header())
+	var ev traces.Event
+	for {
+		err := r.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(bytes.TrimSpace(b.Bytes()), []byte("{")) || bytes.Count(b.Bytes(), []byte(`"events"`)) != 1 {
+		t.Fatalf("the writer did not write a document:\n%s", b.Bytes())
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,72 @@
+package model
+
+import "github.com/tlcheck/tlcheck/traces"
+
+// Layer 4: device segments and the pool that hands out blocks inside them.
+
+const (
+	segmentMask = kindMask(1 << kSegment)
+	poolMask    = kindMask(1 << kPool)
+)
+
+// devMalloc reserves a segment. NULL is a failed cudaMalloc.
+func (c *Checker) devMalloc(a traces.Addr, size uint64) {
+	if a != 0 {
+		c.make(kSegment, a, size)
+	}
+}
+
+// devFree returns a segment. Pool blocks still handed out from it die with
+// it (their memory is gone), so a later use or put of one is reported.
+func (c *Checker) devFree(a traces.Addr) {
+	t := c.lookup(a, segmentMask, &c.dev)
+	if t == nil {
+		return
+	}
+	c.kill(t, c.here)
+	if t.x == nil || t.x.poolLive == 0 {
+		return
+	}
+	c.scratch = c.dev.overlapping(t.lo, t.hi, c.scratch[:0])
+	for _, p := range c.scratch {
+		if p.kind == kPool && p.state == live && p.x != nil && p.x.seg == t {
+			c.kill(p, c.here)
+		}
+	}
+	c.clearScratch()
+}
+
+// poolGet hands out a pool block, which must lie inside a live segment.
+// The block is made in any case, taking the runtime's word, so that its
+// put is checked too.
+func (c *Checker) poolGet(a traces.Addr, size uint64) {
+	if a == 0 {
+		return
+	}
+	lo, hi := span(a, size)
+	seg := c.dev.containing(lo, segmentMask)
+	what := c.opName() + " of " + a.String()
+	switch {
+	case seg == nil:
+		c.report(traces.InvalidAddress, a, nil, what+": the pool block lies outside every device segment")
+	case seg.state != live:
+		c.report(traces.UseAfterFree, a, seg, what+": the pool block lies in "+seg.String()+seg.deathPhrase(),
+			seg.history(nil)...)
+		seg = nil
+	case hi > seg.hi:
+		c.report(traces.InvalidAddress, a, seg, what+": the pool block runs past the end of "+seg.String(),
+			seg.made.related("allocated"))
+	}
+	t := c.make(kPool, a, size)
+	if seg != nil && seg.state == live {
+		t.ext().seg = seg
+		seg.ext().poolLive++
+	}
+}
+
+// poolPut puts a pool block back.
+func (c *Checker) poolPut(a traces.Addr) {
+	if t := c.lookup(a, poolMask, &c.dev); t != nil {
+		c.kill(t, c.here)
+	}
+}

@@ -1,0 +1,123 @@
+package model
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// Effects: the runtime writes a free for every object it really frees,
+// right after the call that caused it. Objects whose count reached 0 in a
+// call are due; the frees that follow must free exactly them.
+
+// settle runs before every event other than a free (and at Close): a due
+// object that was not freed is a leak named after the call that made it
+// due, and is dead from then on. The last call's stale records expire.
+func (c *Checker) settle() {
+	clear(c.stale)
+	c.stale = c.stale[:0]
+	if len(c.due) == 0 {
+		return
+	}
+	// Leaks come in the order the objects were made.
+	slices.SortFunc(c.due, func(a, b *thing) int { return a.id - b.id })
+	for _, t := range c.due {
+		if t.state != due {
+			continue // freed
+		}
+		z := t.x.zero
+		c.out = append(c.out, traces.Violation{
+			Kind:    traces.Leak,
+			Event:   z.event,
+			Line:    z.line,
+			Site:    z.site,
+			Addr:    t.addr(),
+			Object:  t.id,
+			Message: "the runtime never freed " + t.String() + ", whose count reached 0 at " + z.at(),
+			Related: t.history(nil),
+		})
+		c.leaked.Objects++
+		c.leaked.Bytes += t.size
+		c.kill(t, z) // it died with that call, as far as the model knows
+	}
+	clear(c.due)
+	c.due = c.due[:0]
+}
+
+// freeObject handles a free (effects only) of a managed object: expected
+// when the object is due, premature while it still has references, and
+// stale-reuse when the call before was a scope exit that skipped a stale
+// record of a dead object at the same address (the runtime acted on that
+// record through the address, and so on the address's new owner).
+func (c *Checker) freeObject(t *thing) {
+	switch t.state {
+	case due:
+		c.kill(t, c.here)
+		return
+	case dead:
+		c.gone(t)
+		return
+	}
+	if r := c.staleAt(t.lo); r != nil {
+		old := r.t
+		rel := append(t.history(nil), r.made.related("stale record made"))
+		rel = append(rel, old.died.related(diedWhats[old.kind]))
+		c.report(traces.StaleReuse, t.addr(), t, c.opName()+" of "+t.String()+
+			", which still has "+plural(t.count, "reference")+": the scope exit at "+c.call.at()+
+			" held a stale record (made at "+r.made.at()+") of object #"+strconv.Itoa(old.id)+
+			" at the same address"+old.deathPhrase(), rel...)
+	} else {
+		c.report(traces.PrematureFree, t.addr(), t, c.opName()+" of "+t.String()+
+			", which still has "+plural(t.count, "reference"), c.holders(t, t.history(nil))...)
+	}
+	// Take the runtime's word: the object is dead, and a struct releases
+	// its fields as a dying struct does.
+	t.count = 0
+	c.zero(t)
+	c.kill(t, c.here)
+}
+
+// maxHolders bounds the holders a premature free lists.
+const maxHolders = 4
+
+// holders appends to rel where the references that keep t alive were
+// taken, as far as the model keeps them: params holding t (by name) and
+// scope records of t (innermost first).
+func (c *Checker) holders(t *thing, rel []traces.Related) []traces.Related {
+	n := 0
+	names := make([]string, 0, len(c.params))
+	for name, p := range c.params {
+		if p.t == t {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names[:min(len(names), maxHolders)] {
+		rel = append(rel, c.params[name].made.related("parameter "+strconv.Quote(name)+" registered"))
+		n++
+	}
+	for i := len(c.scopes) - 1; i >= 0 && n < maxHolders; i-- {
+		for _, r := range c.scopes[i].recs {
+			if r.t == t && n < maxHolders {
+				rel = append(rel, r.made.related("scope record made"))
+				n++
+			}
+		}
+	}
+	return rel
+}
+
+// staleAt returns a stale record the last call skipped whose object lived
+// at address a, or nil.
+func (c *Checker) staleAt(a uint64) *record {
+	if c.callOp != traces.OpScopeExit {
+		return nil
+	}
+	for i := range c.stale {
+		if c.stale[i].t.lo == a {
+			return &c.stale[i]
+		}
+	}
+	return nil
+}

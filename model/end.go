@@ -1,0 +1,139 @@
+package model
+
+import (
+	"slices"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// maxOpenRelated bounds the open scopes or frames an end misuse lists.
+const maxOpenRelated = 8
+
+// end runs the leak check: first a misuse for scopes and frames left open,
+// then a leak for each live thing that nothing still holds, in the order
+// made. Every live thing is counted as leaked or as still reachable. Only
+// the first end checks; the trace counts as complete from then on.
+func (c *Checker) end() {
+	if c.ended {
+		return
+	}
+	c.ended = true
+	if n := len(c.scopes); n > 0 {
+		rel := make([]traces.Related, 0, min(n, maxOpenRelated))
+		for _, s := range c.scopes[:min(n, maxOpenRelated)] {
+			rel = append(rel, s.enter.related("scope entered"))
+		}
+		c.misuse(0, nil, plural(n, "scope")+" still open at end (the outermost entered at "+c.scopes[0].enter.at()+")", rel...)
+	}
+	if n := len(c.frames); n > 0 {
+		rel := make([]traces.Related, 0, min(n, maxOpenRelated))
+		for _, f := range c.frames[:min(n, maxOpenRelated)] {
+			rel = append(rel, f.enter.related("frame entered"))
+		}
+		c.misuse(0, nil, plural(n, "function frame")+" still open at end (the outermost entered at "+c.frames[0].enter.at()+")", rel...)
+	}
+	c.markHeld()
+	for _, t := range c.liveThings() {
+		if c.held(t) {
+			c.reachable.Objects++
+			c.reachable.Bytes += t.size
+			continue
+		}
+		c.leaked.Objects++
+		c.leaked.Bytes += t.size
+		c.report(traces.Leak, t.addr(), t, leakMessage(t), t.made.related("allocated"))
+	}
+}
+
+// held reports whether a thing live at end is still held by design:
+// objects reached from params or open scopes, buffers of open frames,
+// device segments (a caching pool keeps its segments).
+func (c *Checker) held(t *thing) bool {
+	switch t.kind {
+	case kObject:
+		return t.mark == c.epoch
+	case kArena, kSegment:
+		return true
+	}
+	return false // raw blocks and pool blocks not put back
+}
+
+func leakMessage(t *thing) string {
+	switch t.kind {
+	case kObject:
+		return t.String() + " is still alive at end with " + plural(t.count, "reference") +
+			", and no parameter or open scope holds it"
+	case kPool:
+		return t.String() + " was never put back"
+	}
+	return t.String() + " was never freed"
+}
+
+// liveThings returns the live (and due) things in the order made.
+func (c *Checker) liveThings() []*thing {
+	ts := make([]*thing, 0, c.nlive)
+	ts = c.heap.live(ts)
+	ts = c.dev.live(ts)
+	slices.SortFunc(ts, func(a, b *thing) int { return a.id - b.id })
+	return ts
+}
+
+// markHeld marks the live objects that params and open scopes' records
+// reach, directly or through struct fields.
+func (c *Checker) markHeld() {
+	c.epoch++
+	c.work = c.work[:0]
+	push := func(t *thing) {
+		if t.state == live && t.mark != c.epoch {
+			t.mark = c.epoch
+			c.work = append(c.work, t)
+		}
+	}
+	for _, p := range c.params {
+		push(p.t)
+	}
+	for _, s := range c.scopes {
+		for _, r := range s.recs {
+			push(r.t)
+		}
+	}
+	for len(c.work) > 0 {
+		t := c.work[len(c.work)-1]
+		c.work = c.work[:len(c.work)-1]
+		if t.x != nil {
+			for _, f := range t.x.fields {
+				push(f)
+			}
+		}
+	}
+}
+
+// State returns the observable layer-2 state: live objects and their
+// counts, the scope records of live objects (bottom scope first, oldest
+// record first) and the params. Maps and slices are never nil. Where two
+// live objects share an address (after an overlap), the newer one shows.
+func (c *Checker) State() traces.State {
+	st := traces.State{
+		Objects: make(map[traces.Addr]int),
+		Scopes:  make([][]traces.Addr, len(c.scopes)),
+		Params:  make(map[string]traces.Addr, len(c.params)),
+	}
+	for _, t := range c.liveThings() {
+		if t.kind == kObject && t.state == live {
+			st.Objects[t.addr()] = t.count
+		}
+	}
+	for i, s := range c.scopes {
+		recs := make([]traces.Addr, 0, len(s.recs))
+		for _, r := range s.recs {
+			if r.t.state == live {
+				recs = append(recs, r.t.addr())
+			}
+		}
+		st.Scopes[i] = recs
+	}
+	for name, p := range c.params {
+		st.Params[name] = p.t.addr()
+	}
+	return st
+}

@@ -1,0 +1,120 @@
+package model
+
+import (
+	"strconv"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// report adds a violation found at the current event. Related events come
+// from the things given (their made and died events) and from extra.
+func (c *Checker) report(k traces.Kind, a traces.Addr, t *thing, msg string, rel ...traces.Related) {
+	c.out = append(c.out, traces.Violation{
+		Kind:    k,
+		Event:   c.pos.Event,
+		Line:    c.pos.Line,
+		Site:    c.here.site,
+		Addr:    a,
+		Object:  objectID(t),
+		Message: msg,
+		Related: nonNil(rel),
+	})
+}
+
+func objectID(t *thing) int {
+	if t == nil {
+		return 0
+	}
+	return t.id
+}
+
+func nonNil(rel []traces.Related) []traces.Related {
+	if rel == nil {
+		return []traces.Related{}
+	}
+	return rel
+}
+
+// opName names the current event's op for messages.
+func (c *Checker) opName() string { return c.ev.Op.String() }
+
+// target begins a message about what the current op names: "release of",
+// or "struct_init with field" for the fields a struct acquires.
+func (c *Checker) target() string {
+	if c.ev.Op == traces.OpStructInit {
+		return "struct_init with field "
+	}
+	return c.opName() + " of "
+}
+
+func article(noun string) string {
+	switch noun[0] {
+	case 'a', 'e', 'i', 'o', 'u':
+		return "an " + noun
+	}
+	return "a " + noun
+}
+
+// gone reports an op on a thing that is no longer live: double-free for
+// the ops that end a life, use-after-free for any other.
+func (c *Checker) gone(t *thing) {
+	k := traces.UseAfterFree
+	switch c.ev.Op {
+	case traces.OpFree, traces.OpRealloc, traces.OpRelease, traces.OpDevFree, traces.OpPoolPut, traces.OpParamRelease:
+		k = traces.DoubleFree
+	}
+	c.report(k, t.addr(), t, c.target()+t.String()+t.deathPhrase(), t.history(nil)...)
+}
+
+// nowhere reports an op on an address where no thing of the kinds in mask
+// starts: nothing at all, or the inside or the wrong kind of something.
+func (c *Checker) nowhere(a traces.Addr, mask kindMask, sp *shadow) {
+	want := "nothing"
+	if mask&(1<<kObject) != 0 && mask&(1<<kBlock) == 0 {
+		want = "no object"
+	}
+	msg := c.target() + a.String() + ": "
+	t := sp.containing(uint64(a), anyKind)
+	switch {
+	case t == nil:
+		msg += "nothing is allocated there"
+		c.report(traces.InvalidAddress, a, nil, msg)
+		return
+	case t.lo != uint64(a):
+		msg += want + " starts there; it lies inside " + t.String()
+	default:
+		msg += "it is " + t.String() + ", not " + nounsOf(mask)
+	}
+	if t.state != live {
+		msg += t.deathPhrase()
+	}
+	c.report(traces.InvalidAddress, a, t, msg, t.history(nil)...)
+}
+
+func nounsOf(mask kindMask) string {
+	switch mask {
+	case freeable:
+		return "a heap block or object"
+	case onlyBlock:
+		return "a heap block"
+	}
+	for k := kBlock; k <= kPool; k++ {
+		if mask == k.mask() {
+			return article(kindNouns[k])
+		}
+	}
+	return "what the op names"
+}
+
+// misuse reports a broken protocol at the current event.
+func (c *Checker) misuse(a traces.Addr, t *thing, msg string, rel ...traces.Related) {
+	c.report(traces.Misuse, a, t, c.opName()+": "+msg, rel...)
+}
+
+func plural(n int, one string) string {
+	s := strconv.Itoa(n) + " " + one
+	if n != 1 {
+		s += "s"
+	}
+	return s
+}
