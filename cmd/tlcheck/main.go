@@ -1,11 +1,36 @@
 // Command tlcheck checks a tensor runtime's memory management against the
-// reference model. (Helper: replace this comment with the command's doc.)
+// reference model.
+//
+// Usage:
+//
+//	tlcheck replay [--json] [--from trace|mtrace] FILE...
+//	tlcheck fuzz ...
+//	tlcheck faults
+//	tlcheck selftest ...
+//
+// replay reads recorded traces (tlcheck trace format, either layout, or a
+// glibc mtrace log with --from mtrace; "-" is standard input), checks each
+// against the model and prints a report per file: a human one in the style
+// of AddressSanitizer, or with --json the contract's JSON object (one file)
+// or one such object per line with a "file" field (several files).
+//
+// Exit codes, for every subcommand:
+//
+//	0  clean: no violation
+//	1  a violation or counterexample found
+//	2  bad usage or unreadable input
+//
+// With several files the exit code is the worst of theirs.
+//
+// Each subcommand lives in its own file and sees the world only through an
+// env, so that tests run it without a process.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 // Exit codes, as the contract fixes them.
@@ -18,10 +43,17 @@ const (
 // env is what a subcommand may touch, so that every command runs in tests
 // without a process.
 type env struct {
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	isTTY  func(w io.Writer) bool // whether w is a terminal (progress, colour)
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	isTTY   func(w io.Writer) bool // whether w is a terminal (progress, colour)
+	noColor bool                   // NO_COLOR is set: never colour
+}
+
+// colour reports whether output to w may be coloured: only on a terminal,
+// and never when NO_COLOR is set (https://no-color.org).
+func (e *env) colour(w io.Writer) bool {
+	return !e.noColor && e.isTTY != nil && e.isTTY(w)
 }
 
 // command is one subcommand: it parses args and returns an exit code.
@@ -40,11 +72,29 @@ var commands = []command{
 }
 
 func main() {
-	os.Exit(run(&env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, isTTY: isTerminal}, os.Args[1:]))
+	os.Exit(run(&env{
+		stdin:   os.Stdin,
+		stdout:  os.Stdout,
+		stderr:  os.Stderr,
+		isTTY:   isTerminal,
+		noColor: os.Getenv("NO_COLOR") != "",
+	}, os.Args[1:]))
 }
 
 // run dispatches to the subcommand named by args[0].
-func run(e *env, args []string) int {
+//
+// A panic is a bug in tlcheck, never the input's fault: as a last resort
+// run turns one into exit 2 with a request to report it, so that a user
+// never sees a goroutine dump. FuzzReplay holds replay to never needing it.
+func run(e *env, args []string) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(e.stderr, "tlcheck: internal error: %v\n", p)
+			fmt.Fprintln(e.stderr, "This is a bug in tlcheck; please report it with the input and the stack below.")
+			e.stderr.Write(debug.Stack())
+			code = exitInput
+		}
+	}()
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(e.stderr)
 		if len(args) == 0 {

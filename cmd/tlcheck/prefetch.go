@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// prefetch reads src on a goroutine of its own, a few batches of events
+// ahead of the model, so that parsing and checking run on two cores: on a
+// log of millions of events each costs about as much as the other.
+//
+// The returned Source yields exactly what src yields, in order, with the
+// same positions and the same final error. stop ends the reading early;
+// the caller must not use src itself after calling prefetch.
+func prefetch(src traces.Source) (p *prefetcher, stop func()) {
+	p = &prefetcher{
+		header: src.Header(),
+		full:   make(chan *batch, nBatches),
+		free:   make(chan *batch, nBatches),
+		done:   make(chan struct{}),
+	}
+	for range nBatches {
+		p.free <- &batch{evs: make([]traces.Event, batchSize), pos: make([]traces.Pos, batchSize)}
+	}
+	go p.fill(src)
+	var once sync.Once
+	return p, func() { once.Do(func() { close(p.done) }) }
+}
+
+const (
+	batchSize = 512 // events handed over at once: channel traffic stays negligible
+	nBatches  = 4   // batches in rotation: how far reading may run ahead
+)
+
+// batch is a run of events read in a row, with their positions; err is
+// what src.Next returned after the last of them (nil: not yet at the end).
+type batch struct {
+	evs   []traces.Event
+	pos   []traces.Pos
+	n     int
+	err   error
+	panic *readerPanic // src panicked after evs[:n]
+}
+
+// readerPanic is a panic of the reading goroutine, carried over to the
+// consumer's, where run's last-resort recover can see it: a panic on a
+// goroutine of its own would kill the process with a stack dump.
+type readerPanic struct {
+	value any
+	stack []byte
+}
+
+type prefetcher struct {
+	header traces.Header
+	full   chan *batch // read, waiting for the consumer
+	free   chan *batch // consumed, waiting to be refilled
+	done   chan struct{}
+	cur    *batch // the batch being consumed
+	i      int    // next event of cur
+	pos    traces.Pos
+}
+
+// fill is the reading goroutine. It stops after the batch that holds
+// src's first error (io.EOF included), or when stopped.
+func (p *prefetcher) fill(src traces.Source) {
+	var b *batch
+	defer func() {
+		if v := recover(); v != nil {
+			b.panic = &readerPanic{v, debug.Stack()}
+			select {
+			case p.full <- b:
+			case <-p.done:
+			}
+		}
+	}()
+	for {
+		select {
+		case b = <-p.free:
+		case <-p.done:
+			return
+		}
+		b.n, b.err = 0, nil
+		for b.n < len(b.evs) {
+			// Each slot keeps its own Fields backing array across refills:
+			// the reader appends into it.
+			if err := src.Next(&b.evs[b.n]); err != nil {
+				b.err = err
+				break
+			}
+			b.pos[b.n] = src.Pos()
+			b.n++
+		}
+		select {
+		case p.full <- b:
+		case <-p.done:
+			return
+		}
+		if b.err != nil {
+			return
+		}
+	}
+}
+
+func (p *prefetcher) Header() traces.Header { return p.header }
+
+func (p *prefetcher) Pos() traces.Pos { return p.pos }
+
+// Next copies the next event into ev. Slices in ev stay valid until the
+// following call, as traces.Source promises and no longer.
+func (p *prefetcher) Next(ev *traces.Event) error {
+	for p.cur == nil || p.i == p.cur.n {
+		if p.cur != nil {
+			if rp := p.cur.panic; rp != nil {
+				panic(fmt.Sprintf("reading the trace: %v\n%s", rp.value, rp.stack))
+			}
+			if p.cur.err != nil {
+				return p.cur.err // the end, or the error that ended reading: for good
+			}
+			p.free <- p.cur // never blocks: there are nBatches slots
+		}
+		p.cur, p.i = <-p.full, 0
+	}
+	*ev = p.cur.evs[p.i]
+	p.pos = p.cur.pos[p.i]
+	p.i++
+	return nil
+}

@@ -1,0 +1,21 @@
+// Package fuzz holds tlcheck's native fuzz targets (go test -fuzz). It has
+// no API: each target is a test function that feeds generated input to the
+// checker's parts and asserts properties that hold for every input, so
+// that a crash or a broken invariant becomes a file under testdata/fuzz
+// that replays on every later go test.
+//
+// The targets:
+//
+//   - FuzzReplay: bytes as a trace (either layout) and as a glibc mtrace
+//     log, through the reader and the reference model. Nothing may panic;
+//     an input error is an *traces.Error and yields no report; a report
+//     counts exactly the events read, lists violations in event order, and
+//     (for a log) frees what glibc's mtrace script frees.
+//
+// Run a target with, for example:
+//
+//	go test ./fuzz -run '^$' -fuzz '^FuzzReplay$' -fuzztime 1m
+//
+// Plain go test runs each target over its seed corpus in testdata/fuzz,
+// which holds small inputs of every layer and layout and broken ones.
+package fuzz

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+)
+
+// benchResult is BenchmarkJSONL's figures, medians over its runs.
+type benchResult struct {
+	Decode, Replay float64 // events/s
+	Ratio          float64 // replay time / decode time
+	Raw            string  // the result lines, as go test printed them
+}
+
+// benchJSONL runs BenchmarkJSONL count times.
+func benchJSONL(count int) (benchResult, error) {
+	var r benchResult
+	cmd := command("go", "test", "-run", "^$", "-bench", "^BenchmarkJSONL$", "-count", strconv.Itoa(count), "./cmd/tlcheck")
+	out, err := cmd.Output()
+	if err != nil {
+		os.Stderr.Write(out)
+		return r, fmt.Errorf("go test -bench: %w", err)
+	}
+	line := regexp.MustCompile(`(?m)^BenchmarkJSONL\S*\s.*$`)
+	metric := regexp.MustCompile(`([0-9.e+]+) (decode-events/s|replay-events/s|replay/decode)`)
+	values := map[string][]float64{}
+	var lines [][]byte
+	for _, l := range line.FindAll(out, -1) {
+		lines = append(lines, l)
+		for _, m := range metric.FindAllSubmatch(l, -1) {
+			v, err := strconv.ParseFloat(string(m[1]), 64)
+			if err != nil {
+				return r, fmt.Errorf("bad benchmark line %q", l)
+			}
+			values[string(m[2])] = append(values[string(m[2])], v)
+		}
+	}
+	for _, k := range []string{"decode-events/s", "replay-events/s", "replay/decode"} {
+		if len(values[k]) != len(lines) || len(lines) == 0 {
+			return r, fmt.Errorf("no %s in every benchmark line:\n%s", k, out)
+		}
+	}
+	r.Decode = median(values["decode-events/s"])
+	r.Replay = median(values["replay-events/s"])
+	r.Ratio = median(values["replay/decode"])
+	r.Raw = string(bytes.Join(lines, []byte("\n")))
+	return r, nil
+}
+
+func median(xs []float64) float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}

@@ -1,0 +1,118 @@
+// Command gen measures tlcheck's replay and writes reports/replay.md.
+//
+// Run it from the repository root:
+//
+//	go run ./reports/gen
+//
+// It makes a large real glibc mtrace log (CPython with PYTHONMALLOC=malloc
+// running an allocation-heavy loop, about 4M events), replays it with
+// glibc's mtrace script and with tlcheck replay --from mtrace, timing both
+// and measuring their peak memory, checks that the two print the same leak
+// list, runs the JSON Lines benchmarks (BenchmarkJSONL in cmd/tlcheck), and
+// writes the figures as ratios, with the machine they came from, to
+// reports/replay.md (atomically: a temporary file renamed into place).
+//
+// It needs Linux, gcc, glibc's libc_malloc_debug.so.0 and mtrace script,
+// and python3; it is never run by go test. The report is regenerated, never
+// edited by hand.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+func main() {
+	out := flag.String("out", filepath.Join("reports", "replay.md"), "report to write")
+	iterations := flag.Int("iterations", 290, "rounds of the Python workload (about 13k log lines each)")
+	runs := flag.Int("runs", 3, "timed runs of each checker; the report gives the median")
+	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
+	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
+	flag.Parse()
+	if err := generate(*out, *iterations, *runs, *benchCount, *keep); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+// figures is everything the report states.
+type figures struct {
+	When       time.Time
+	Machine    machine
+	Workload   string
+	LogBytes   int64
+	LogLines   int
+	Events     int
+	Script     timing // glibc's mtrace script
+	Tlcheck    timing // tlcheck replay --from mtrace --json
+	Runs       int
+	Leaks      leakCompare
+	Bench      benchResult
+	BenchCount int
+}
+
+func generate(out string, iterations, runs, benchCount int, keep bool) error {
+	if _, err := os.Stat("go.mod"); err != nil {
+		return fmt.Errorf("run from the repository root: %w", err)
+	}
+	work, err := os.MkdirTemp("", "tlcheck-report-")
+	if err != nil {
+		return err
+	}
+	if keep {
+		fmt.Fprintln(os.Stderr, "gen: work directory", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	f := figures{When: time.Now().UTC(), Machine: describeMachine(), BenchCount: benchCount, Runs: runs}
+
+	step("building tlcheck and the mtrace shim")
+	tlcheck := filepath.Join(work, "tlcheck")
+	if err := command("go", "build", "-o", tlcheck, "./cmd/tlcheck").Run(); err != nil {
+		return fmt.Errorf("building tlcheck: %w", err)
+	}
+	preload, err := buildShim(work)
+	if err != nil {
+		return err
+	}
+
+	step("making the log: CPython, %d rounds", iterations)
+	log := filepath.Join(work, "python.mtrace")
+	if f.Workload, err = pythonLog(preload, log, iterations); err != nil {
+		return err
+	}
+	if f.LogBytes, f.LogLines, err = sizeOf(log); err != nil {
+		return err
+	}
+
+	scriptOut := filepath.Join(work, "mtrace.out")
+	tlcheckOut := filepath.Join(work, "tlcheck.json")
+	step("timing glibc's mtrace script and tlcheck on %d lines (%d runs each, interleaved)", f.LogLines, runs)
+	ts, err := timeInterleaved(runs,
+		job{scriptOut, "mtrace", []string{log}},
+		job{tlcheckOut, tlcheck, []string{"replay", "--from", "mtrace", "--json", log}})
+	if err != nil {
+		return err
+	}
+	f.Script, f.Tlcheck = ts[0], ts[1]
+
+	step("comparing the leak lists")
+	if f.Leaks, f.Events, err = compareLeaks(log, scriptOut, tlcheckOut); err != nil {
+		return err
+	}
+
+	step("running BenchmarkJSONL (-count %d)", benchCount)
+	if f.Bench, err = benchJSONL(benchCount); err != nil {
+		return err
+	}
+
+	step("writing %s", out)
+	return writeAtomic(out, render(f))
+}
+
+func step(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "gen: "+format+"\n", args...)
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// render writes the report. Figures are ratios against a baseline measured
+// in the same run, so that they mean something on another machine.
+func render(f figures) []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	speedup := f.Script.wall().Seconds() / f.Tlcheck.wall().Seconds()
+	cpuSpeedup := f.Script.cpu().Seconds() / f.Tlcheck.cpu().Seconds()
+	rssRatio := float64(f.Tlcheck.MaxRSS) / float64(f.LogBytes)
+
+	p("# Replay: speed and memory")
+	p("")
+	p("Written by `go run ./reports/gen` on %s; regenerate it, never edit it.", f.When.Format("2006-01-02 15:04 MST"))
+	p("")
+	p("| figure | measured | target | |")
+	p("|---|---|---|---|")
+	p("| tlcheck vs glibc's `mtrace` script, same log, wall time | **%.1fx faster** | at least 10x | %s |", speedup, verdict(speedup >= 10))
+	p("| the same, CPU time (user + system) | %.1fx less | | |", cpuSpeedup)
+	p("| tlcheck's peak RSS vs the log's size | **%.3fx** (%s of %s) | far below 1x | %s |", rssRatio, mib(f.Tlcheck.MaxRSS), mib(f.LogBytes), verdict(rssRatio < 0.1))
+	p("| JSON Lines: replay time vs decoding alone | **%.2fx** | at most 1.5x | %s |", f.Bench.Ratio, verdict(f.Bench.Ratio <= 1.5))
+	p("| leak lists, tlcheck vs glibc's script | %s | equal | %s |", leakSummary(f.Leaks), verdict(f.Leaks.Equal))
+	p("")
+
+	p("## glibc mtrace log")
+	p("")
+	p("The log: %s.", f.Workload)
+	p("%s lines, %s events, %s.", group(f.LogLines), group(f.Events), mib(f.LogBytes))
+	p("")
+	p("| checker | wall time | CPU time | events/s (wall) | peak RSS |")
+	p("|---|---|---|---|---|")
+	for _, t := range []timing{f.Script, f.Tlcheck} {
+		p("| `%s` | %s | %s | %s | %s |", shorten(t.Command), seconds(t.wall()), seconds(t.cpu()),
+			group(int(float64(f.Events)/t.wall().Seconds())), mib(t.MaxRSS))
+	}
+	p("")
+	p("Times are medians of %d runs, the two checkers taking turns. tlcheck reads the", f.Runs)
+	p("log on one goroutine and checks it on another, so its CPU time can exceed its")
+	p("wall time; the script runs on one core. Peak RSS is the kernel's maximum")
+	p("resident set for the process (getrusage).")
+	p("")
+	p("The leak lists are compared as multisets of (address, size): the script's")
+	p("\"Memory not freed\" table against tlcheck's leak violations, each sized by")
+	p("the log line its history names as where the block was allocated.")
+	for _, d := range f.Leaks.Diff {
+		p("- %s", d)
+	}
+	p("")
+
+	p("## JSON Lines: replay vs decode")
+	p("")
+	p("`go test -run '^$' -bench '^BenchmarkJSONL$' -count %d ./cmd/tlcheck`: one generated trace of", f.BenchCount)
+	p("about 200k events over all four layers (scopes, tensors, structs and params; arena")
+	p("frames; device pool blocks; malloc, realloc and free; reads and writes). Each")
+	p("iteration decodes it alone, then decodes and replays it through the model, so")
+	p("both are timed under the same conditions.")
+	p("")
+	p("| | events/s (median) |")
+	p("|---|---|")
+	p("| decode only | %s |", group(int(f.Bench.Decode)))
+	p("| decode and replay | %s |", group(int(f.Bench.Replay)))
+	p("")
+	p("```")
+	p("%s", f.Bench.Raw)
+	p("```")
+	p("")
+
+	p("## Machine")
+	p("")
+	m := f.Machine
+	p("- CPU: %s, %s cores seen by Go", m.CPU, m.Cores)
+	p("- memory: %s", m.Memory)
+	p("- kernel: %s", m.Kernel)
+	p("- Go: %s", m.Go)
+	p("- glibc: %s", m.Glibc)
+	p("- %s", m.Perl)
+	p("- load average before the runs: %s", m.Load)
+	return b.Bytes()
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "**not met**"
+}
+
+func leakSummary(c leakCompare) string {
+	if c.Equal {
+		return fmt.Sprintf("equal: %s blocks, %s bytes", group(c.Script), group(int(c.ScriptBytes)))
+	}
+	return fmt.Sprintf("**differ**: script %d blocks (%d bytes), tlcheck %d (%d bytes)", c.Script, c.ScriptBytes, c.Tlcheck, c.TlcheckBytes)
+}
+
+// shorten drops the work directory from a command line.
+func shorten(cmd string) string {
+	fields := strings.Fields(cmd)
+	for i, f := range fields {
+		if filepath.IsAbs(f) {
+			fields[i] = filepath.Base(f)
+		}
+	}
+	return strings.Join(fields, " ")
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// group writes n with thousands separated: 4,012,345.
+func group(n int) string {
+	s := strconv.Itoa(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory, renamed into place, so that a failed run leaves the old
+// report whole.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // a no-op after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
