@@ -1,4 +1,92 @@
 package main
 
-// runFaults is a placeholder; its owner replaces this file.
-func runFaults(e *env, args []string) int { panic("unimplemented") }
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/impl"
+)
+
+const faultsUsage = `usage: tlcheck faults [--json]
+
+Lists the runtime's fault catalog: the documented bugs that 'tlcheck fuzz
+--fault NAME' switches on and 'tlcheck selftest' hunts. Each block gives the
+fault's name, what goes wrong, the historic bug it reproduces and the
+shortest call sequence that shows it.
+
+  --json  print {"faults":[{"name":..,"summary":..,"bug":..,"trigger":..}]}
+`
+
+// faultJSON is one fault in faults --json.
+type faultJSON struct {
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	Bug     string `json:"bug"`
+	Trigger string `json:"trigger"`
+}
+
+func runFaults(e *env, args []string) int {
+	fs := flag.NewFlagSet("faults", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "")
+	if err := fs.Parse(args); err == flag.ErrHelp {
+		fmt.Fprint(e.stderr, faultsUsage)
+		return exitClean
+	} else if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck faults: %v\n\n%s", err, faultsUsage)
+		return exitInput
+	} else if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "tlcheck faults: unexpected argument %q\n\n%s", fs.Arg(0), faultsUsage)
+		return exitInput
+	}
+
+	cat := impl.Catalog()
+	if *asJSON {
+		out := struct {
+			Faults []faultJSON `json:"faults"`
+		}{Faults: make([]faultJSON, len(cat))}
+		for i, f := range cat {
+			out.Faults[i] = faultJSON{string(f.Name), f.Summary, f.Bug, f.Trigger}
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck faults: %v\n", err)
+			return exitInput
+		}
+		return exitClean
+	}
+	for i, f := range cat {
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		fmt.Fprintln(e.stdout, f.Name)
+		writeField(e.stdout, "summary", f.Summary)
+		writeField(e.stdout, "bug", f.Bug)
+		writeField(e.stdout, "trigger", f.Trigger)
+	}
+	return exitClean
+}
+
+// writeField writes "  label:  text", the text wrapped at 80 columns under
+// itself.
+func writeField(w io.Writer, label, text string) {
+	const width, indent = 80, 11
+	line := fmt.Sprintf("  %-*s", indent-2, label+":")
+	col := indent
+	for i, word := range strings.Fields(text) {
+		if i > 0 && col+1+len(word) > width {
+			fmt.Fprintln(w, line)
+			line, col = strings.Repeat(" ", indent), indent
+		} else if i > 0 {
+			line += " "
+			col++
+		}
+		line += word
+		col += len(word)
+	}
+	fmt.Fprintln(w, line)
+}

@@ -1,4 +1,243 @@
 package main
 
-// runFuzz is a placeholder; its owner replaces this file.
-func runFuzz(e *env, args []string) int { panic("unimplemented") }
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/properties"
+)
+
+const fuzzUsage = `usage: tlcheck fuzz [--fault NAME] [--time D] [--seed N] [--out DIR]
+
+Generates programs and runs each against the runtime (package impl), with
+the reference model as oracle, until --time passes or a program breaks a
+property. A failing program is shrunk to a few steps and its trace is
+written to a new file in --out, which 'tlcheck replay FILE' rejects.
+
+  --fault NAME  switch on fault NAME of the catalog ('tlcheck faults')
+  --time D      how long to search, as a Go duration (default 10s)
+  --seed N      the seed of the programs (default: from the clock, printed);
+                the same seed generates the same programs
+  --out DIR     where to write the trace (default: the current directory);
+                an existing file is never overwritten
+
+Progress goes to standard error when it is a terminal.
+
+Exit status: 0 no failure found, 1 a failure found (trace written), 2 bad
+usage.
+`
+
+// fuzzOptions are fuzz's flags.
+type fuzzOptions struct {
+	fault string
+	time  time.Duration
+	seed  uint64
+	out   string
+}
+
+func runFuzz(e *env, args []string) int {
+	opts, err := parseFuzzArgs(args)
+	if err == flag.ErrHelp {
+		fmt.Fprint(e.stderr, fuzzUsage)
+		return exitClean
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n\n%s", err, fuzzUsage)
+		return exitInput
+	}
+	cfg := impl.Config{}
+	if opts.fault != "" {
+		if _, ok := impl.LookupFault(opts.fault); !ok {
+			fmt.Fprintf(e.stderr, "tlcheck fuzz: unknown fault %q; the catalog has:\n%s", opts.fault, faultNames())
+			return exitInput
+		}
+		cfg.Faults = []impl.Fault{impl.Fault(opts.fault)}
+	}
+
+	start := time.Now()
+	prog := newProgress(e, start)
+	p, f, n := properties.Search(cfg, opts.seed, func(n int) bool {
+		prog.update(n)
+		return time.Since(start) < opts.time
+	})
+	elapsed := time.Since(start)
+	prog.done()
+	what := "the runtime"
+	if opts.fault != "" {
+		what = "the runtime with fault " + opts.fault
+	}
+	if f == nil {
+		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d programs against %s in %s (%.0f programs/s), seed %d: no failure\n",
+			n, what, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), opts.seed)
+		return exitClean
+	}
+
+	small, sf := properties.Shrink(p, cfg)
+	var trace bytes.Buffer
+	if err := sf.WriteTrace(&trace); err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+		return exitInput
+	}
+	label := "runtime"
+	if opts.fault != "" {
+		label = opts.fault
+	}
+	base := "tlcheck-" + label + "-seed" + strconv.FormatUint(opts.seed, 10)
+	path, err := writeNewFile(opts.out, base, ".jsonl", trace.Bytes())
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: writing the trace: %v\n", err)
+		return exitInput
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "tlcheck fuzz: program %d of seed %d failed against %s after %s\n",
+		n, opts.seed, what, elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "property broken: %s", sf.Property)
+	if others := slices.DeleteFunc(slices.Clone(sf.Broken), func(p string) bool { return p == sf.Property }); len(others) > 0 {
+		fmt.Fprintf(w, " (also: %s)", strings.Join(others, ", "))
+	}
+	fmt.Fprintf(w, "\n%s\n\n", strings.TrimRight(sf.Error(), "\n"))
+	for _, v := range sf.Result.Unexplained() {
+		fmt.Fprintf(w, "the trace shows: %s at event %d: %s\n", v.Kind, v.Event, v.Message)
+	}
+	fmt.Fprintf(w, "\nshrunk from %d steps to %d:\n%v\n", len(p.Steps), len(small.Steps), small)
+	fmt.Fprintf(w, "trace (%d events), written to %s:\n%s\n", sf.Events(), path, trace.String())
+	fmt.Fprintf(w, "reproduce: tlcheck replay %s\n", shellQuote(path))
+	return exitViolation
+}
+
+func parseFuzzArgs(args []string) (fuzzOptions, error) {
+	opts := fuzzOptions{}
+	fs := flag.NewFlagSet("fuzz", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // fuzz prints its own usage
+	fs.StringVar(&opts.fault, "fault", "", "")
+	fs.DurationVar(&opts.time, "time", 10*time.Second, "")
+	seed := fs.String("seed", "", "")
+	fs.StringVar(&opts.out, "out", ".", "")
+	if err := fs.Parse(args); err != nil {
+		return opts, err
+	}
+	if fs.NArg() > 0 {
+		return opts, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if opts.time <= 0 {
+		return opts, fmt.Errorf("--time %v: want a positive duration", opts.time)
+	}
+	s, err := parseSeed(*seed)
+	if err != nil {
+		return opts, err
+	}
+	opts.seed = s
+	return opts, nil
+}
+
+// parseSeed parses --seed; empty means a seed from the clock.
+func parseSeed(s string) (uint64, error) {
+	if s == "" {
+		return uint64(time.Now().UnixNano()), nil
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("--seed %q: want a non-negative integer", s)
+	}
+	return n, nil
+}
+
+// faultNames lists the catalog's names, one an indented line.
+func faultNames() string {
+	var b strings.Builder
+	for _, f := range impl.Catalog() {
+		fmt.Fprintf(&b, "  %s\n", f.Name)
+	}
+	return b.String()
+}
+
+// writeNewFile writes data to a file named base+ext in dir, or base-2+ext,
+// base-3+ext... if that exists: atomically (a temporary file, then a hard
+// link to the final name, which fails rather than replace a file) and never
+// over an existing file. It returns the path written.
+func writeNewFile(dir, base, ext string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, "."+base+"-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return "", err
+	}
+	for i := 1; ; i++ {
+		name := base + ext
+		if i > 1 {
+			name = base + "-" + strconv.Itoa(i) + ext
+		}
+		path := filepath.Join(dir, name)
+		err := os.Link(tmp.Name(), path)
+		if err == nil {
+			return path, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+}
+
+// shellQuote quotes a path for a command line a user can paste, when it
+// needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// progress writes "N programs, R/s" to stderr, a few times a second, when
+// stderr is a terminal; otherwise it writes nothing.
+type progress struct {
+	w     io.Writer
+	start time.Time
+	next  time.Time
+	shown bool
+}
+
+func newProgress(e *env, start time.Time) *progress {
+	if e.isTTY == nil || !e.isTTY(e.stderr) {
+		return &progress{}
+	}
+	return &progress{w: e.stderr, start: start, next: start.Add(250 * time.Millisecond)}
+}
+
+func (p *progress) update(n int) {
+	if p.w == nil || n%64 != 0 {
+		return
+	}
+	if now := time.Now(); now.After(p.next) {
+		p.next = now.Add(250 * time.Millisecond)
+		fmt.Fprintf(p.w, "\r%d programs, %.0f/s ", n, float64(n)/now.Sub(p.start).Seconds())
+		p.shown = true
+	}
+}
+
+func (p *progress) done() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

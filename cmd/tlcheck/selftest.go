@@ -1,4 +1,275 @@
 package main
 
-// runSelftest is a placeholder; its owner replaces this file.
-func runSelftest(e *env, args []string) int { panic("unimplemented") }
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/properties"
+)
+
+const selftestUsage = `usage: tlcheck selftest [--json] [--report PATH] [--time D] [--seed N]
+
+Hunts every fault of the runtime's catalog ('tlcheck faults'): with the
+fault switched on alone, generated programs run against the runtime, with
+the reference model as oracle, until one fails or --time passes; the
+failing program is shrunk. Prints, per fault, whether it was caught, the
+seconds to a shrunk counterexample and the length of its trace. Then the
+correct runtime runs as a control for the same time (at most 1s): it must
+not fail.
+
+  --json         print {"faults":[{"name":..,"caught":..,"seconds":..,"events":..}]}
+  --report PATH  also write the results as Markdown to PATH (atomically);
+                 default: reports/detection.md if the current directory has
+                 a reports directory (the repository root), else no report;
+                 --report "" writes none
+  --time D       the budget per fault, as a Go duration (default 10s)
+  --seed N       the seed of the programs (default 1)
+
+Exit status: 0 every fault caught and the control clean, 1 a fault escaped
+or the control failed, 2 bad usage or the report could not be written.
+`
+
+// defaultReport is where selftest writes its report when run from the
+// repository root, the directory that has reports/.
+const defaultReport = "reports/detection.md"
+
+// huntResult is one fault's line of the selftest, in the JSON shape of
+// selftest --json; the unexported fields go to the human forms only.
+type huntResult struct {
+	Name     string  `json:"name"`
+	Caught   bool    `json:"caught"`
+	Seconds  float64 `json:"seconds"` // to a shrunk counterexample: search and shrink
+	Events   int     `json:"events"`  // the shrunk trace's length; 0 if not caught
+	property string
+	programs int
+}
+
+type selftestOptions struct {
+	json   bool
+	report string
+	time   time.Duration
+	seed   uint64
+}
+
+func runSelftest(e *env, args []string) int {
+	opts, err := parseSelftestArgs(args)
+	if err == flag.ErrHelp {
+		fmt.Fprint(e.stderr, selftestUsage)
+		return exitClean
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck selftest: %v\n\n%s", err, selftestUsage)
+		return exitInput
+	}
+
+	var results []huntResult
+	for _, f := range impl.Catalog() {
+		results = append(results, hunt(impl.Config{Faults: []impl.Fault{f.Name}}, string(f.Name), opts))
+	}
+	control := hunt(impl.Config{}, "none", selftestOptions{seed: opts.seed, time: min(opts.time, time.Second)})
+
+	if opts.json {
+		if err := writeSelftestJSON(e.stdout, results); err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck selftest: %v\n", err)
+			return exitInput
+		}
+	} else {
+		writeSelftestTable(e.stdout, results, control)
+	}
+	if opts.report != "" {
+		if err := writeFileAtomic(opts.report, selftestMarkdown(results, control, opts)); err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck selftest: writing the report: %v\n", err)
+			return exitInput
+		}
+		if !opts.json {
+			fmt.Fprintf(e.stdout, "wrote %s\n", opts.report)
+		}
+	}
+	if control.Caught {
+		fmt.Fprintf(e.stderr, "tlcheck selftest: the correct runtime failed %s: run tlcheck fuzz --seed %d to see it\n",
+			control.property, opts.seed)
+		return exitViolation
+	}
+	for _, r := range results {
+		if !r.Caught {
+			return exitViolation
+		}
+	}
+	return exitClean
+}
+
+func parseSelftestArgs(args []string) (selftestOptions, error) {
+	opts := selftestOptions{}
+	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.BoolVar(&opts.json, "json", false, "")
+	fs.StringVar(&opts.report, "report", "", "")
+	fs.DurationVar(&opts.time, "time", 10*time.Second, "")
+	fs.Uint64Var(&opts.seed, "seed", 1, "")
+	if err := fs.Parse(args); err != nil {
+		return opts, err
+	}
+	if fs.NArg() > 0 {
+		return opts, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if opts.time <= 0 {
+		return opts, fmt.Errorf("--time %v: want a positive duration", opts.time)
+	}
+	reportSet := false
+	fs.Visit(func(f *flag.Flag) { reportSet = reportSet || f.Name == "report" })
+	if !reportSet {
+		if st, err := os.Stat(filepath.Dir(defaultReport)); err == nil && st.IsDir() {
+			opts.report = defaultReport
+		}
+	}
+	return opts, nil
+}
+
+// hunt searches for a program that fails against cfg within opts.time and
+// shrinks it. Caught means a property broke.
+func hunt(cfg impl.Config, name string, opts selftestOptions) huntResult {
+	start := time.Now()
+	p, f, n := properties.Search(cfg, opts.seed, func(int) bool { return time.Since(start) < opts.time })
+	r := huntResult{Name: name, programs: n}
+	if f != nil {
+		small, sf := properties.Shrink(p, cfg)
+		r.Events, r.property = sf.Events(), brokenList(sf)
+		// Caught means caught for the fault's sake: the counterexample
+		// must pass on the runtime without it.
+		correct := cfg
+		correct.Faults = nil
+		_, g := properties.Run(small, correct)
+		r.Caught = g == nil || len(cfg.Faults) == 0
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
+// brokenList names the properties a failure broke, the first one first.
+func brokenList(f *properties.Failure) string {
+	names := []string{f.Property}
+	for _, p := range f.Broken {
+		if p != f.Property {
+			names = append(names, p)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func writeSelftestJSON(w io.Writer, results []huntResult) error {
+	for i := range results {
+		results[i].Seconds = float64(int64(results[i].Seconds*1000+0.5)) / 1000 // ms are plenty
+	}
+	return json.NewEncoder(w).Encode(struct {
+		Faults []huntResult `json:"faults"`
+	}{results})
+}
+
+func writeSelftestTable(w io.Writer, results []huntResult, control huntResult) {
+	fmt.Fprintf(w, "%-32s %-6s %8s %6s  %s\n", "fault", "caught", "seconds", "events", "properties (first to break first)")
+	for _, r := range results {
+		caught, prop := "yes", r.property
+		if !r.Caught {
+			caught, prop = "NO", "-"
+		}
+		fmt.Fprintf(w, "%-32s %-6s %8.3f %6d  %s\n", r.Name, caught, r.Seconds, r.Events, prop)
+	}
+	fmt.Fprintln(w, summary(results, control))
+}
+
+// summary is the closing line: faults caught, median and slowest time, and
+// the control.
+func summary(results []huntResult, control huntResult) string {
+	caught := 0
+	var secs []float64
+	for _, r := range results {
+		if r.Caught {
+			caught++
+			secs = append(secs, r.Seconds)
+		}
+	}
+	s := fmt.Sprintf("%d of %d faults caught", caught, len(results))
+	if len(secs) > 0 {
+		slices.Sort(secs)
+		s += fmt.Sprintf("; median %.3f s, slowest %.3f s", median(secs), secs[len(secs)-1])
+	}
+	if control.Caught {
+		return s + fmt.Sprintf("; the correct runtime FAILED (%s)", control.property)
+	}
+	return s + fmt.Sprintf("; the correct runtime ran %d programs in %.1f s with no failure", control.programs, control.Seconds)
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// detectionIntro opens reports/detection.md; its verbs are the seed and
+// the budget per fault.
+const detectionIntro = `# Fault detection
+
+Generated by ` + "`tlcheck selftest`" + ` from the repository root; do not edit by hand.
+
+Each fault of the runtime's catalog (` + "`tlcheck faults`" + `) is switched on alone.
+Programs generated from seed %d run against the runtime, with the reference
+model as oracle, until one breaks a property or %v pass; that program is then
+shrunk. A fault counts as caught only if the shrunk program passes on the
+runtime without the fault. *Seconds* is the time to the shrunk counterexample
+(search and shrink); *events* is the length of its trace, the file that
+` + "`tlcheck replay`" + ` rejects; *properties* are those it breaks, the first to break
+first; *programs* is how many ran before one failed.
+
+| fault | caught | seconds | events | properties | programs |
+|---|---|---:|---:|---|---:|
+`
+
+// selftestMarkdown renders the selftest as reports/detection.md.
+func selftestMarkdown(results []huntResult, control huntResult, opts selftestOptions) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, detectionIntro, opts.seed, opts.time)
+	for _, r := range results {
+		caught, prop := "yes", r.property
+		if !r.Caught {
+			caught, prop = "**no**", "-"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %.3f | %d | %s | %d |\n", r.Name, caught, r.Seconds, r.Events, prop, r.programs)
+	}
+	fmt.Fprintf(&b, "\n%s.\n\n", summary(results, control))
+	fmt.Fprintf(&b, "Measured on %s/%s, %d CPUs, %s.\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	return b.Bytes()
+}
+
+// writeFileAtomic replaces path with data atomically: a temporary file in
+// the same directory, then a rename over path, so that a reader sees the
+// old report or the new one, never half of one.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,176 @@
+package properties
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// checkRefusal checks that each kind a refused call carries is one the
+// model reports for that call.
+func (s *session) checkRefusal(index int) {
+	c := s.res.Calls[index]
+	if c.Err == nil || c.Event < 0 {
+		return
+	}
+	var model []traces.Kind
+	for _, v := range s.res.Verdicts {
+		if v.Event == c.Event {
+			model = append(model, v.Kind)
+		}
+	}
+	for _, k := range kindsOf(c.Err) {
+		if slices.Contains(model, k) {
+			continue
+		}
+		if len(model) == 0 {
+			s.mismatch(index, "refusal", "the runtime refused %v with %q (%v); the model finds nothing wrong with it", c.Step.Op, k, c.Err)
+		} else {
+			s.mismatch(index, "refusal", "the runtime refused %v with %q (%v); the model reports %v", c.Step.Op, k, c.Err, model)
+		}
+		return
+	}
+}
+
+// compare checks, after a call, that the runtime's observable state is the
+// model's: live objects with their counts, scope records, params.
+func (s *session) compare(index int) {
+	var got traces.State
+	if p := s.invoke(func() { got = s.rt.State() }); p != nil {
+		s.mismatch(index, "panic", "the runtime panicked in State: %v", p)
+	}
+	s.state = s.chk.State()
+	switch {
+	case sameState(got, s.state):
+		s.differ = false
+	case s.differ:
+		// Still apart since the last call: the first diff said how, and a
+		// diff per call after it would cost most of the run.
+		s.mismatch(index, "state", "after %v the states still differ", s.res.Calls[index].Step)
+	default:
+		s.differ = true
+		s.mismatch(index, "state", "after %v the runtime's state differs from the model's (-runtime +model):\n%s",
+			s.res.Calls[index].Step, cmp.Diff(got, s.state, stateOpts))
+	}
+}
+
+// sameState reports whether a and b are equal as cmp.Equal with stateOpts
+// would say (nil and empty alike), without reflection: it runs after every
+// call, where go-cmp's generality costs most of a run. go-cmp stays the
+// authority: it writes the diff, and a test holds the two to the same
+// verdict.
+func sameState(a, b traces.State) bool {
+	if len(a.Objects) != len(b.Objects) || len(a.Scopes) != len(b.Scopes) || len(a.Params) != len(b.Params) {
+		return false
+	}
+	for k, v := range a.Objects {
+		if w, ok := b.Objects[k]; !ok || w != v {
+			return false
+		}
+	}
+	for i := range a.Scopes {
+		if !slices.Equal(a.Scopes[i], b.Scopes[i]) {
+			return false
+		}
+	}
+	for k, v := range a.Params {
+		if w, ok := b.Params[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *session) mismatch(index int, kind, format string, args ...any) {
+	s.res.Mismatches = append(s.res.Mismatches, Mismatch{Call: index, Kind: kind, What: fmt.Sprintf(format, args...)})
+}
+
+// finish ends the run as a well-behaved caller ends one: it exits the scopes
+// left open and releases the params left held (in name order), then calls
+// end. The teardown turns any difference in counts or records into a free
+// that one side does and the other does not, so that a failure shows in the
+// trace alone. Then the model closes, and the recorded trace is written,
+// read back and replayed: it must give the verdicts the live check gave.
+func (s *session) finish() *Result {
+	if s.done {
+		return s.res
+	}
+	s.done = true
+	for range len(s.state.Scopes) {
+		s.apply(Step{Op: traces.OpScopeExit})
+	}
+	names := make([]string, 0, len(s.state.Params))
+	for n := range s.state.Params {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s.apply(Step{Op: traces.OpParamRelease, Name: n})
+	}
+	s.apply(Step{Op: traces.OpEnd})
+	s.verdicts(s.chk.Close())
+	s.roundTrip()
+	return s.res
+}
+
+// roundTrip writes the trace, reads it back and replays it through the
+// model: what `tlcheck replay` would do with the file.
+func (s *session) roundTrip() {
+	r := s.res
+	last := len(r.Calls) - 1
+	var buf bytes.Buffer
+	if err := writeTrace(&buf, r.Header, r.Trace); err != nil {
+		s.mismatch(last, "replay", "writing the trace: %v", err)
+		return
+	}
+	src, err := traces.NewReader(&buf)
+	if err != nil {
+		s.mismatch(last, "replay", "reading the written trace back: %v", err)
+		return
+	}
+	rep, err := model.Replay(src)
+	if err != nil {
+		s.mismatch(last, "replay", "replaying the written trace: %v", err)
+		return
+	}
+	var got, want []string
+	for _, v := range rep.Violations {
+		got = append(got, fmt.Sprintf("%s@%d", v.Kind, v.Event))
+	}
+	for _, v := range r.Verdicts {
+		want = append(want, fmt.Sprintf("%s@%d", v.Kind, v.Event))
+	}
+	if !slices.Equal(got, want) {
+		s.mismatch(last, "replay", "replaying the written trace reports %v; checking it live reported %v", got, want)
+	}
+}
+
+// describe writes an event compactly, for messages.
+func describe(ev traces.Event) string {
+	var b strings.Builder
+	b.WriteString(ev.Op.String())
+	switch ev.Op {
+	case traces.OpScopeEnter, traces.OpScopeExit, traces.OpEnd:
+		return b.String()
+	case traces.OpParamRelease:
+		return b.String() + " " + ev.Name
+	}
+	if ev.Name != "" {
+		b.WriteString(" " + ev.Name)
+	}
+	b.WriteString(" " + ev.Addr.String())
+	if ev.Op == traces.OpAlloc || ev.Op == traces.OpStructInit {
+		fmt.Fprintf(&b, " size %d", ev.Size)
+	}
+	if ev.Op == traces.OpStructInit {
+		fmt.Fprintf(&b, " fields %v", ev.Fields)
+	}
+	return b.String()
+}

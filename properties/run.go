@@ -1,0 +1,64 @@
+package properties
+
+import (
+	"math/rand/v2"
+
+	"github.com/tlcheck/tlcheck/impl"
+)
+
+// Run runs p against a runtime configured by cfg, with the model as
+// oracle, and returns what it showed and the failure, if a property broke
+// (the breach at the earliest call). cfg.Record, if set, still receives
+// every event.
+//
+// Each step goes to the runtime; the events it records go to the model;
+// then the properties' inputs are gathered: the model's violations, whether
+// the runtime refused the call with the kind the model reports, whether it
+// recorded the call it was asked to make, and whether its state equals the
+// model's (as go-cmp judges, go-cmp writing the diff). After the last step Run tears down (exits the open
+// scopes, releases the params), calls end, and replays the written trace.
+func Run(p Program, cfg impl.Config) (*Result, *Failure) {
+	s := newSession(cfg, p)
+	for _, st := range p.Steps {
+		s.apply(st)
+	}
+	r := s.finish()
+	b, broken := check(r)
+	if b == nil {
+		return r, nil
+	}
+	return r, &Failure{Property: b.Property, Broken: broken, Call: b.Call, Event: b.Event,
+		Message: b.Message, Result: r, sig: b.sig}
+}
+
+// visibleGrace is how many more programs Search runs, after a failure
+// that does not show in its trace, to find one that does.
+const visibleGrace = 200
+
+// Search runs programs generated from seed against cfg until one fails or
+// more(programs run so far) returns false. It returns the failing program
+// and its failure (nil if none failed) and how many programs ran. The same
+// seed gives the same programs.
+//
+// It prefers a failure that shows in its trace (Result.Visible): after one
+// that does not, it runs up to visibleGrace more programs for one that
+// does, and otherwise returns the first.
+func Search(cfg impl.Config, seed uint64, more func(programs int) bool) (Program, *Failure, int) {
+	r := rand.New(rand.NewPCG(seed, 0x746c636865636b)) // "tlcheck"
+	var firstP Program
+	var first *Failure
+	n, until := 0, 0
+	for more(n) && (first == nil || n < until) {
+		p := Generate(r)
+		n++
+		_, f := Run(p, cfg)
+		switch {
+		case f == nil:
+		case f.Result.Visible():
+			return p, f, n
+		case first == nil:
+			firstP, first, until = p, f, n+visibleGrace
+		}
+	}
+	return firstP, first, n
+}

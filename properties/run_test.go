@@ -1,0 +1,222 @@
+package properties
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// TestCorrectRuntimePasses runs generated programs against the runtime with
+// no fault, under both reuse policies: no property may break.
+func TestCorrectRuntimePasses(t *testing.T) {
+	const programs = 400
+	for _, reuse := range []impl.Reuse{impl.ReuseLIFO, impl.ReuseFIFO} {
+		t.Run(reuseName(reuse), func(t *testing.T) {
+			p, f, n := Search(impl.Config{Reuse: reuse}, 7, func(n int) bool { return n < programs })
+			if f != nil {
+				t.Fatalf("program %d failed: %v\nprogram:\n%v\ntrace:\n%s", n, f, p, traceText(f.Result))
+			}
+		})
+	}
+}
+
+// TestGeneratedProgramsAreMostlyWellFormed measures the share of calls the
+// correct runtime refuses: misuse must be present but rare, and programs
+// must reach deep enough to matter.
+func TestGeneratedProgramsAreMostlyWellFormed(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	calls, refused, frees := 0, 0, 0
+	for range 300 {
+		res, f := Run(Generate(r), impl.Config{})
+		if f != nil {
+			t.Fatal(f)
+		}
+		for _, c := range res.Calls[:len(res.Program.Steps)] {
+			calls++
+			if c.Err != nil {
+				refused++
+			}
+		}
+		for _, ev := range res.Trace {
+			if ev.Op == traces.OpFree {
+				frees++
+			}
+		}
+	}
+	share := float64(refused) / float64(calls)
+	t.Logf("%d calls, %.1f%% refused as misuse, %d frees", calls, 100*share, frees)
+	if share < 0.02 || share > 0.15 {
+		t.Errorf("misuse is %.1f%% of calls, want between 2%% and 15%%", 100*share)
+	}
+	if frees < calls/10 {
+		t.Errorf("only %d frees in %d calls: programs hardly let objects die", frees, calls)
+	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for range 200 {
+		p := Generate(r)
+		if got := Decode(Encode(p)); !cmp.Equal(got, p) {
+			t.Fatalf("Decode(Encode(p)) differs (-got +want):\n%s", cmp.Diff(got, p))
+		}
+	}
+}
+
+func TestDecode(t *testing.T) {
+	alloc, allocInScope := opByte(traces.OpAlloc, true), opByte(traces.OpAlloc, false)
+	enter, release := opByte(traces.OpScopeEnter, false), opByte(traces.OpRelease, false)
+	preg, prel := opByte(traces.OpParamRegister, false), opByte(traces.OpParamRelease, false)
+	tests := []struct {
+		name string
+		data []byte
+		want []Step
+	}{
+		{"empty", nil, nil},
+		{"misuse kept: alloc with no scope, its size byte missing", []byte{alloc},
+			[]Step{{Op: traces.OpAlloc, Size: 16}}},
+		{"alloc with no scope turns into scope_enter", []byte{allocInScope, allocInScope, 5},
+			[]Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 32}}},
+		{"refs", []byte{enter, release, 3, release, refDead + 1, opByte(traces.OpAcquire, false), refNull},
+			[]Step{
+				{Op: traces.OpScopeEnter},
+				{Op: traces.OpRelease, Target: Ref{Live, 3}},
+				{Op: traces.OpRelease, Target: Ref{Dead, 1}},
+				{Op: traces.OpAcquire, Target: Ref{Pick: Null}},
+			}},
+		{"struct with two fields", []byte{enter, opByte(traces.OpStructInit, false), 7, 2, 0, refNull},
+			[]Step{{Op: traces.OpScopeEnter}, {Op: traces.OpStructInit, Size: 0, Fields: []Ref{{Live, 0}, {Pick: Null}}}}},
+		{"misuse kept: param_release of no registered name", []byte{opByte(traces.OpParamRelease, true), 4},
+			[]Step{{Op: traces.OpParamRelease, Name: Names[1]}}},
+		{"param_release of no registered name turns into param_register", []byte{prel, 4, 0},
+			[]Step{{Op: traces.OpParamRegister, Name: Names[1], Target: Ref{Live, 0}}}},
+		{"param_release picks among registered names", []byte{preg, nameAny + 2, 0, preg, nameAny, 0, prel, 1, prel, 7},
+			[]Step{
+				{Op: traces.OpParamRegister, Name: Names[(nameAny+2)%3]},
+				{Op: traces.OpParamRegister, Name: Names[nameAny%3]},
+				{Op: traces.OpParamRelease, Name: Names[nameAny%3]},
+				{Op: traces.OpParamRelease, Name: Names[(nameAny+2)%3]},
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Decode(tt.data).Steps; !cmp.Equal(got, tt.want) {
+				t.Errorf("Decode differs (-got +want):\n%s", cmp.Diff(got, tt.want))
+			}
+		})
+	}
+}
+
+func TestDecodeBoundsLength(t *testing.T) {
+	data := make([]byte, 10*MaxSteps)
+	if n := len(Decode(data).Steps); n != MaxSteps {
+		t.Errorf("decoded %d steps, want MaxSteps = %d", n, MaxSteps)
+	}
+}
+
+// TestShrinkOfPassingProgram: nothing to shrink, and Shrink says so.
+func TestShrinkOfPassingProgram(t *testing.T) {
+	p := Program{Steps: []Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16}}}
+	got, f := Shrink(p, impl.Config{})
+	if f != nil || !cmp.Equal(got, p) {
+		t.Errorf("Shrink of a passing program = %v, %v; want it back and nil", got, f)
+	}
+}
+
+// TestSameStateAgreesWithCmp holds the fast state comparison to go-cmp's
+// verdict, on the states of real runs and on each of them changed a little.
+func TestSameStateAgreesWithCmp(t *testing.T) {
+	var states []traces.State
+	r := rand.New(rand.NewPCG(9, 9))
+	for range 8 {
+		s := newSession(impl.Config{}, Program{})
+		for _, st := range Generate(r).Steps {
+			s.apply(st)
+			states = append(states, s.state, s.rt.State())
+		}
+	}
+	mutants := func(st traces.State) []traces.State {
+		var out []traces.State
+		for a := range st.Objects {
+			m := cloneState(st)
+			m.Objects[a]++
+			out = append(out, m)
+			m = cloneState(st)
+			delete(m.Objects, a)
+			out = append(out, m)
+		}
+		for i := range st.Scopes {
+			m := cloneState(st)
+			m.Scopes[i] = append(m.Scopes[i], 0x10)
+			out = append(out, m)
+		}
+		m := cloneState(st)
+		m.Scopes = append(m.Scopes, nil)
+		out = append(out, m)
+		m = cloneState(st)
+		m.Params["zz"] = 0x10
+		return append(out, m, traces.State{})
+	}
+	for i, a := range states {
+		b := states[(i*7+3)%len(states)]
+		for _, c := range append(mutants(a), b) {
+			if got, want := sameState(a, c), cmp.Equal(a, c, stateOpts); got != want {
+				t.Fatalf("sameState = %v, cmp.Equal = %v for\n%#v\n%#v", got, want, a, c)
+			}
+		}
+	}
+}
+
+func cloneState(st traces.State) traces.State {
+	c := traces.State{Objects: map[traces.Addr]int{}, Params: map[string]traces.Addr{}}
+	for k, v := range st.Objects {
+		c.Objects[k] = v
+	}
+	for k, v := range st.Params {
+		c.Params[k] = v
+	}
+	for _, s := range st.Scopes {
+		c.Scopes = append(c.Scopes, slices.Clone(s))
+	}
+	return c
+}
+
+// TestEachPropertyNamesItself: every property breaks on the verdicts it
+// owns, names itself in its breach, and ignores explained ones.
+func TestEachPropertyNamesItself(t *testing.T) {
+	r := &Result{
+		Trace: []traces.Event{{Op: traces.OpRelease, Addr: 0x10}, {Op: traces.OpFree, Addr: 0x10}},
+		Calls: []Call{{Step: Step{Op: traces.OpRelease}, Event: 0}},
+	}
+	owns := map[string]traces.Kind{
+		"NoDoubleFree": traces.DoubleFree, "NoUseAfterFree": traces.UseAfterFree,
+		"NoPrematureFree": traces.PrematureFree, "NoStaleReuse": traces.StaleReuse,
+		"NoLeak": traces.Leak, "Refines": traces.Overlap,
+	}
+	for _, p := range Properties() {
+		k, ok := owns[p.Name]
+		if !ok {
+			t.Fatalf("property %s: no test case", p.Name)
+		}
+		v := traces.Violation{Kind: k, Event: 1}
+		r.Verdicts = []Verdict{{Violation: v, Explained: true}}
+		if err := p.Check(r); err != nil {
+			t.Errorf("%s breaks on an explained %s: %v", p.Name, k, err)
+		}
+		r.Verdicts[0].Explained = false
+		b, ok := p.Check(r).(*Breach)
+		if !ok || b.Property != p.Name || b.Event != 1 {
+			t.Errorf("%s on an unexplained %s = %#v, want a breach named %s at event 1", p.Name, k, b, p.Name)
+		}
+	}
+	r.Verdicts = nil
+	r.Mismatches = []Mismatch{{Call: 0, Kind: "state", What: "differs"}}
+	if b, ok := Refines(r).(*Breach); !ok || b.Message != "differs" {
+		t.Errorf("Refines on a mismatch = %v, want its breach", b)
+	}
+}

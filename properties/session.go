@@ -1,0 +1,258 @@
+package properties
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// session drives one runtime and one model side by side: each call goes to
+// the runtime, the events the runtime records for it go to the model, and
+// after every call the two are compared. Run, the rapid test and the gopter
+// test all drive their programs through it.
+type session struct {
+	rt     *impl.Runtime
+	chk    *model.Checker
+	res    *Result
+	rec    []traces.Event // events the call in progress recorded
+	addrs  []traces.Addr  // addresses the runtime handed out, least recently first
+	state  traces.State   // the model's state after the last call
+	differ bool           // the runtime's state differed from it after the last call
+	done   bool
+}
+
+// stateOpts compares States with nil and empty maps and slices equal.
+var stateOpts = cmp.Options{cmpopts.EquateEmpty()}
+
+func newSession(cfg impl.Config, p Program) *session {
+	h := traces.Header{Format: traces.FormatName, Version: traces.Version, Effects: true, Source: source(cfg)}
+	s := &session{chk: model.New(h), res: &Result{Program: p, Header: h}}
+	user := cfg.Record
+	cfg.Record = func(ev traces.Event) {
+		ev.Fields = slices.Clone(ev.Fields) // the runtime may reuse its slice
+		s.rec = append(s.rec, ev)
+		if user != nil {
+			user(ev)
+		}
+	}
+	s.rt = impl.New(cfg)
+	s.state = s.chk.State()
+	return s
+}
+
+// apply makes the call st, with its operands resolved against what the
+// model holds alive now.
+func (s *session) apply(st Step) {
+	index := len(s.res.Calls)
+	st.Fields = slices.Clone(st.Fields) // resolve makes the refs canonical in place
+	want := traces.Event{Op: st.Op, Name: st.Name, Size: st.Size}
+	var err error
+	panicked := s.invoke(func() {
+		switch st.Op {
+		case traces.OpScopeEnter:
+			err = s.rt.ScopeEnter()
+		case traces.OpScopeExit:
+			err = s.rt.ScopeExit()
+		case traces.OpAlloc:
+			want.Addr, err = s.rt.Alloc(st.Size)
+		case traces.OpStructInit:
+			want.Fields = make([]traces.Addr, len(st.Fields))
+			for i := range st.Fields {
+				want.Fields[i] = s.resolve(st.Op, &st.Fields[i])
+			}
+			want.Addr, err = s.rt.StructInit(st.Size, want.Fields)
+		case traces.OpAcquire:
+			want.Addr = s.resolve(st.Op, &st.Target)
+			err = s.rt.Acquire(want.Addr)
+		case traces.OpRelease:
+			want.Addr = s.resolve(st.Op, &st.Target)
+			err = s.rt.Release(want.Addr)
+		case traces.OpRegister:
+			want.Addr = s.resolve(st.Op, &st.Target)
+			err = s.rt.Register(want.Addr)
+		case traces.OpUnregister:
+			want.Addr = s.resolve(st.Op, &st.Target)
+			err = s.rt.Unregister(want.Addr)
+		case traces.OpParamRegister:
+			want.Addr = s.resolve(st.Op, &st.Target)
+			err = s.rt.ParamRegister(st.Name, want.Addr)
+		case traces.OpParamRelease:
+			err = s.rt.ParamRelease(st.Name)
+		case traces.OpEnd:
+			err = s.rt.End()
+		default:
+			panic(fmt.Sprintf("properties: step with op %v, not a layer-2 call", st.Op))
+		}
+	})
+	s.res.Calls = append(s.res.Calls, Call{Step: st, Index: index, Event: -1, Err: err})
+	if panicked != nil {
+		s.mismatch(index, "panic", "the runtime panicked: %v", panicked)
+	}
+	if (st.Op == traces.OpAlloc || st.Op == traces.OpStructInit) && want.Addr != 0 {
+		s.handedOut(want.Addr)
+		if st.Size == 0 {
+			s.mismatch(index, "zero-sized", "%v of a zero-sized type returned %v; a zero-sized type is NULL", st.Op, want.Addr)
+		}
+	}
+	s.checkRecorded(index, want)
+	s.feed(index)
+	s.checkRefusal(index)
+	s.compare(index)
+}
+
+// invoke runs f and returns what it panicked with, if anything: a runtime
+// must answer misuse with an error, and a panic is a finding, not a crash of
+// the harness.
+func (s *session) invoke(f func()) (panicked any) {
+	defer func() { panicked = recover() }()
+	f()
+	return nil
+}
+
+// resolve turns a Ref for a call of op into an address: among the
+// addresses the runtime handed out, least recently first, those whose
+// object the model holds alive (Live) or holding no object now (Dead). An
+// unregister's Live ref chooses among the objects with a record, if any:
+// unregistering an object with none is a misuse, and Dead refs make enough.
+// It makes *r canonical: the same choice with the smallest index, which
+// lets Shrink simplify indices by counting down.
+func (s *session) resolve(op traces.Op, r *Ref) traces.Addr {
+	if r.Pick == Null {
+		return 0
+	}
+	var live, dead []traces.Addr
+	for _, a := range s.addrs {
+		if _, ok := s.state.Objects[a]; ok {
+			live = append(live, a)
+		} else {
+			dead = append(dead, a)
+		}
+	}
+	if r.Pick == Dead && len(dead) > 0 {
+		r.Index %= uint8(len(dead))
+		return dead[r.Index]
+	}
+	if op == traces.OpUnregister {
+		if recorded := s.recorded(live); len(recorded) > 0 {
+			live = recorded
+		}
+	}
+	if len(live) == 0 {
+		*r = Ref{Pick: Null}
+		return 0
+	}
+	*r = Ref{Pick: Live, Index: r.Index % uint8(len(live))}
+	return live[r.Index]
+}
+
+// recorded returns the addresses of live that have a record in an open
+// scope, in the same order.
+func (s *session) recorded(live []traces.Addr) []traces.Addr {
+	var out []traces.Addr
+	for _, a := range live {
+		for _, scope := range s.state.Scopes {
+			if slices.Contains(scope, a) {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// handedOut moves a to the end of addrs: the newest object lives there.
+func (s *session) handedOut(a traces.Addr) {
+	if i := slices.Index(s.addrs, a); i >= 0 {
+		s.addrs = slices.Delete(s.addrs, i, i+1)
+	}
+	s.addrs = append(s.addrs, a)
+}
+
+// checkRecorded checks that the runtime recorded the call it was asked to
+// make, then only frees.
+func (s *session) checkRecorded(index int, want traces.Event) {
+	if len(s.rec) == 0 {
+		s.mismatch(index, "record", "the runtime recorded nothing for %v", want.Op)
+		return
+	}
+	got := s.rec[0]
+	if got.Op != want.Op || got.Addr != want.Addr || got.Name != want.Name ||
+		(want.Op == traces.OpAlloc || want.Op == traces.OpStructInit) && got.Size != want.Size ||
+		!slices.Equal(got.Fields, want.Fields) {
+		s.mismatch(index, "record", "the runtime recorded %s for the call %s", describe(got), describe(want))
+	}
+	for _, ev := range s.rec[1:] {
+		if ev.Op != traces.OpFree {
+			s.mismatch(index, "record", "the runtime recorded %s after %v; only frees may follow a call", describe(ev), want.Op)
+		}
+	}
+}
+
+// feed hands the recorded events to the model and keeps its verdicts.
+func (s *session) feed(index int) {
+	r := s.res
+	for i := range s.rec {
+		ev := s.rec[i]
+		n := len(r.Trace)
+		if i == 0 {
+			r.Calls[index].Event = n
+		}
+		r.Trace = append(r.Trace, ev)
+		r.eventCall = append(r.eventCall, index)
+		vs, err := s.chk.Step(&ev, traces.Pos{Event: n, Line: n + 2})
+		if err != nil {
+			s.mismatch(index, "input", "the model cannot take the runtime's event %d (%s): %v", n, describe(ev), err)
+		}
+		s.verdicts(vs)
+	}
+	s.rec = s.rec[:0]
+}
+
+// verdicts keeps the model's violations, placing each at the call whose
+// event it names and deciding whether the program explains it.
+func (s *session) verdicts(vs []traces.Violation) {
+	r := s.res
+	for _, v := range vs {
+		call := len(r.Calls) - 1
+		if v.Event >= 0 && v.Event < len(r.eventCall) {
+			call = r.eventCall[v.Event]
+		}
+		v.Related = slices.Clone(v.Related)
+		r.Verdicts = append(r.Verdicts, Verdict{Violation: v, Call: call, Explained: s.explained(v)})
+	}
+}
+
+// explained decides whether the program, not the runtime, is to blame for
+// v. Two cases: the runtime refused the call that v names, with v's kind
+// (a refused misuse); and a leak the model finds at end of an object still
+// alive, which is the program's (it acquired without releasing, or moved a
+// value out of every scope). The runtime's books were compared equal to the
+// model's after every call, so an object the runtime kept alive wrongly
+// has broken a property before end.
+func (s *session) explained(v traces.Violation) bool {
+	r := s.res
+	if v.Event < 0 || v.Event >= len(r.Trace) {
+		return false
+	}
+	ev := r.Trace[v.Event]
+	c := r.Calls[r.eventCall[v.Event]]
+	if c.Event != v.Event { // a free the runtime did: never the program's
+		return false
+	}
+	if ev.Op == traces.OpEnd && v.Kind == traces.Leak {
+		// s.state is still the state before end: an object the model held
+		// alive there is one the program never let go of; an object whose
+		// count had reached 0 but that was never freed is the runtime's.
+		return s.state.Objects[v.Addr] > 0
+	}
+	if c.Err == nil {
+		return false
+	}
+	return slices.Contains(kindsOf(c.Err), v.Kind)
+}
