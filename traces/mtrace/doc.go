@@ -39,5 +39,6 @@
 // it reports such lines as violations, never as unreadable input.
 //
 // The reader streams: it allocates nothing per line in the steady state and
-// holds at most a bounded cache of caller strings.
+// holds a read buffer (64 KiB, or twice the longest line) and a bounded
+// cache of caller strings.
 package mtrace

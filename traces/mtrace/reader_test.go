@@ -261,20 +261,3 @@ func TestReaderAllocs(t *testing.T) {
 		t.Errorf("%.3f allocations per line, want none", perLine)
 	}
 }
-
-func BenchmarkReader(b *testing.B) {
-	var sb strings.Builder
-	for i := range 10000 {
-		sb.WriteString("@ /usr/lib/libpython3.11.so.1.0:(PyMem_RawMalloc+0x1a)[0x1af17a] + 0x55b8e54")
-		sb.WriteString(string("0123456789abcdef"[i%16]))
-		sb.WriteString("64a0 0x20\n@ /usr/lib/libpython3.11.so.1.0:(_PyObject_Free+0x9)[0x1af200] - 0x55b8e54964a0\n")
-	}
-	log := sb.String()
-	b.SetBytes(int64(len(log)))
-	var ev traces.Event
-	for b.Loop() {
-		r := NewReader(strings.NewReader(log))
-		for r.Next(&ev) == nil {
-		}
-	}
-}
