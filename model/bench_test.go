@@ -2,7 +2,9 @@ package model
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -23,8 +25,11 @@ func cycle(effects bool, slots, events int, steps ...func(*gen)) []traces.Event 
 }
 
 // BenchmarkStep measures Step on generated traces, one op per event, and
-// beside it a plain map insert and delete per event of the malloc/free
-// trace: the least a checker keyed by address could cost.
+// beside them a plain map insert and delete per event of the malloc/free
+// trace: the least a checker keyed by address could cost. The malloc/free
+// case reports its time as a ratio to that baseline, run in the same
+// process over the same events (x-map), and the heap the Checker holds per
+// thing it remembers (B/thing).
 func BenchmarkStep(b *testing.B) {
 	cases := []struct {
 		name    string
@@ -37,6 +42,9 @@ func BenchmarkStep(b *testing.B) {
 	}
 	for _, tr := range cases {
 		b.Run(tr.name, func(b *testing.B) {
+			var before runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
 			c := New(traces.Header{Effects: tr.effects})
 			b.ReportAllocs()
 			var pos traces.Pos
@@ -48,6 +56,15 @@ func BenchmarkStep(b *testing.B) {
 				pos.Event++
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			if tr.name == "malloc-free" {
+				b.ReportMetric(float64(b.Elapsed())/float64(mapBaseline(tr.evs, b.N)), "x-map")
+				var after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				things, _ := c.heap.size()
+				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(things), "B/thing")
+				runtime.KeepAlive(c)
+			}
 		})
 	}
 	b.Run("baseline-map", func(b *testing.B) {
@@ -55,16 +72,30 @@ func BenchmarkStep(b *testing.B) {
 		m := make(map[uint64]uint64)
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			ev := &evs[i%len(evs)]
-			switch ev.Op {
-			case traces.OpMalloc:
-				m[uint64(ev.Addr)] = ev.Size
-			case traces.OpFree:
-				delete(m, uint64(ev.Addr))
-			default:
-				_ = m[uint64(ev.Addr)]
-			}
+			mapStep(m, &evs[i%len(evs)])
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	})
+}
+
+// mapBaseline times n events of evs through mapStep.
+func mapBaseline(evs []traces.Event, n int) time.Duration {
+	m := make(map[uint64]uint64)
+	start := time.Now()
+	for i := range n {
+		mapStep(m, &evs[i%len(evs)])
+	}
+	return time.Since(start)
+}
+
+// mapStep keeps a map from address to size: the baseline's work per event.
+func mapStep(m map[uint64]uint64, ev *traces.Event) {
+	switch ev.Op {
+	case traces.OpMalloc:
+		m[uint64(ev.Addr)] = ev.Size
+	case traces.OpFree:
+		delete(m, uint64(ev.Addr))
+	default:
+		_ = m[uint64(ev.Addr)]
+	}
 }

@@ -2,150 +2,259 @@ package model
 
 import "math/bits"
 
-// cellTable is a hash table from cell number to cell: open addressing with
-// linear probing, Fibonacci hashing and backward-shift deletion. A cell
-// keeps its first entries inline, so a lookup of a sparsely used cell
-// costs one cache miss where a Go map of cell pointers costs three or four;
-// memory latency is what a replay of a large heap spends its time on.
-//
-// A *cell is valid until the next put or drop.
+// cellTable holds one shadow level's entries, a thing's entry in each cell
+// it touches, hashed by cell number. Entries of a cell are kept in buckets
+// of four, a cache line each; a cell with more has several buckets, all
+// full but the last, so a walk ends at the first bucket with room (most
+// cells have one bucket, and a lookup reads one cache line). The table is
+// open addressing with Robin Hood ordering: along the table, buckets are
+// sorted by their home, so a cell's buckets lie together and a lookup
+// stops at the first bucket homed after the cell's. Its size is not bound
+// to powers of two, so its memory follows what it holds.
 type cellTable struct {
-	slots []cell
-	used  int
-	shift uint // 64 - log2(len(slots))
+	buckets []bucket
+	used    int  // buckets in use
+	entries int  // entries in them
+	cells   int  // distinct cells
+	shift   uint // log2 of the level's cell width
 }
 
-// inlineEntries is the entries a cell holds without an allocation.
-const inlineEntries = 3
+// bucket holds up to four entries of one cell, packed from the front; it
+// is empty when its first entry is.
+type bucket [bucketLen]entry
 
-type cell struct {
-	key  uint64 // cell number + 1; 0: an empty slot
-	n    int
-	in   [inlineEntries]entry
-	more []entry
+const bucketLen = 4
+
+const minBuckets = 256
+
+func (tb *cellTable) init(shift uint) {
+	*tb = cellTable{shift: shift, buckets: make([]bucket, minBuckets)}
 }
 
-// entry is a thing with its range inline, so a scan does not chase pointers.
-type entry struct {
-	lo, hi uint64
-	t      *thing
-}
+// cellOf is the cell whose entry e is.
+func (tb *cellTable) cellOf(e *entry) uint64 { return e.lo>>tb.shift + e.part() }
 
-const minSlots = 1024
-
-func (tb *cellTable) init() {
-	tb.slots = make([]cell, minSlots)
-	tb.used = 0
-	tb.shift = 64 - uint(bits.TrailingZeros(minSlots))
-}
-
+// home is cell k's first bucket: a multiplicative hash, scaled to the
+// table's size.
 func (tb *cellTable) home(k uint64) int {
-	return int((k * 0x9E3779B97F4A7C15) >> tb.shift)
+	hi, _ := bits.Mul64(k*0x9E3779B97F4A7C15, uint64(len(tb.buckets)))
+	return int(hi)
 }
 
-// get returns cell k, or nil.
-func (tb *cellTable) get(k uint64) *cell {
-	key, mask := k+1, len(tb.slots)-1
-	for i := tb.home(k); ; i = (i + 1) & mask {
-		c := &tb.slots[i]
-		if c.key == key {
-			return c
-		}
-		if c.key == 0 {
+// dist is how far bucket i lies past the home of cell k.
+func (tb *cellTable) dist(i int, k uint64) int {
+	d := i - tb.home(k)
+	if d < 0 {
+		d += len(tb.buckets)
+	}
+	return d
+}
+
+// cellIter walks the buckets of one cell.
+type cellIter struct {
+	tb   *cellTable
+	k    uint64
+	i, d int  // the next bucket to look at, and its distance from k's home
+	done bool // the last bucket returned had room: it was the cell's last
+}
+
+func (tb *cellTable) cell(k uint64) cellIter { return cellIter{tb: tb, k: k, i: tb.home(k)} }
+
+// nextBucket returns the cell's next bucket, or nil after the last. Its
+// common case, the bucket where the walk stands, is small enough to be
+// inlined; seek does the rest.
+func (it *cellIter) nextBucket() *bucket {
+	if it.done {
+		return nil
+	}
+	if b := &it.tb.buckets[it.i]; b[0].meta != 0 && it.tb.cellOf(&b[0]) == it.k {
+		it.step(b)
+		return b
+	}
+	return it.seek()
+}
+
+// step moves the walk past b, a bucket of its cell.
+func (it *cellIter) step(b *bucket) {
+	if it.i++; it.i == len(it.tb.buckets) {
+		it.i = 0
+	}
+	it.d++
+	it.done = b[bucketLen-1].meta == 0
+}
+
+// seek returns the cell's next bucket past those homed earlier, or nil.
+func (it *cellIter) seek() *bucket {
+	tb := it.tb
+	for {
+		b := &tb.buckets[it.i]
+		if b[0].meta == 0 {
 			return nil
 		}
+		bk := tb.cellOf(&b[0])
+		if bk == it.k {
+			it.step(b)
+			return b
+		}
+		if tb.dist(it.i, bk) < it.d {
+			return nil // homed after k's home: k has no bucket further on
+		}
+		if it.i++; it.i == len(tb.buckets) {
+			it.i = 0
+		}
+		it.d++
 	}
 }
 
-// put returns cell k, adding it empty if it is not there; fresh says
-// whether it was added.
-func (tb *cellTable) put(k uint64) (c *cell, fresh bool) {
-	if (tb.used+1)*10 > len(tb.slots)*7 {
-		tb.resize(len(tb.slots) * 2)
-	}
-	key, mask := k+1, len(tb.slots)-1
-	i := tb.home(k)
-	for ; tb.slots[i].key != 0; i = (i + 1) & mask {
-		if tb.slots[i].key == key {
-			return &tb.slots[i], false
+// has reports whether cell k has an entry.
+func (tb *cellTable) has(k uint64) bool {
+	it := tb.cell(k)
+	return it.nextBucket() != nil
+}
+
+// add enters e and reports whether it is its cell's first entry.
+func (tb *cellTable) add(e entry) (first bool) {
+	tb.entries++
+	it := tb.cell(tb.cellOf(&e))
+	first = true
+	for b := it.nextBucket(); b != nil; b = it.nextBucket() {
+		first = false
+		for j := range b {
+			if b[j].meta == 0 { // only the cell's last bucket has room
+				b[j] = e
+				return false
+			}
 		}
 	}
-	tb.slots[i].key = key
+	if (tb.used+1)*8 > len(tb.buckets)*7 {
+		tb.resize(len(tb.buckets) * 5 / 4)
+	}
+	tb.place(bucket{e})
 	tb.used++
-	return &tb.slots[i], true
+	if first {
+		tb.cells++
+	}
+	return first
 }
 
-// drop removes cell k, which must be empty of entries.
-func (tb *cellTable) drop(k uint64) {
-	key, mask := k+1, len(tb.slots)-1
-	i := tb.home(k)
-	for tb.slots[i].key != key {
-		if tb.slots[i].key == 0 {
+// place puts b after the buckets homed where it is or earlier, and moves
+// the buckets from there to the next hole one place on (Robin Hood
+// insertion, done as a shift so that buckets keep their order).
+func (tb *cellTable) place(b bucket) {
+	i, d := tb.home(tb.cellOf(&b[0])), 0
+	for {
+		s := &tb.buckets[i]
+		if s[0].meta == 0 || tb.dist(i, tb.cellOf(&s[0])) < d {
+			break
+		}
+		if i++; i == len(tb.buckets) {
+			i = 0
+		}
+		d++
+	}
+	for {
+		s := &tb.buckets[i]
+		if s[0].meta == 0 {
+			*s = b
 			return
 		}
-		i = (i + 1) & mask
-	}
-	// Backward-shift: move later members of the probe run into the hole.
-	for j := (i + 1) & mask; tb.slots[j].key != 0; j = (j + 1) & mask {
-		h := tb.home(tb.slots[j].key - 1)
-		// Slot j may fill hole i if its home is not in (i, j] cyclically.
-		if (j > i && (h <= i || h > j)) || (j < i && h <= i && h > j) {
-			tb.slots[i] = tb.slots[j]
-			i = j
+		*s, b = b, *s
+		if i++; i == len(tb.buckets) {
+			i = 0
 		}
 	}
-	tb.slots[i] = cell{}
+}
+
+// find returns cell k's entry for ref r, or nil.
+func (tb *cellTable) find(k uint64, r ref) *entry {
+	it := tb.cell(k)
+	for b := it.nextBucket(); b != nil; b = it.nextBucket() {
+		for j := range b {
+			if e := &b[j]; e.ref() == r {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// remove removes cell k's entry for ref r and reports whether the cell
+// still has entries. The cell's last entry takes its place, so that only
+// the cell's last bucket has room.
+func (tb *cellTable) remove(k uint64, r ref) bool {
+	var hole *entry
+	var last *bucket // the cell's last bucket
+	lastAt := 0      // and where it is
+	it := tb.cell(k)
+	for b := it.nextBucket(); b != nil; b = it.nextBucket() {
+		last, lastAt = b, it.i-1
+		for j := range b {
+			if b[j].ref() == r {
+				hole = &b[j]
+			}
+		}
+	}
+	if hole == nil {
+		return last != nil
+	}
+	n := 0
+	for n < bucketLen && last[n].meta != 0 {
+		n++
+	}
+	*hole, last[n-1] = last[n-1], entry{}
+	tb.entries--
+	if n > 1 {
+		return true
+	}
+	tb.drop(lastAt)
+	if !tb.has(k) {
+		tb.cells--
+		return false
+	}
+	return true
+}
+
+// drop removes the emptied bucket at i (i may be -1: the last).
+func (tb *cellTable) drop(i int) {
+	n := len(tb.buckets)
+	if i < 0 {
+		i += n
+	}
+	// Backward shift: pull the following displaced buckets one place back
+	// into the hole, which keeps the Robin Hood order.
+	for {
+		j := i + 1
+		if j == n {
+			j = 0
+		}
+		s := &tb.buckets[j]
+		if s[0].meta == 0 || tb.dist(j, tb.cellOf(&s[0])) == 0 {
+			break
+		}
+		tb.buckets[i] = *s
+		i = j
+	}
+	tb.buckets[i] = bucket{}
 	tb.used--
-	if len(tb.slots) > minSlots && tb.used*10 < len(tb.slots) {
-		tb.resize(len(tb.slots) / 2)
+	if n > minBuckets && tb.used*8 < n {
+		tb.resize(n / 2)
 	}
 }
 
 func (tb *cellTable) resize(n int) {
-	old := tb.slots
-	tb.slots = make([]cell, n)
-	tb.shift = 64 - uint(bits.TrailingZeros(uint(n)))
-	mask := n - 1
+	old := tb.buckets
+	// Re-place the buckets in their order along the table, from the start
+	// of a run (a bucket at its home, or a hole), so that a cell's buckets
+	// keep their order even when the run wraps around the end: only the
+	// last may have room.
+	start := 0
+	for start < len(old) && old[start][0].meta != 0 && tb.dist(start, tb.cellOf(&old[start][0])) != 0 {
+		start++
+	}
+	tb.buckets = make([]bucket, max(n, minBuckets))
 	for i := range old {
-		if old[i].key == 0 {
-			continue
-		}
-		j := tb.home(old[i].key - 1)
-		for tb.slots[j].key != 0 {
-			j = (j + 1) & mask
-		}
-		tb.slots[j] = old[i]
-	}
-}
-
-// at returns entry i of c.
-func (c *cell) at(i int) *entry {
-	if i < inlineEntries {
-		return &c.in[i]
-	}
-	return &c.more[i-inlineEntries]
-}
-
-func (c *cell) add(e entry) {
-	if c.n < inlineEntries {
-		c.in[c.n] = e
-	} else {
-		c.more = append(c.more, e)
-	}
-	c.n++
-}
-
-// remove removes t's entry; order within a cell is free.
-func (c *cell) remove(t *thing) {
-	for i := 0; i < c.n; i++ {
-		if e := c.at(i); e.t == t {
-			last := c.at(c.n - 1)
-			*e, *last = *last, entry{}
-			if c.n > inlineEntries {
-				c.more = c.more[:c.n-1-inlineEntries]
-			}
-			c.n--
-			return
+		if b := &old[(start+i)%len(old)]; b[0].meta != 0 {
+			tb.place(*b)
 		}
 	}
 }

@@ -16,8 +16,10 @@ import (
 type Checker struct {
 	effects bool
 
-	heap, dev shadow // one shadow memory per address space
-	nlive     int    // live and due things
+	store     store      // the things the shadows remember
+	heap, dev shadow     // one shadow memory per address space
+	wheres    whereTable // lines and sites of things' events, shared
+	nlive     int        // live and due things
 	scopes    []scope
 	frames    []frame
 	params    map[string]param
@@ -39,24 +41,23 @@ type Checker struct {
 	epoch     uint32 // for marking reachable objects at end
 
 	// The event being stepped.
-	ev      *traces.Event
-	pos     traces.Pos
-	here    hist
-	call    hist // the last event other than a free
-	callOp  traces.Op
-	out     []traces.Violation
-	scratch []*thing // reused by overlap checks and releases
-	spare   []*thing // forgotten things, for reuse
-	slab    []thing  // things not yet used
-	hits    []*thing
-	work    []*thing
+	ev     *traces.Event
+	pos    traces.Pos
+	here   hist
+	hereW  *where // here's where record, once needed
+	call   hist   // the last event other than a free
+	callOp traces.Op
+	out    []traces.Violation
+	found  []hit    // what an allocation's range meets
+	hits   []*thing // the live things among them of its class
+	work   []*thing
 }
 
 // New returns a Checker for a trace with header h.
 func New(h traces.Header) *Checker {
 	c := &Checker{effects: h.Effects, params: make(map[string]param)}
-	c.heap.init()
-	c.dev.init()
+	c.heap.init(&c.store)
+	c.dev.init(&c.store)
 	c.call = hist{event: -1}
 	return c
 }
@@ -73,7 +74,7 @@ func (c *Checker) Step(ev *traces.Event, pos traces.Pos) ([]traces.Violation, er
 	c.out = c.out[:0]
 	c.events++
 	c.ev, c.pos = ev, pos
-	c.here = hist{event: pos.Event, line: pos.Line, site: ev.Site}
+	c.here, c.hereW = hist{event: pos.Event, line: pos.Line, site: ev.Site}, nil
 	if ev.Op != traces.OpFree {
 		c.settle()
 	}

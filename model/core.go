@@ -35,45 +35,15 @@ func (c *Checker) spaceOf(k kind) *shadow {
 func (c *Checker) make(k kind, a traces.Addr, size uint64) *thing {
 	sp := c.spaceOf(k)
 	lo, hi := span(a, size)
-	c.scratch = sp.overlapping(lo, hi, c.scratch[:0])
-	c.hits = c.hits[:0]
-	for _, o := range c.scratch {
-		if o.state != dead && o.kind.class() == k.class() {
-			c.hits = append(c.hits, o)
+	t := c.reuse(sp, k, lo, hi, size)
+	if t == nil {
+		if t = c.place(sp, k, lo, hi, size); t == nil {
+			return nil
 		}
-	}
-	if k == kBlock {
-		for _, o := range c.hits {
-			if o.kind == kBlock && o.lo == lo {
-				c.report(traces.Overlap, a, o, c.opName()+" of "+strconv.FormatUint(size, 10)+
-					" bytes at "+a.String()+", where "+o.String()+" is still allocated; the block keeps its size and site",
-					o.made.related("allocated"))
-				c.clearScratch()
-				return nil
-			}
-		}
-	}
-	var t *thing
-	for _, o := range c.scratch {
-		switch {
-		case o.state != dead:
-			sp.nested = true
-		case t == nil && o.lo == lo && o.hi == hi && o.kind != kObject:
-			t = o // the same range: the new thing takes its place in the shadow
-		default:
-			sp.remove(o) // its range is taken: forget it
-			c.recycle(o)
-		}
-	}
-	if t != nil {
-		t.reset()
-	} else {
-		t = c.newThing(k)
-		t.lo, t.hi = lo, hi
-		sp.insert(t)
 	}
 	c.made++
-	t.size, t.id, t.kind, t.made = size, c.made, k, c.here
+	t.setID(c.made)
+	t.made, t.madeWhere = c.here.event, c.hereWhere()
 	c.nlive++
 	if k.counted() {
 		c.liveBytes += size
@@ -86,40 +56,80 @@ func (c *Checker) make(k kind, a traces.Addr, size uint64) *thing {
 	return t
 }
 
-// newThing returns a zero thing for kind k. Objects are allocated one by
-// one: they can be named after they are forgotten (see recycle), and a
-// slab stays in memory while any thing in it is referenced. Other things
-// are recycled, or cut from a slab.
-func (c *Checker) newThing(k kind) *thing {
+// reuse is make's fast path (see shadow.reusable): the new thing takes
+// the place of a dead one that starts where it does, in the store and in
+// the shadow; a new object takes only the dead one's entries, since an
+// object may be named after it is forgotten. It returns nil where it does
+// not apply.
+func (c *Checker) reuse(sp *shadow, k kind, lo, hi, size uint64) *thing {
+	e, l := sp.reusable(k, lo, hi)
+	if e == nil {
+		return nil
+	}
+	old := e.ref()
+	var t *thing
+	r := old
 	if k == kObject {
-		return new(thing)
+		t, r = c.store.add(k)
+		c.store.forget(old, k)
+	} else {
+		t = c.store.renew(old, k)
 	}
-	if n := len(c.spare); n > 0 {
-		t := c.spare[n-1]
-		c.spare[n-1] = nil
-		c.spare = c.spare[:n-1]
-		return t
+	t.lo, t.size = lo, size
+	if first, last := sp.cells(l, lo, hi); first == last {
+		*e = newEntry(t, r, 0)
+	} else {
+		sp.reshape(t, old, r, l)
 	}
-	if len(c.slab) == 0 {
-		c.slab = make([]thing, slabSize)
-	}
-	t := &c.slab[0]
-	c.slab = c.slab[1:]
 	return t
 }
 
-// slabSize is the things allocated at once for kinds other than objects.
-const slabSize = 256
-
-// recycle keeps a forgotten thing for reuse. Only objects can be named
-// after they are forgotten (by scope records, params and struct fields),
-// so only other kinds are recycled.
-func (c *Checker) recycle(t *thing) {
-	if t.kind != kObject {
-		t.lo, t.hi = 0, 0
-		t.reset()
-		c.spare = append(c.spare, t)
+// place is make's general path: it finds what the new range meets, forgets
+// the dead things there (or takes the place of one, as reuse does), and
+// enters the new thing. It returns nil for a malloc or realloc at the start
+// of a live block. The live things met of the new thing's class are left
+// in c.hits.
+func (c *Checker) place(sp *shadow, k kind, lo, hi, size uint64) *thing {
+	c.found = sp.overlapping(lo, hi, c.found[:0])
+	c.hits = c.hits[:0]
+	for i := range c.found {
+		if h := &c.found[i]; !h.dead && h.kind.class() == k.class() {
+			c.hits = append(c.hits, c.store.at(h.ref))
+		}
 	}
+	if k == kBlock {
+		for _, o := range c.hits {
+			if o.kind() == kBlock && o.lo == lo {
+				c.report(traces.Overlap, traces.Addr(lo), o, c.opName()+" of "+strconv.FormatUint(size, 10)+
+					" bytes at "+traces.Addr(lo).String()+", where "+o.String()+" is still allocated; the block keeps its size and site",
+					o.madeAt().related("allocated"))
+				c.clearScratch()
+				return nil
+			}
+		}
+	}
+	var t *thing
+	for i := range c.found {
+		h := &c.found[i]
+		switch {
+		case !h.dead:
+			sp.nested = true
+		case t == nil && h.kind == k && k != kObject && sp.sameCells(h, lo, hi):
+			t = c.store.renew(h.ref, k)
+			t.lo, t.size = lo, size
+			sp.reshape(t, h.ref, h.ref, h.level)
+		default:
+			sp.remove(h.ref, h.lo, h.hi, h.level) // its range is taken: forget it
+			c.store.forget(h.ref, h.kind)
+		}
+	}
+	if t == nil {
+		var r ref
+		t, r = c.store.add(k)
+		t.lo, t.size = lo, size
+		sp.insert(t, r)
+	}
+	return t
 }
 
 // overlap reports that new thing t meets the live things in c.hits.
@@ -131,34 +141,62 @@ func (c *Checker) overlap(t *thing) {
 	}
 	rel := make([]traces.Related, 0, min(len(c.hits), 4))
 	for _, o := range c.hits[:min(len(c.hits), 4)] {
-		rel = append(rel, o.made.related("allocated"))
+		rel = append(rel, o.madeAt().related("allocated"))
 	}
 	c.report(traces.Overlap, t.addr(), t, msg, rel...)
 }
 
 // clearScratch drops the scratch slices' pointers so they keep nothing alive.
 func (c *Checker) clearScratch() {
-	clear(c.scratch)
 	clear(c.hits)
-	c.scratch, c.hits = c.scratch[:0], c.hits[:0]
+	c.found, c.hits = c.found[:0], c.hits[:0]
 }
 
 // kill ends t's life at event at. It stays in the shadow, and is
 // remembered there until a new allocation takes its range.
 func (c *Checker) kill(t *thing, at hist) {
-	if t.state == dead {
+	if t.state() == dead {
 		return
 	}
-	t.state = dead
-	t.died = at
+	if t.kind() == kBlock {
+		c.heap.markDead(t)
+	}
+	w := c.hereWhere() // kills are mostly at the current event: its record is at hand
+	if at != c.here {
+		w = c.wheres.of(at)
+	}
+	t.died, t.diedWhere = at.event+1, w
 	c.nlive--
-	if t.kind.counted() {
+	if t.kind().counted() {
 		c.liveBytes -= t.size
 	}
-	if t.kind == kPool && t.x != nil && t.x.seg != nil {
+	if t.kind() == kPool && t.x != nil && t.x.seg != nil {
 		t.x.seg.x.poolLive--
 		t.x.seg = nil
 	}
+}
+
+// hereWhere is the where record of the current event.
+func (c *Checker) hereWhere() *where {
+	if c.hereW == nil {
+		c.hereW = c.wheres.of(c.here)
+	}
+	return c.hereW
+}
+
+// freeBlock is kill for a live block found by its first entry e at the
+// current event, in the common case that needs no more: what kill reads
+// of the thing, e says, so the thing is only written to.
+func (c *Checker) freeBlock(e *entry) {
+	e.meta |= metaDead
+	t := c.store.at(e.ref())
+	size := e.len()
+	if e.meta&metaInexact != 0 {
+		size = t.size
+	}
+	t.died, t.diedWhere = c.here.event+1, c.hereWhere()
+	c.nlive--
+	c.liveBytes -= size
 }
 
 // lookup resolves an op's address to the live thing of a kind in mask
@@ -173,7 +211,7 @@ func (c *Checker) lookup(a traces.Addr, mask kindMask, sp *shadow) *thing {
 	case t == nil:
 		c.nowhere(a, mask, sp)
 		return nil
-	case t.state != live:
+	case t.state() != live:
 		c.gone(t)
 		return nil
 	}

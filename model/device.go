@@ -27,9 +27,9 @@ func (c *Checker) devFree(a traces.Addr) {
 	if t.x == nil || t.x.poolLive == 0 {
 		return
 	}
-	c.scratch = c.dev.overlapping(t.lo, t.hi, c.scratch[:0])
-	for _, p := range c.scratch {
-		if p.kind == kPool && p.state == live && p.x != nil && p.x.seg == t {
+	c.found = c.dev.overlapping(t.lo, t.hi(), c.found[:0])
+	for _, h := range c.found {
+		if p := c.store.at(h.ref); h.kind == kPool && p.state() == live && p.x != nil && p.x.seg == t {
 			c.kill(p, c.here)
 		}
 	}
@@ -49,16 +49,16 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 	switch {
 	case seg == nil:
 		c.report(traces.InvalidAddress, a, nil, what+": the pool block lies outside every device segment")
-	case seg.state != live:
+	case seg.state() != live:
 		c.report(traces.UseAfterFree, a, seg, what+": the pool block lies in "+seg.String()+seg.deathPhrase(),
 			seg.history(nil)...)
 		seg = nil
-	case hi > seg.hi:
+	case hi > seg.hi():
 		c.report(traces.InvalidAddress, a, seg, what+": the pool block runs past the end of "+seg.String(),
-			seg.made.related("allocated"))
+			seg.madeAt().related("allocated"))
 	}
 	t := c.make(kPool, a, size)
-	if seg != nil && seg.state == live {
+	if seg != nil && seg.state() == live {
 		t.ext().seg = seg
 		seg.ext().poolLive++
 	}

@@ -21,9 +21,9 @@ func (c *Checker) settle() {
 		return
 	}
 	// Leaks come in the order the objects were made.
-	slices.SortFunc(c.due, func(a, b *thing) int { return a.id - b.id })
+	slices.SortFunc(c.due, func(a, b *thing) int { return a.id() - b.id() })
 	for _, t := range c.due {
-		if t.state != due {
+		if t.state() != due {
 			continue // freed
 		}
 		z := t.x.zero
@@ -33,7 +33,7 @@ func (c *Checker) settle() {
 			Line:    z.line,
 			Site:    z.site,
 			Addr:    t.addr(),
-			Object:  t.id,
+			Object:  t.id(),
 			Message: "the runtime never freed " + t.String() + ", whose count reached 0 at " + z.at(),
 			Related: t.history(nil),
 		})
@@ -51,7 +51,7 @@ func (c *Checker) settle() {
 // record of a dead object at the same address (the runtime acted on that
 // record through the address, and so on the address's new owner).
 func (c *Checker) freeObject(t *thing) {
-	switch t.state {
+	switch t.state() {
 	case due:
 		c.kill(t, c.here)
 		return
@@ -62,18 +62,18 @@ func (c *Checker) freeObject(t *thing) {
 	if r := c.staleAt(t.lo); r != nil {
 		old := r.t
 		rel := append(t.history(nil), r.made.related("stale record made"))
-		rel = append(rel, old.died.related(diedWhats[old.kind]))
+		rel = append(rel, old.diedAt().related(diedWhats[old.kind()]))
 		c.report(traces.StaleReuse, t.addr(), t, c.opName()+" of "+t.String()+
-			", which still has "+plural(t.count, "reference")+": the scope exit at "+c.call.at()+
-			" held a stale record (made at "+r.made.at()+") of object #"+strconv.Itoa(old.id)+
+			", which still has "+plural(t.x.count, "reference")+": the scope exit at "+c.call.at()+
+			" held a stale record (made at "+r.made.at()+") of object #"+strconv.Itoa(old.id())+
 			" at the same address"+old.deathPhrase(), rel...)
 	} else {
 		c.report(traces.PrematureFree, t.addr(), t, c.opName()+" of "+t.String()+
-			", which still has "+plural(t.count, "reference"), c.holders(t, t.history(nil))...)
+			", which still has "+plural(t.x.count, "reference"), c.holders(t, t.history(nil))...)
 	}
 	// Take the runtime's word: the object is dead, and a struct releases
 	// its fields as a dying struct does.
-	t.count = 0
+	t.x.count = 0
 	c.zero(t)
 	c.kill(t, c.here)
 }

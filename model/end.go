@@ -41,7 +41,7 @@ func (c *Checker) end() {
 		}
 		c.leaked.Objects++
 		c.leaked.Bytes += t.size
-		c.report(traces.Leak, t.addr(), t, leakMessage(t), t.made.related("allocated"))
+		c.report(traces.Leak, t.addr(), t, leakMessage(t), t.madeAt().related("allocated"))
 	}
 }
 
@@ -49,9 +49,9 @@ func (c *Checker) end() {
 // objects reached from params or open scopes, buffers of open frames,
 // device segments (a caching pool keeps its segments).
 func (c *Checker) held(t *thing) bool {
-	switch t.kind {
+	switch t.kind() {
 	case kObject:
-		return t.mark == c.epoch
+		return t.x.mark == c.epoch
 	case kArena, kSegment:
 		return true
 	}
@@ -59,9 +59,9 @@ func (c *Checker) held(t *thing) bool {
 }
 
 func leakMessage(t *thing) string {
-	switch t.kind {
+	switch t.kind() {
 	case kObject:
-		return t.String() + " is still alive at end with " + plural(t.count, "reference") +
+		return t.String() + " is still alive at end with " + plural(t.x.count, "reference") +
 			", and no parameter or open scope holds it"
 	case kPool:
 		return t.String() + " was never put back"
@@ -74,7 +74,7 @@ func (c *Checker) liveThings() []*thing {
 	ts := make([]*thing, 0, c.nlive)
 	ts = c.heap.live(ts)
 	ts = c.dev.live(ts)
-	slices.SortFunc(ts, func(a, b *thing) int { return a.id - b.id })
+	slices.SortFunc(ts, func(a, b *thing) int { return a.id() - b.id() })
 	return ts
 }
 
@@ -84,8 +84,8 @@ func (c *Checker) markHeld() {
 	c.epoch++
 	c.work = c.work[:0]
 	push := func(t *thing) {
-		if t.state == live && t.mark != c.epoch {
-			t.mark = c.epoch
+		if t.state() == live && t.x.mark != c.epoch {
+			t.x.mark = c.epoch
 			c.work = append(c.work, t)
 		}
 	}
@@ -119,14 +119,14 @@ func (c *Checker) State() traces.State {
 		Params:  make(map[string]traces.Addr, len(c.params)),
 	}
 	for _, t := range c.liveThings() {
-		if t.kind == kObject && t.state == live {
-			st.Objects[t.addr()] = t.count
+		if t.kind() == kObject && t.state() == live {
+			st.Objects[t.addr()] = t.x.count
 		}
 	}
 	for i, s := range c.scopes {
 		recs := make([]traces.Addr, 0, len(s.recs))
 		for _, r := range s.recs {
-			if r.t.state == live {
+			if r.t.state() == live {
 				recs = append(recs, r.t.addr())
 			}
 		}

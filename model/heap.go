@@ -30,16 +30,20 @@ func (c *Checker) free(a traces.Addr) error {
 	if a == 0 {
 		return nil
 	}
+	if e, _ := c.heap.entryAt(uint64(a)); e != nil && e.kind() == kBlock && !e.dead() {
+		c.freeBlock(e)
+		return nil
+	}
 	t := c.heap.startingAt(uint64(a), freeable)
 	switch {
 	case t == nil:
 		c.nowhere(a, freeable, &c.heap)
-	case t.kind == kObject && !c.effects:
+	case t.kind() == kObject && !c.effects:
 		return c.inputError("addr", errors.New(c.opName()+" of "+t.String()+
 			": the trace frees a managed object, so its header must declare \"effects\": true"))
-	case t.kind == kObject:
+	case t.kind() == kObject:
 		c.freeObject(t)
-	case t.state != live:
+	case t.state() != live:
 		c.gone(t)
 	default:
 		c.kill(t, c.here)
@@ -72,7 +76,7 @@ func (c *Checker) access(ev *traces.Event) {
 	if !c.accessible(t, a, n, ev.Space) {
 		return
 	}
-	if hi <= t.hi {
+	if hi <= t.hi() {
 		return
 	}
 	last := hi - 1
@@ -82,7 +86,7 @@ func (c *Checker) access(ev *traces.Event) {
 // accessible reports whether t, the owner of byte b of an access of n
 // bytes, is live, and reports the violation if not.
 func (c *Checker) accessible(t *thing, b traces.Addr, n uint64, sp traces.Space) bool {
-	if t != nil && t.state == live {
+	if t != nil && t.state() == live {
 		return true
 	}
 	what := c.opName() + " of " + plural(int(min(n, 1<<30)), "byte") + " at " + c.ev.Addr.String()

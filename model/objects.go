@@ -51,11 +51,11 @@ func (c *Checker) scopeExit() {
 	}
 	s := &c.scopes[n-1]
 	for _, r := range s.recs {
-		r.t.records--
+		r.t.x.records--
 		switch {
-		case r.t.state == live:
+		case r.t.state() == live:
 			c.release(r.t)
-		case r.t.state == dead && c.effects:
+		case r.t.state() == dead && c.effects:
 			c.stale = append(c.stale, r)
 		}
 	}
@@ -68,7 +68,7 @@ func (c *Checker) scopeExit() {
 func (c *Checker) addRecord(t *thing) {
 	s := &c.scopes[len(c.scopes)-1]
 	s.recs = append(s.recs, record{t: t, made: c.here})
-	t.records++
+	t.x.records++
 }
 
 // alloc makes an object (alloc) or a struct (struct_init) with count 1 and
@@ -89,17 +89,17 @@ func (c *Checker) alloc(ev *traces.Event) {
 	if isStruct {
 		for _, f := range ev.Fields {
 			if ft := c.lookup(f, objectMask, &c.heap); ft != nil {
-				ft.count++
+				ft.x.count++
 				fields = append(fields, ft)
 			}
 		}
 	}
 	t := c.make(kObject, ev.Addr, ev.Size)
-	t.count = 1
+	t.x.count = 1
 	x := t.ext()
 	x.tag = ev.Kind
 	if isStruct {
-		t.isSt = true
+		x.isStruct = true
 		x.fields = fields
 	}
 	if len(c.scopes) > 0 {
@@ -118,7 +118,7 @@ func hasField(fs []traces.Addr) bool {
 
 func (c *Checker) acquire(a traces.Addr) {
 	if t := c.lookup(a, objectMask, &c.heap); t != nil {
-		t.count++
+		t.x.count++
 	}
 }
 
@@ -131,8 +131,8 @@ func (c *Checker) releaseOp(a traces.Addr) {
 // release drops one reference to live object t. At 0 it dies (with
 // effects: its free becomes due), a struct first releasing its fields.
 func (c *Checker) release(t *thing) {
-	t.count--
-	if t.count > 0 {
+	t.x.count--
+	if t.x.count > 0 {
 		return
 	}
 	c.zero(t)
@@ -150,24 +150,24 @@ func (c *Checker) zero(t *thing) {
 		for _, f := range x.fields {
 			// A field whose count already reached 0 earlier in this cascade
 			// (a struct holding it twice) is as dead as one that died before.
-			if f.state != live || f.count == 0 {
+			if f.state() != live || f.x.count == 0 {
 				phrase := ", whose count already reached 0 in this release"
-				if f.state != live {
+				if f.state() != live {
 					phrase = f.deathPhrase()
 				}
 				c.report(traces.DoubleFree, f.addr(), f, c.opName()+": dying "+t.String()+
-					" releases its field "+f.String()+phrase, append(f.history(nil), t.made.related("struct allocated"))...)
+					" releases its field "+f.String()+phrase, append(f.history(nil), t.madeAt().related("struct allocated"))...)
 				continue
 			}
-			f.count--
-			if f.count == 0 {
+			f.x.count--
+			if f.x.count == 0 {
 				c.work = append(c.work, f)
 			}
 		}
 		x.fields = nil
 		x.zero = c.here
 		if c.effects {
-			t.state = due
+			t.died = dueMark
 			c.due = append(c.due, t)
 		} else {
 			c.kill(t, c.here)
@@ -196,7 +196,7 @@ func (c *Checker) unregister(a traces.Addr) {
 	if t == nil {
 		return
 	}
-	if t.records > 0 {
+	if t.x.records > 0 {
 		for i := len(c.scopes) - 1; i >= 0; i-- {
 			s := &c.scopes[i]
 			for j := len(s.recs) - 1; j >= 0; j-- {
@@ -204,13 +204,13 @@ func (c *Checker) unregister(a traces.Addr) {
 					copy(s.recs[j:], s.recs[j+1:])
 					s.recs[len(s.recs)-1] = record{}
 					s.recs = s.recs[:len(s.recs)-1]
-					t.records--
+					t.x.records--
 					return
 				}
 			}
 		}
 	}
-	c.misuse(a, t, t.String()+" has no scope record to remove", t.made.related("allocated"))
+	c.misuse(a, t, t.String()+" has no scope record to remove", t.madeAt().related("allocated"))
 }
 
 // paramRegister acquires the object and holds it under name, releasing the
@@ -221,7 +221,7 @@ func (c *Checker) paramRegister(name string, a traces.Addr) {
 	if t == nil {
 		return
 	}
-	t.count++
+	t.x.count++
 	old, had := c.params[name]
 	c.params[name] = param{t: t, made: c.here}
 	if had {
@@ -241,7 +241,7 @@ func (c *Checker) paramRelease(name string) {
 
 // releaseParam releases the object a parameter held.
 func (c *Checker) releaseParam(name string, p param) {
-	if p.t.state == live {
+	if p.t.state() == live {
 		c.release(p.t)
 		return
 	}

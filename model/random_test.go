@@ -71,23 +71,25 @@ func checkBooks(t *testing.T, c *Checker, where string) {
 	var bytes uint64
 	things := c.liveThings()
 	for i, th := range things {
-		if i > 0 && things[i-1].id >= th.id {
+		if i > 0 && things[i-1].id() >= th.id() {
 			t.Fatalf("%s: live things out of order", where)
 		}
-		if th.kind.counted() {
+		if th.kind().counted() {
 			bytes += th.size
 		}
-		if th.kind == kObject && th.state == live && th.count <= 0 {
-			t.Fatalf("%s: live %v has count %d", where, th, th.count)
+		if th.kind() == kObject && th.state() == live && th.x.count <= 0 {
+			t.Fatalf("%s: live %v has count %d", where, th, th.x.count)
 		}
 	}
 	if len(things) != c.nlive || bytes != c.liveBytes || c.liveBytes > c.peak {
 		t.Fatalf("%s: %d live things of %d bytes (peak %d), books say %d of %d", where, len(things), bytes, c.peak, c.nlive, c.liveBytes)
 	}
+	checkEntries(t, &c.heap, where)
+	checkEntries(t, &c.dev, where)
 	for _, s := range c.scopes {
 		for _, r := range s.recs {
-			if r.t.records <= 0 {
-				t.Fatalf("%s: a record of %v, whose record count is %d", where, r.t, r.t.records)
+			if r.t.x.records <= 0 {
+				t.Fatalf("%s: a record of %v, whose record count is %d", where, r.t, r.t.x.records)
 			}
 		}
 	}

@@ -14,8 +14,9 @@ func TestShadowAgainstScan(t *testing.T) {
 	for seed := range uint64(12) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		var sp shadow
-		sp.init()
+		sp.init(new(store))
 		var all []*thing
+		refs := map[*thing]ref{}
 		id := 0
 		disjoint := seed%2 == 0 // keep things apart, as a correct allocator does
 		hits := 0
@@ -40,23 +41,27 @@ func TestShadowAgainstScan(t *testing.T) {
 				if hi < lo {
 					hi = math.MaxUint64
 				}
-				th := &thing{lo: lo, hi: hi, id: id, kind: kind(rng.IntN(5))}
+				th, r := sp.store.add(kind(rng.IntN(5)))
+				th.lo, th.size = lo, hi-lo
+				th.setID(id)
 				if rng.IntN(3) == 0 {
-					th.state = dead
+					th.died = 1 // dead at event 0
 				}
 				meets := false
 				for _, o := range all {
-					meets = meets || o.lo < hi && lo < o.hi
+					meets = meets || o.lo < hi && lo < o.hi()
 				}
 				if meets && disjoint {
 					continue
 				}
 				sp.nested = sp.nested || meets
-				sp.insert(th)
+				sp.insert(th, r)
+				refs[th] = r
 				all = append(all, th)
 			case r < 7:
 				i := rng.IntN(len(all))
-				sp.remove(all[i])
+				o := all[i]
+				sp.remove(refs[o], o.lo, o.hi(), levelFor(o.hi()-o.lo))
 				all = slices.Delete(all, i, i+1)
 			default:
 				a := randAddr()
@@ -77,14 +82,17 @@ func TestShadowAgainstScan(t *testing.T) {
 				if hi < lo {
 					hi = math.MaxUint64
 				}
-				got := sp.overlapping(lo, hi, nil)
+				var got []*thing
+				for _, h := range sp.overlapping(lo, hi, nil) {
+					got = append(got, sp.store.at(h.ref))
+				}
 				var want []*thing
 				for _, o := range all {
-					if o.lo < hi && lo < o.hi {
+					if o.lo < hi && lo < o.hi() {
 						want = append(want, o)
 					}
 				}
-				byID := func(a, b *thing) int { return a.id - b.id }
+				byID := func(a, b *thing) int { return a.id() - b.id() }
 				slices.SortFunc(got, byID)
 				if !slices.Equal(got, want) {
 					t.Fatalf("seed %d: overlapping(%#x, %#x) = %d things, want %d", seed, lo, hi, len(got), len(want))
@@ -103,7 +111,7 @@ func TestShadowAgainstScan(t *testing.T) {
 func scanContaining(all []*thing, a uint64, mask kindMask) *thing {
 	var best *thing
 	for _, o := range all {
-		if o.lo <= a && a < o.hi && o.kind.mask()&mask != 0 && better(o, best, false) {
+		if o.lo <= a && a < o.hi() && o.kind().mask()&mask != 0 && better(o, best, false) {
 			best = o
 		}
 	}
@@ -113,7 +121,7 @@ func scanContaining(all []*thing, a uint64, mask kindMask) *thing {
 func scanStartingAt(all []*thing, a uint64, mask kindMask) *thing {
 	var best *thing
 	for _, o := range all {
-		if o.lo == a && o.kind.mask()&mask != 0 && better(o, best, true) {
+		if o.lo == a && o.kind().mask()&mask != 0 && better(o, best, true) {
 			best = o
 		}
 	}

@@ -59,8 +59,9 @@ const (
 	dead
 )
 
-// hist is one event of a thing's history, kept so that a violation can
-// quote it: where the thing was made, where it died.
+// hist is an event as a violation quotes it: its number, line and site.
+// Things keep their two (where made, where died) more compactly, as event
+// numbers and shared where records.
 type hist struct {
 	event int
 	line  int
@@ -83,31 +84,52 @@ func (h hist) related(what string) traces.Related {
 // thing is anything the trace made: a block, an object, an arena buffer, a
 // segment or a pool block. Things are numbered from 1 in the order made and
 // are kept by identity; the shadow memory maps addresses to them.
+//
+// A log of millions of blocks keeps most of them dead until their range is
+// reused, so a thing is kept to 64 bytes: what only some kinds need is in
+// x, the lines and sites of its two events are in shared records, id and
+// kind (fixed once made) share a word, and its state is told by died.
 type thing struct {
-	lo, hi  uint64 // the range owned: [addr, addr+max(size,1)), clamped at the top of the space
-	size    uint64 // bytes as declared
-	id      int
-	count   int   // objects: the reference count
-	records int32 // objects: scope records that name it
-	mark    uint32
-	kind    kind
-	state   state
-	level   uint8 // where the shadow keeps it
-	isSt    bool  // a struct (struct_init)
-	made    hist
-	died    hist
-	x       *extra // what only some kinds need
+	lo, size             uint64 // the range owned is span(lo, size)
+	idKind               uint64 // id<<3 | kind
+	made                 int    // the event that made it
+	died                 int    // 1 + the event that ended it; 0 while live, dueMark while due
+	madeWhere, diedWhere *where // the lines and sites of those events
+	x                    *extra // what only objects, arena buffers, segments and pool blocks need
 }
 
-// extra holds what only objects, arena buffers and pool blocks need, so
-// that a raw block (most of an mtrace log) stays small.
+// dueMark is thing.died while a thing is due. A live thing's died is 0,
+// so that a zero thing is live.
+const dueMark = -1
+
+func (t *thing) id() int      { return int(t.idKind >> 3) }
+func (t *thing) kind() kind   { return kind(t.idKind & 7) }
+func (t *thing) setID(id int) { t.idKind = uint64(id)<<3 | t.idKind&7 }
+
+// state tells t's state by its died.
+func (t *thing) state() state {
+	switch {
+	case t.died > 0:
+		return dead
+	case t.died == dueMark:
+		return due
+	}
+	return live
+}
+
+// extra holds what only objects, arena buffers, segments and pool blocks
+// need, so that a raw block (most of an mtrace log) stays small.
 type extra struct {
-	zero     hist     // effects: the call at which the count reached 0
-	fields   []*thing // a struct's fields, until it dies
-	tag      string   // alloc's kind
-	seg      *thing   // a pool block's segment
-	poolLive int      // a segment's live pool blocks
-	slot     int      // an arena buffer's slot
+	count    int    // objects: the reference count
+	records  int32  // objects: scope records that name it
+	mark     uint32 // objects: the end check's epoch when last reached
+	isStruct bool   // objects: made by struct_init
+	zero     hist   // effects: the call at which the count reached 0
+	fields   []*thing
+	tag      string // alloc's kind
+	seg      *thing // a pool block's segment
+	poolLive int    // a segment's live pool blocks
+	slot     int    // an arena buffer's slot
 }
 
 func (t *thing) ext() *extra {
@@ -117,57 +139,61 @@ func (t *thing) ext() *extra {
 	return t.x
 }
 
-// reset clears all but t's place in the shadow (range and level), keeping
-// its extra for reuse.
-func (t *thing) reset() {
-	x := t.x
-	*t = thing{lo: t.lo, hi: t.hi, level: t.level}
-	if x != nil {
-		*x = extra{zero: hist{event: -1}}
-		t.x = x
-	}
+func (t *thing) addr() traces.Addr { return traces.Addr(t.lo) }
+
+// hi is the end of the range t owns.
+func (t *thing) hi() uint64 {
+	_, hi := span(t.addr(), t.size)
+	return hi
 }
 
-func (t *thing) addr() traces.Addr { return traces.Addr(t.lo) }
+// madeAt and diedAt are the events that made t and ended it.
+func (t *thing) madeAt() hist {
+	return hist{event: t.made, line: t.madeWhere.line.line(t.made), site: t.madeWhere.site}
+}
+
+func (t *thing) diedAt() hist {
+	return hist{event: t.died - 1, line: t.diedWhere.line.line(t.died - 1), site: t.diedWhere.site}
+}
 
 // String describes t for messages: "object #4 (64 bytes, allocated at
 // event 2 a.tl:2)", with an arena buffer's slot and an object's kind when
 // it is not the default.
 func (t *thing) String() string {
-	noun := kindNouns[t.kind]
-	if t.isSt {
+	noun := kindNouns[t.kind()]
+	if t.x != nil && t.x.isStruct {
 		noun = "struct"
 	}
-	s := noun + " #" + strconv.Itoa(t.id) + " ("
+	s := noun + " #" + strconv.Itoa(t.id()) + " ("
 	switch {
-	case t.kind == kArena && t.x != nil:
+	case t.kind() == kArena && t.x != nil:
 		s += "slot " + strconv.Itoa(t.x.slot) + ", "
-	case t.kind == kObject && t.x != nil && t.x.tag != "" && t.x.tag != "tensor":
+	case t.kind() == kObject && t.x != nil && t.x.tag != "" && t.x.tag != "tensor":
 		s += "kind " + strconv.Quote(t.x.tag) + ", "
 	}
-	return s + strconv.FormatUint(t.size, 10) + " bytes, allocated at " + t.made.at() + ")"
+	return s + strconv.FormatUint(t.size, 10) + " bytes, allocated at " + t.madeAt().at() + ")"
 }
 
 // deathPhrase is ", which died at event 5 a.tl:3", for a thing no longer live.
 func (t *thing) deathPhrase() string {
-	if t.state == due {
+	if t.state() == due {
 		return ", whose count reached 0 at " + t.x.zero.at()
 	}
-	return ", which " + diedVerbs[t.kind] + " at " + t.died.at()
+	return ", which " + diedVerbs[t.kind()] + " at " + t.diedAt().at()
 }
 
 // history lists the events that explain t: where it was made and, if it is
 // no longer live, where it died.
 func (t *thing) history(dst []traces.Related) []traces.Related {
-	dst = append(dst, t.made.related("allocated"))
-	switch t.state {
+	dst = append(dst, t.madeAt().related("allocated"))
+	switch t.state() {
 	case due:
 		dst = append(dst, t.x.zero.related("count reached 0"))
 	case dead:
-		if t.kind == kObject && t.x != nil && t.x.zero.event >= 0 && t.x.zero.event != t.died.event {
+		if t.kind() == kObject && t.x != nil && t.x.zero.event >= 0 && t.x.zero.event != t.died-1 {
 			dst = append(dst, t.x.zero.related("count reached 0"))
 		}
-		dst = append(dst, t.died.related(diedWhats[t.kind]))
+		dst = append(dst, t.diedAt().related(diedWhats[t.kind()]))
 	}
 	return dst
 }

@@ -25,7 +25,7 @@ func objectID(t *thing) int {
 	if t == nil {
 		return 0
 	}
-	return t.id
+	return t.id()
 }
 
 func nonNil(rel []traces.Related) []traces.Related {
@@ -85,7 +85,7 @@ func (c *Checker) nowhere(a traces.Addr, mask kindMask, sp *shadow) {
 	default:
 		msg += "it is " + t.String() + ", not " + nounsOf(mask)
 	}
-	if t.state != live {
+	if t.state() != live {
 		msg += t.deathPhrase()
 	}
 	c.report(traces.InvalidAddress, a, t, msg, t.history(nil)...)

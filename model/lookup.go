@@ -1,0 +1,292 @@
+package model
+
+import mathbits "math/bits"
+
+// The shadow's queries: by start, by containment, by range.
+
+// better reports whether candidate c beats the best so far: a live (or
+// due) thing beats a dead one when preferLive, then the newest wins.
+func better(c, best *thing, preferLive bool) bool {
+	if best == nil {
+		return true
+	}
+	if preferLive && (c.state() == dead) != (best.state() == dead) {
+		return best.state() == dead
+	}
+	return c.id() > best.id()
+}
+
+// entryAt returns the first entry of the thing starting at a, and the
+// level it is kept at, when the shadow can tell without reading things:
+// while things do not nest, at most one starts there. It returns nil when
+// things nest, or when no thing of a level starts there (a huge one may).
+func (s *shadow) entryAt(a uint64) (*entry, uint8) {
+	if s.nested {
+		return nil, 0
+	}
+	for i := range s.levels {
+		lv := &s.levels[i]
+		if lv.n == 0 {
+			continue
+		}
+		it := lv.tab.cell(a >> lv.tab.shift)
+		for b := it.nextBucket(); b != nil; b = it.nextBucket() {
+			for j := range b {
+				if e := &b[j]; e.lo == a && e.meta != 0 {
+					return e, uint8(i)
+				}
+			}
+		}
+	}
+	return nil, 0
+}
+
+// reusable returns the first entry, and the level, of a dead thing that
+// an allocation of kind k over [lo, hi) can take the place of, or nil. A
+// heap allocator reuses freed chunks all the time, for blocks of about
+// their former size, so this is make's common case, and it is decided
+// here in a lookup or two instead of a range query: while things do not
+// nest, the things remembered are disjoint, so if a dead thing of the same
+// kind starts at lo, anything else the new range meets must start between
+// its end and hi. The new thing must also keep to the dead one's level and
+// cells.
+func (s *shadow) reusable(k kind, lo, hi uint64) (*entry, uint8) {
+	e, l := s.entryAt(lo)
+	if e == nil || e.kind() != k || levelFor(hi-lo) != l || !s.isDead(e) {
+		return nil, 0
+	}
+	end := e.hi()
+	if _, last := s.cells(l, lo, hi); last != (end-1)>>s.levels[l].tab.shift {
+		return nil, 0
+	}
+	if hi > end && s.startsIn(end, hi) {
+		return nil, 0
+	}
+	return e, l
+}
+
+// startsIn reports whether a thing may start in [lo, hi): it answers
+// false only when none does. It looks at one cell of each level, so it
+// answers true for a range across cells.
+func (s *shadow) startsIn(lo, hi uint64) bool {
+	for i := range s.levels {
+		lv := &s.levels[i]
+		if lv.n == 0 {
+			continue
+		}
+		k := lo >> lv.tab.shift
+		if (hi-1)>>lv.tab.shift != k {
+			return true
+		}
+		it := lv.tab.cell(k)
+		for b := it.nextBucket(); b != nil; b = it.nextBucket() {
+			for j := range b {
+				if e := &b[j]; lo <= e.lo && e.lo < hi && e.meta != 0 {
+					return true
+				}
+			}
+		}
+	}
+	for _, e := range s.huge {
+		if lo <= e.lo && e.lo < hi {
+			return true
+		}
+	}
+	return false
+}
+
+// containing returns the newest thing of a kind in mask whose range holds
+// a, live or dead: an access resolves to the innermost, most recent owner
+// (a dead arena buffer inside a live heap block is still a dead buffer).
+func (s *shadow) containing(a uint64, mask kindMask) *thing {
+	var best *thing
+	for i := range s.levels {
+		lv := &s.levels[i]
+		if lv.n == 0 {
+			continue
+		}
+		it := lv.tab.cell(a >> lv.tab.shift)
+		for b := it.nextBucket(); b != nil; b = it.nextBucket() {
+			for j := range b {
+				e := &b[j]
+				if e.meta == 0 {
+					break
+				}
+				if e.lo > a || a >= e.hi() {
+					continue
+				}
+				if !s.nested {
+					return s.pick(e, mask) // disjoint things: nothing else holds a
+				}
+				if e.kind().mask()&mask != 0 {
+					if t := s.store.at(e.ref()); better(t, best, false) {
+						best = t
+					}
+				}
+			}
+		}
+	}
+	for _, e := range s.huge {
+		if e.lo <= a && a < e.hi && e.t.kind().mask()&mask != 0 && better(e.t, best, false) {
+			best = e.t
+		}
+	}
+	return best
+}
+
+// pick returns e's thing if its kind is in mask, else nil.
+func (s *shadow) pick(e *entry, mask kindMask) *thing {
+	if e.kind().mask()&mask == 0 {
+		return nil
+	}
+	return s.store.at(e.ref())
+}
+
+// startingAt returns the thing of a kind in mask that starts at a: the
+// newest live one, else the newest dead one still remembered.
+func (s *shadow) startingAt(a uint64, mask kindMask) *thing {
+	var best *thing
+	if !s.nested {
+		if e, _ := s.entryAt(a); e != nil {
+			return s.pick(e, mask)
+		}
+	} else {
+		for i := range s.levels {
+			lv := &s.levels[i]
+			if lv.n == 0 {
+				continue
+			}
+			it := lv.tab.cell(a >> lv.tab.shift)
+			for b := it.nextBucket(); b != nil; b = it.nextBucket() {
+				for j := range b {
+					if e := &b[j]; e.lo == a && e.meta != 0 && e.kind().mask()&mask != 0 {
+						if t := s.store.at(e.ref()); better(t, best, true) {
+							best = t
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, e := range s.huge {
+		if e.lo == a && e.t.kind().mask()&mask != 0 && better(e.t, best, true) {
+			best = e.t
+		}
+	}
+	return best
+}
+
+// hit is a thing a range query found, with what its entry says of it.
+type hit struct {
+	ref    ref
+	lo, hi uint64
+	kind   kind
+	level  uint8
+	dead   bool
+}
+
+// sameCells reports whether the range [lo, hi) would be kept in the same
+// cells as h.
+func (s *shadow) sameCells(h *hit, lo, hi uint64) bool {
+	if h.level == nLevels || levelFor(hi-lo) != h.level {
+		return false
+	}
+	f, l := s.cells(h.level, h.lo, h.hi)
+	nf, nl := s.cells(h.level, lo, hi)
+	return f == nf && l == nl
+}
+
+// overlapping appends to out every thing whose range meets [lo, hi), each
+// once, and returns out.
+func (s *shadow) overlapping(lo, hi uint64, out []hit) []hit {
+	for i := range s.levels {
+		lv := &s.levels[i]
+		if lv.n == 0 {
+			continue
+		}
+		first, last := lo>>lv.tab.shift, (hi-1)>>lv.tab.shift
+		if last-first < 4 {
+			for k := first; ; k++ {
+				out = s.inCell(uint8(i), k, lo, hi, out)
+				if k == last {
+					break
+				}
+			}
+			continue
+		}
+		// Many cells: visit those in use, word by word of the occupancy
+		// bitmap, or by walking the bitmap if the range has more words.
+		if last/64-first/64 < uint64(len(lv.occupied)) {
+			for w := first / 64; ; w++ {
+				out = s.inWord(uint8(i), w, lv.occupied[w], lo, hi, first, last, out)
+				if w == last/64 {
+					break
+				}
+			}
+		} else {
+			for w, bits := range lv.occupied {
+				if first/64 <= w && w <= last/64 {
+					out = s.inWord(uint8(i), w, bits, lo, hi, first, last, out)
+				}
+			}
+		}
+	}
+	for _, e := range s.huge {
+		if e.lo < hi && lo < e.hi {
+			out = append(out, hit{e.r, e.lo, e.hi, e.t.kind(), nLevels, e.t.state() == dead})
+		}
+	}
+	return out
+}
+
+// inWord appends the things meeting [lo, hi) in the cells of occupancy
+// word w that lie within cells first..last of level l.
+func (s *shadow) inWord(l uint8, w, bits, lo, hi, first, last uint64, out []hit) []hit {
+	for bits != 0 {
+		k := w*64 + uint64(mathbits.TrailingZeros64(bits))
+		bits &= bits - 1
+		if first <= k && k <= last {
+			out = s.inCell(l, k, lo, hi, out)
+		}
+	}
+	return out
+}
+
+// inCell appends the things of cell k of level l that meet [lo, hi) and
+// whose first cell in common with the range is k, so that a thing entered
+// in several cells is reported once.
+func (s *shadow) inCell(l uint8, k, lo, hi uint64, out []hit) []hit {
+	tab := &s.levels[l].tab
+	it := tab.cell(k)
+	for b := it.nextBucket(); b != nil; b = it.nextBucket() {
+		for j := range b {
+			e := &b[j]
+			if e.meta == 0 {
+				break
+			}
+			if eh := e.hi(); e.lo < hi && lo < eh && max(lo, e.lo)>>tab.shift == k {
+				out = append(out, hit{e.ref(), e.lo, eh, e.kind(), l, s.isDead(e)})
+			}
+		}
+	}
+	return out
+}
+
+// live appends the things not dead to out, each once, in no order.
+func (s *shadow) live(out []*thing) []*thing {
+	for i := range s.levels {
+		for _, b := range s.levels[i].tab.buckets {
+			for _, e := range b {
+				if e.meta != 0 && e.part() == 0 && !s.isDead(&e) {
+					out = append(out, s.store.at(e.ref()))
+				}
+			}
+		}
+	}
+	for _, e := range s.huge {
+		if e.t.state() != dead {
+			out = append(out, e.t)
+		}
+	}
+	return out
+}
