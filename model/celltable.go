@@ -25,7 +25,7 @@ type bucket [bucketLen]entry
 
 const bucketLen = 4
 
-const minBuckets = 256
+const minBuckets = 32
 
 func (tb *cellTable) init(shift uint) {
 	*tb = cellTable{shift: shift, buckets: make([]bucket, minBuckets)}

@@ -41,16 +41,17 @@ type Checker struct {
 	epoch     uint32 // for marking reachable objects at end
 
 	// The event being stepped.
-	ev     *traces.Event
-	pos    traces.Pos
-	here   hist
-	hereW  *where // here's where record, once needed
-	call   hist   // the last event other than a free
-	callOp traces.Op
-	out    []traces.Violation
-	found  []hit    // what an allocation's range meets
-	hits   []*thing // the live things among them of its class
-	work   []*thing
+	ev       *traces.Event
+	pos      traces.Pos
+	here     hist
+	hereW    *where // here's where record, once needed
+	call     hist   // the last event other than a free
+	callOp   traces.Op
+	out      []traces.Violation
+	found    []hit    // what an allocation's range meets
+	hits     []*thing // the live things among them of its class
+	work     []*thing
+	stateBuf []*thing // State's scratch: the live objects, by id
 }
 
 // New returns a Checker for a trace with header h.

@@ -118,11 +118,21 @@ func (c *Checker) State() traces.State {
 		Scopes:  make([][]traces.Addr, len(c.scopes)),
 		Params:  make(map[string]traces.Addr, len(c.params)),
 	}
-	for _, t := range c.liveThings() {
-		if t.kind() == kObject && t.state() == live {
-			st.Objects[t.addr()] = t.x.count
+	// The store indexes every object the shadow remembers, so scanning it
+	// costs what is remembered, not the size of the shadow's tables.
+	// Objects sharing an address: the newer wins.
+	objs := c.stateBuf[:0]
+	for _, t := range c.store.objs {
+		if t != nil && t.state() == live {
+			objs = append(objs, t)
 		}
 	}
+	slices.SortFunc(objs, func(a, b *thing) int { return a.id() - b.id() })
+	for _, t := range objs {
+		st.Objects[t.addr()] = t.x.count
+	}
+	clear(objs)
+	c.stateBuf = objs[:0]
 	for i, s := range c.scopes {
 		recs := make([]traces.Addr, 0, len(s.recs))
 		for _, r := range s.recs {
