@@ -12,7 +12,8 @@ import (
 // benchResult is BenchmarkJSONL's figures, medians over its runs.
 type benchResult struct {
 	Decode, Replay float64 // events/s
-	Ratio          float64 // replay time / decode time
+	Ratio          float64 // replay time / decode time, on one goroutine: the CPU cost
+	Command        float64 // replay as the command runs it (reading ahead on a goroutine) / decode time
 	Raw            string  // the result lines, as go test printed them
 }
 
@@ -26,7 +27,7 @@ func benchJSONL(count int) (benchResult, error) {
 		return r, fmt.Errorf("go test -bench: %w", err)
 	}
 	line := regexp.MustCompile(`(?m)^BenchmarkJSONL\S*\s.*$`)
-	metric := regexp.MustCompile(`([0-9.e+]+) (decode-events/s|replay-events/s|replay/decode)`)
+	metric := regexp.MustCompile(`([0-9.e+]+) (decode-events/s|replay-events/s|replay/decode|command/decode)`)
 	values := map[string][]float64{}
 	var lines [][]byte
 	for _, l := range line.FindAll(out, -1) {
@@ -39,7 +40,7 @@ func benchJSONL(count int) (benchResult, error) {
 			values[string(m[2])] = append(values[string(m[2])], v)
 		}
 	}
-	for _, k := range []string{"decode-events/s", "replay-events/s", "replay/decode"} {
+	for _, k := range []string{"decode-events/s", "replay-events/s", "replay/decode", "command/decode"} {
 		if len(values[k]) != len(lines) || len(lines) == 0 {
 			return r, fmt.Errorf("no %s in every benchmark line:\n%s", k, out)
 		}
@@ -47,6 +48,7 @@ func benchJSONL(count int) (benchResult, error) {
 	r.Decode = median(values["decode-events/s"])
 	r.Replay = median(values["replay-events/s"])
 	r.Ratio = median(values["replay/decode"])
+	r.Command = median(values["command/decode"])
 	r.Raw = string(bytes.Join(lines, []byte("\n")))
 	return r, nil
 }
