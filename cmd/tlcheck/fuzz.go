@@ -2,19 +2,16 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/properties"
 )
 
@@ -94,7 +91,7 @@ func runFuzz(e *env, args []string) int {
 		label = opts.fault
 	}
 	base := "tlcheck-" + label + "-seed" + strconv.FormatUint(opts.seed, 10)
-	path, err := writeNewFile(opts.out, base, ".jsonl", trace.Bytes())
+	path, err := atomicfile.CreateNew(opts.out, base, ".jsonl", trace.Bytes())
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: writing the trace: %v\n", err)
 		return exitInput
@@ -160,42 +157,6 @@ func faultNames() string {
 		fmt.Fprintf(&b, "  %s\n", f.Name)
 	}
 	return b.String()
-}
-
-// writeNewFile writes data to a file named base+ext in dir, or base-2+ext,
-// base-3+ext... if that exists: atomically (a temporary file, then a hard
-// link to the final name, which fails rather than replace a file) and never
-// over an existing file. It returns the path written.
-func writeNewFile(dir, base, ext string, data []byte) (string, error) {
-	tmp, err := os.CreateTemp(dir, "."+base+"-*.tmp")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return "", err
-	}
-	for i := 1; ; i++ {
-		name := base + ext
-		if i > 1 {
-			name = base + "-" + strconv.Itoa(i) + ext
-		}
-		path := filepath.Join(dir, name)
-		err := os.Link(tmp.Name(), path)
-		if err == nil {
-			return path, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return "", err
-		}
-	}
 }
 
 // shellQuote quotes a path for a command line a user can paste, when it

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/properties"
 )
 
@@ -87,7 +88,7 @@ func runSelftest(e *env, args []string) int {
 		writeSelftestTable(e.stdout, results, control)
 	}
 	if opts.report != "" {
-		if err := writeFileAtomic(opts.report, selftestMarkdown(results, control, opts)); err != nil {
+		if err := atomicfile.Replace(opts.report, selftestMarkdown(results, control, opts)); err != nil {
 			fmt.Fprintf(e.stderr, "tlcheck selftest: writing the report: %v\n", err)
 			return exitInput
 		}
@@ -250,26 +251,4 @@ func selftestMarkdown(results []huntResult, control huntResult, opts selftestOpt
 	fmt.Fprintf(&b, "\n%s.\n\n", summary(results, control))
 	fmt.Fprintf(&b, "Measured on %s/%s, %d CPUs, %s.\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	return b.Bytes()
-}
-
-// writeFileAtomic replaces path with data atomically: a temporary file in
-// the same directory, then a rename over path, so that a reader sees the
-// old report or the new one, never half of one.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -23,6 +23,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/tlcheck/tlcheck/internal/atomicfile"
 )
 
 func main() {
@@ -110,7 +112,7 @@ func generate(out string, iterations, runs, benchCount int, keep bool) error {
 	}
 
 	step("writing %s", out)
-	return writeAtomic(out, render(f))
+	return atomicfile.Replace(out, render(f))
 }
 
 func step(format string, args ...any) {
