@@ -2,10 +2,12 @@ module github.com/tlcheck/tlcheck
 
 go 1.26
 
+// Test and comparison machinery only; nothing here is on the replay path.
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/leanovate/gopter v0.2.11 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
-	golang.org/x/text v0.14.0 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
+	github.com/google/go-cmp v0.7.0 // readable diffs of runtime vs model state
+	github.com/leanovate/gopter v0.2.11 // a second, independent property engine (commands)
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // offline JSON Schema 2020-12 checks of shipped traces
+	pgregory.net/rapid v1.3.0 // state-machine property tests with shrinking
 )
+
+require golang.org/x/text v0.14.0 // indirect
