@@ -31,8 +31,11 @@ func prefetch(src traces.Source) (p *prefetcher, stop func()) {
 }
 
 const (
-	batchSize = 2048 // events handed over at once: measured on a 4M-line mtrace log, 512 left the two goroutines waiting on each other (0.55 s against 0.48 s)
-	nBatches  = 4   // batches in rotation: how far reading may run ahead
+	// batchSize is how many events are handed over at once. On a 4M-line
+	// mtrace log, 512 left the two goroutines waiting on each other
+	// (0.55 s against 0.48 s for 2048); larger gained nothing.
+	batchSize = 2048
+	nBatches  = 4 // batches in rotation: how far reading may run ahead
 )
 
 // batch is a run of events read in a row, with their positions; err is
