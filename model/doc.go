@@ -29,6 +29,10 @@
 //
 // # Rules where the contract is silent
 //
+// traces/FORMAT.md ("Decisions") states the same rules for those who write
+// traces; a change to one is a change to both, and the corpus under
+// traces/testdata/corpus pins them.
+//
 // Addresses.
 //   - An op that names a thing (free, release, dev_free, ...) names the one
 //     that starts at its address, of the kinds the op applies to: the
