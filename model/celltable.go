@@ -60,9 +60,10 @@ type cellIter struct {
 
 func (tb *cellTable) cell(k uint64) cellIter { return cellIter{tb: tb, k: k, i: tb.home(k)} }
 
-// nextBucket returns the cell's next bucket, or nil after the last. Its
-// common case, the bucket where the walk stands, is small enough to be
-// inlined; seek does the rest.
+// nextBucket returns the cell's next bucket, or nil after the last; seek
+// does the walk past other cells' buckets. The hot paths (startAt,
+// startsIn, seekCell) write the walk out instead, since nextBucket is too
+// big for the compiler to inline.
 func (it *cellIter) nextBucket() *bucket {
 	if it.done {
 		return nil
@@ -106,6 +107,89 @@ func (it *cellIter) seek() *bucket {
 	}
 }
 
+// seekCell returns the first bucket of cell k at or after bucket i (i may
+// be len(buckets): the first), walking past buckets of cells homed no
+// later than k's, or -1 where k has no bucket further on. It is
+// nextBucket's walk for loops that keep their place as an index.
+func (tb *cellTable) seekCell(k uint64, i int) int {
+	bs := tb.buckets
+	if i == len(bs) {
+		i = 0
+	}
+	for d := tb.dist(i, k); ; d++ {
+		b := &bs[i]
+		if b[0].meta == 0 {
+			return -1
+		}
+		if bk := tb.cellOf(&b[0]); bk == k {
+			return i
+		} else if tb.dist(i, bk) < d {
+			return -1 // homed after k's home: k has no bucket further on
+		}
+		if i++; i == len(bs) {
+			i = 0
+		}
+	}
+}
+
+// startAt returns cell k's entry of a thing that starts at a, or nil: the
+// first it finds, which is the only one while things do not nest. It is
+// the walk of nextBucket written out as one loop, since it is on the path
+// of every free and malloc.
+func (tb *cellTable) startAt(k, a uint64) *entry {
+	bs := tb.buckets
+	i := tb.home(k)
+	for d := 0; ; d++ {
+		b := &bs[i]
+		if b[0].meta == 0 {
+			return nil
+		}
+		if bk := tb.cellOf(&b[0]); bk == k {
+			for j := range b {
+				if e := &b[j]; e.lo == a && e.meta != 0 {
+					return e
+				}
+			}
+			if b[bucketLen-1].meta == 0 {
+				return nil // the cell's last bucket
+			}
+		} else if tb.dist(i, bk) < d {
+			return nil // homed after k's home: k has no bucket further on
+		}
+		if i++; i == len(bs) {
+			i = 0
+		}
+	}
+}
+
+// startsIn reports whether cell k has an entry of a thing that starts in
+// [lo, hi), walking as startAt does.
+func (tb *cellTable) startsIn(k, lo, hi uint64) bool {
+	bs := tb.buckets
+	i := tb.home(k)
+	for d := 0; ; d++ {
+		b := &bs[i]
+		if b[0].meta == 0 {
+			return false
+		}
+		if bk := tb.cellOf(&b[0]); bk == k {
+			for j := range b {
+				if e := &b[j]; lo <= e.lo && e.lo < hi && e.meta != 0 {
+					return true
+				}
+			}
+			if b[bucketLen-1].meta == 0 {
+				return false
+			}
+		} else if tb.dist(i, bk) < d {
+			return false
+		}
+		if i++; i == len(bs) {
+			i = 0
+		}
+	}
+}
+
 // has reports whether cell k has an entry.
 func (tb *cellTable) has(k uint64) bool {
 	it := tb.cell(k)
@@ -126,7 +210,10 @@ func (tb *cellTable) add(e entry) (first bool) {
 			}
 		}
 	}
-	if (tb.used+1)*8 > len(tb.buckets)*7 {
+	// At most three quarters full: past that, the runs a lookup walks to
+	// find a cell, or to learn that it has no bucket, grow fast, and most
+	// of a malloc or free is such a walk.
+	if (tb.used+1)*4 > len(tb.buckets)*3 {
 		tb.resize(len(tb.buckets) * 5 / 4)
 	}
 	tb.place(bucket{e})
@@ -185,13 +272,16 @@ func (tb *cellTable) remove(k uint64, r ref) bool {
 	var hole *entry
 	var last *bucket // the cell's last bucket
 	lastAt := 0      // and where it is
-	it := tb.cell(k)
-	for b := it.nextBucket(); b != nil; b = it.nextBucket() {
-		last, lastAt = b, it.i-1
+	for i := tb.seekCell(k, tb.home(k)); i >= 0; i = tb.seekCell(k, i+1) {
+		b := &tb.buckets[i]
+		last, lastAt = b, i
 		for j := range b {
 			if b[j].ref() == r {
 				hole = &b[j]
 			}
+		}
+		if b[bucketLen-1].meta == 0 {
+			break
 		}
 	}
 	if hole == nil {

@@ -29,13 +29,8 @@ func (s *shadow) entryAt(a uint64) (*entry, uint8) {
 		if lv.n == 0 {
 			continue
 		}
-		it := lv.tab.cell(a >> lv.tab.shift)
-		for b := it.nextBucket(); b != nil; b = it.nextBucket() {
-			for j := range b {
-				if e := &b[j]; e.lo == a && e.meta != 0 {
-					return e, uint8(i)
-				}
-			}
+		if e := lv.tab.startAt(a>>lv.tab.shift, a); e != nil {
+			return e, uint8(i)
 		}
 	}
 	return nil, 0
@@ -78,13 +73,8 @@ func (s *shadow) startsIn(lo, hi uint64) bool {
 		if (hi-1)>>lv.tab.shift != k {
 			return true
 		}
-		it := lv.tab.cell(k)
-		for b := it.nextBucket(); b != nil; b = it.nextBucket() {
-			for j := range b {
-				if e := &b[j]; lo <= e.lo && e.lo < hi && e.meta != 0 {
-					return true
-				}
-			}
+		if lv.tab.startsIn(k, lo, hi) {
+			return true
 		}
 	}
 	for _, e := range s.huge {
@@ -257,12 +247,12 @@ func (s *shadow) inWord(l uint8, w, bits, lo, hi, first, last uint64, out []hit)
 // in several cells is reported once.
 func (s *shadow) inCell(l uint8, k, lo, hi uint64, out []hit) []hit {
 	tab := &s.levels[l].tab
-	it := tab.cell(k)
-	for b := it.nextBucket(); b != nil; b = it.nextBucket() {
+	for i := tab.seekCell(k, tab.home(k)); i >= 0; i = tab.seekCell(k, i+1) {
+		b := &tab.buckets[i]
 		for j := range b {
 			e := &b[j]
 			if e.meta == 0 {
-				break
+				return out // the cell's last bucket
 			}
 			if eh := e.hi(); e.lo < hi && lo < eh && max(lo, e.lo)>>tab.shift == k {
 				out = append(out, hit{e.ref(), e.lo, eh, e.kind(), l, s.isDead(e)})

@@ -54,6 +54,13 @@ func (wt *whereTable) of(h hist) *where {
 	if p := wt.front[i]; p != nil && *p == w { // sites from one reader share their bytes: a pointer compare
 		return p
 	}
+	// The front is two-way: a record pushed out of its slot by another of
+	// the same hash moves to the slot's twin, so two hot sites that collide
+	// do not keep sending each other to the map.
+	if p := wt.front[i^1]; p != nil && *p == w {
+		wt.front[i^1], wt.front[i] = wt.front[i], p
+		return p
+	}
 	p := wt.all[w]
 	if p == nil {
 		if wt.all == nil || len(wt.all) >= maxWheres {
@@ -63,7 +70,7 @@ func (wt *whereTable) of(h hist) *where {
 		*p = w
 		wt.all[w] = p
 	}
-	wt.front[i] = p
+	wt.front[i^1], wt.front[i] = wt.front[i], p
 	return p
 }
 
@@ -71,7 +78,8 @@ func (wt *whereTable) of(h hist) *where {
 // site's length and last eight bytes (where a caller's address is).
 func (w *where) hash() uint64 {
 	h := (uint64(w.line)*0x9E3779B97F4A7C15 ^ tail(w.site)) * 0xBF58476D1CE4E5B9
-	return h ^ h>>29
+	return h >> 32 // a product's high bits depend on all of its operand's bits
+
 }
 
 // tail returns s's length and last bytes, up to eight, as one number.
