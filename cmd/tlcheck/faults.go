@@ -32,13 +32,10 @@ func runFaults(e *env, args []string) int {
 	fs := flag.NewFlagSet("faults", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "")
-	if err := fs.Parse(args); err == flag.ErrHelp {
-		fmt.Fprint(e.stderr, faultsUsage)
-		return exitClean
-	} else if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck faults: %v\n\n%s", err, faultsUsage)
-		return exitInput
-	} else if fs.NArg() > 0 {
+	if code, ok := badFlags(e, "faults", faultsUsage, fs.Parse(args)); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
 		fmt.Fprintf(e.stderr, "tlcheck faults: unexpected argument %q\n\n%s", fs.Arg(0), faultsUsage)
 		return exitInput
 	}

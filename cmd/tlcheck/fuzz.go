@@ -45,13 +45,8 @@ type fuzzOptions struct {
 
 func runFuzz(e *env, args []string) int {
 	opts, err := parseFuzzArgs(args)
-	if err == flag.ErrHelp {
-		fmt.Fprint(e.stderr, fuzzUsage)
-		return exitClean
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n\n%s", err, fuzzUsage)
-		return exitInput
+	if code, ok := badFlags(e, "fuzz", fuzzUsage, err); !ok {
+		return code
 	}
 	cfg := impl.Config{}
 	if opts.fault != "" {

@@ -27,6 +27,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -130,4 +131,20 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// badFlags turns a subcommand's flag-parsing error into its exit: -h prints
+// the usage and succeeds, anything else prints the error and the usage and
+// is bad usage. ok is true when err is nil and the command should go on.
+func badFlags(e *env, name, usage string, err error) (code int, ok bool) {
+	switch {
+	case err == nil:
+		return exitClean, true
+	case err == flag.ErrHelp:
+		fmt.Fprint(e.stderr, usage)
+		return exitClean, false
+	default:
+		fmt.Fprintf(e.stderr, "tlcheck %s: %v\n\n%s", name, err, usage)
+		return exitInput, false
+	}
 }

@@ -39,13 +39,8 @@ type replayOptions struct {
 
 func runReplay(e *env, args []string) int {
 	opts, files, err := parseReplayArgs(args)
-	if err == flag.ErrHelp {
-		fmt.Fprint(e.stderr, replayUsage)
-		return exitClean
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck replay: %v\n\n%s", err, replayUsage)
-		return exitInput
+	if code, ok := badFlags(e, "replay", replayUsage, err); !ok {
+		return code
 	}
 
 	out := bufio.NewWriterSize(e.stdout, 64<<10)

@@ -64,13 +64,8 @@ type selftestOptions struct {
 
 func runSelftest(e *env, args []string) int {
 	opts, err := parseSelftestArgs(args)
-	if err == flag.ErrHelp {
-		fmt.Fprint(e.stderr, selftestUsage)
-		return exitClean
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck selftest: %v\n\n%s", err, selftestUsage)
-		return exitInput
+	if code, ok := badFlags(e, "selftest", selftestUsage, err); !ok {
+		return code
 	}
 
 	var results []huntResult
