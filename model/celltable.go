@@ -17,7 +17,21 @@ type cellTable struct {
 	entries int  // entries in them
 	cells   int  // distinct cells
 	shift   uint // log2 of the level's cell width
+	// sieve counts the cells whose home hashes to each of its slots, so
+	// that while the table is sparse a lookup of a cell it lacks ends
+	// without a walk: a level that holds few things, as the upper ones
+	// mostly do, is looked at by every allocation that misses the lower.
+	sieve [sieveLen]uint16
 }
+
+const sieveLen = 1 << 12
+
+// absent reports whether cell k surely has no entry.
+func (tb *cellTable) absent(k uint64) bool {
+	return tb.cells < sieveLen/4 && tb.sieve[sieveSlot(k)] == 0
+}
+
+func sieveSlot(k uint64) uint64 { return k * 0x9E3779B97F4A7C15 >> 52 }
 
 // bucket holds up to four entries of one cell, packed from the front; it
 // is empty when its first entry is.
@@ -28,7 +42,8 @@ const bucketLen = 4
 const minBuckets = 32
 
 func (tb *cellTable) init(shift uint) {
-	*tb = cellTable{shift: shift, buckets: make([]bucket, minBuckets)}
+	tb.buckets, tb.used, tb.entries, tb.cells, tb.shift = make([]bucket, minBuckets), 0, 0, 0, shift
+	clear(tb.sieve[:])
 }
 
 // cellOf is the cell whose entry e is.
@@ -58,7 +73,9 @@ type cellIter struct {
 	done bool // the last bucket returned had room: it was the cell's last
 }
 
-func (tb *cellTable) cell(k uint64) cellIter { return cellIter{tb: tb, k: k, i: tb.home(k)} }
+func (tb *cellTable) cell(k uint64) cellIter {
+	return cellIter{tb: tb, k: k, i: tb.home(k), done: tb.absent(k)}
+}
 
 // nextBucket returns the cell's next bucket, or nil after the last; seek
 // does the walk past other cells' buckets. The hot paths (startAt,
@@ -132,11 +149,22 @@ func (tb *cellTable) seekCell(k uint64, i int) int {
 	}
 }
 
+// firstBucket returns the index of cell k's first bucket, or -1.
+func (tb *cellTable) firstBucket(k uint64) int {
+	if tb.absent(k) {
+		return -1
+	}
+	return tb.seekCell(k, tb.home(k))
+}
+
 // startAt returns cell k's entry of a thing that starts at a, or nil: the
 // first it finds, which is the only one while things do not nest. It is
 // the walk of nextBucket written out as one loop, since it is on the path
 // of every free and malloc.
 func (tb *cellTable) startAt(k, a uint64) *entry {
+	if tb.absent(k) {
+		return nil
+	}
 	bs := tb.buckets
 	i := tb.home(k)
 	for d := 0; ; d++ {
@@ -165,6 +193,9 @@ func (tb *cellTable) startAt(k, a uint64) *entry {
 // startsIn reports whether cell k has an entry of a thing that starts in
 // [lo, hi), walking as startAt does.
 func (tb *cellTable) startsIn(k, lo, hi uint64) bool {
+	if tb.absent(k) {
+		return false
+	}
 	bs := tb.buckets
 	i := tb.home(k)
 	for d := 0; ; d++ {
@@ -220,6 +251,9 @@ func (tb *cellTable) add(e entry) (first bool) {
 	tb.used++
 	if first {
 		tb.cells++
+		if s := &tb.sieve[sieveSlot(tb.cellOf(&e))]; *s < 1<<16-1 {
+			*s++ // a count that reaches the top stays there: its slot is never empty again
+		}
 	}
 	return first
 }
@@ -272,7 +306,7 @@ func (tb *cellTable) remove(k uint64, r ref) bool {
 	var hole *entry
 	var last *bucket // the cell's last bucket
 	lastAt := 0      // and where it is
-	for i := tb.seekCell(k, tb.home(k)); i >= 0; i = tb.seekCell(k, i+1) {
+	for i := tb.firstBucket(k); i >= 0; i = tb.seekCell(k, i+1) {
 		b := &tb.buckets[i]
 		last, lastAt = b, i
 		for j := range b {
@@ -299,6 +333,9 @@ func (tb *cellTable) remove(k uint64, r ref) bool {
 	tb.drop(lastAt)
 	if !tb.has(k) {
 		tb.cells--
+		if s := &tb.sieve[sieveSlot(k)]; *s < 1<<16-1 {
+			*s--
+		}
 		return false
 	}
 	return true

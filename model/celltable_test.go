@@ -50,6 +50,7 @@ func TestCellTableAgainstMap(t *testing.T) {
 		}
 		if step%500 == 0 {
 			checkLayout(t, &tb, step)
+			checkSieve(t, &tb, want, step)
 		}
 		if step%2000 == 0 {
 			for k, refs := range want {
@@ -71,6 +72,24 @@ func TestCellTableAgainstMap(t *testing.T) {
 	}
 	if len(tb.buckets) < minBuckets || len(tb.buckets) > 8*max(entries, minBuckets) {
 		t.Errorf("%d buckets for %d entries", len(tb.buckets), entries)
+	}
+}
+
+// checkSieve holds the sieve to the cells: its counts add up to them, and
+// no cell with entries is said to be absent.
+func checkSieve(t *testing.T, tb *cellTable, want map[uint64][]ref, step int) {
+	t.Helper()
+	n := 0
+	for _, c := range tb.sieve {
+		n += int(c)
+	}
+	if n != tb.cells {
+		t.Fatalf("step %d: the sieve counts %d cells, the table holds %d", step, n, tb.cells)
+	}
+	for k := range want {
+		if tb.absent(k) {
+			t.Fatalf("step %d: cell %d has entries but is said to be absent", step, k)
+		}
 	}
 }
 

@@ -169,16 +169,16 @@ func (c *Checker) Report() traces.Report {
 func Replay(src traces.Source) (traces.Report, error) {
 	c := New(src.Header())
 	violations := []traces.Violation{}
-	var ev traces.Event
+	next := lend(src)
 	for {
-		err := src.Next(&ev)
+		ev, err := next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return traces.Report{}, err
 		}
-		vs, err := c.Step(&ev, src.Pos())
+		vs, err := c.Step(ev, src.Pos())
 		if err != nil {
 			return traces.Report{}, err
 		}
@@ -190,6 +190,21 @@ func Replay(src traces.Source) (traces.Report, error) {
 	r := c.Report()
 	r.Violations = violations
 	return r, nil
+}
+
+// lend returns src's Lend, or for a Source without one a function that
+// reads each event into the same buffer.
+func lend(src traces.Source) func() (*traces.Event, error) {
+	if l, ok := src.(traces.Lender); ok {
+		return l.Lend
+	}
+	var ev traces.Event
+	return func() (*traces.Event, error) {
+		if err := src.Next(&ev); err != nil {
+			return nil, err
+		}
+		return &ev, nil
+	}
 }
 
 // inputError is an event the model cannot take as input.

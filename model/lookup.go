@@ -247,7 +247,7 @@ func (s *shadow) inWord(l uint8, w, bits, lo, hi, first, last uint64, out []hit)
 // in several cells is reported once.
 func (s *shadow) inCell(l uint8, k, lo, hi uint64, out []hit) []hit {
 	tab := &s.levels[l].tab
-	for i := tab.seekCell(k, tab.home(k)); i >= 0; i = tab.seekCell(k, i+1) {
+	for i := tab.firstBucket(k); i >= 0; i = tab.seekCell(k, i+1) {
 		b := &tab.buckets[i]
 		for j := range b {
 			e := &b[j]

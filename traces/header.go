@@ -28,3 +28,15 @@ type Source interface {
 	// Pos returns the position of the event last returned by Next.
 	Pos() Pos
 }
+
+// A Lender is a Source that can lend its next event in place instead of
+// copying it into the caller's: a reader that reads ahead on another
+// goroutine holds batches of events, and copying each one out costs about
+// as much as checking it. Consumers such as model.Replay use Lend when a
+// Source has it, as io.Copy uses WriterTo.
+type Lender interface {
+	Source
+	// Lend returns the next event, valid (and not to be modified) until
+	// the following call, or the error Next would return.
+	Lend() (*Event, error)
+}

@@ -114,20 +114,31 @@ func (p *prefetcher) Pos() traces.Pos { return p.pos }
 // Next copies the next event into ev. Slices in ev stay valid until the
 // following call, as traces.Source promises and no longer.
 func (p *prefetcher) Next(ev *traces.Event) error {
+	e, err := p.Lend()
+	if err != nil {
+		return err
+	}
+	*ev = *e
+	return nil
+}
+
+// Lend returns the next event where it lies in its batch: the model reads
+// it there, sparing a copy of every event across cores.
+func (p *prefetcher) Lend() (*traces.Event, error) {
 	for p.cur == nil || p.i == p.cur.n {
 		if p.cur != nil {
 			if rp := p.cur.panic; rp != nil {
 				panic(fmt.Sprintf("reading the trace: %v\n%s", rp.value, rp.stack))
 			}
 			if p.cur.err != nil {
-				return p.cur.err // the end, or the error that ended reading: for good
+				return nil, p.cur.err // the end, or the error that ended reading: for good
 			}
 			p.free <- p.cur // never blocks: there are nBatches slots
 		}
 		p.cur, p.i = <-p.full, 0
 	}
-	*ev = p.cur.evs[p.i]
+	ev := &p.cur.evs[p.i]
 	p.pos = p.cur.pos[p.i]
 	p.i++
-	return nil
+	return ev, nil
 }

@@ -49,6 +49,19 @@ func drain(t *testing.T, src traces.Source) ([]step, error) {
 	}
 }
 
+// lent drains src through Lend.
+func lent(t *testing.T, src traces.Lender) ([]step, error) {
+	t.Helper()
+	var steps []step
+	for {
+		ev, err := src.Lend()
+		if err != nil {
+			return steps, err
+		}
+		steps = append(steps, step{ev.Addr, append([]traces.Addr(nil), ev.Fields...), src.Pos()})
+	}
+}
+
 func TestPrefetchYieldsTheSource(t *testing.T) {
 	bad := &traces.Error{Line: 9, Event: 7, Field: "addr", Err: errors.New("bad")}
 	for _, tt := range []struct {
@@ -70,6 +83,15 @@ func TestPrefetchYieldsTheSource(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("n=%d: events (-source +prefetch):\n%s", tt.n, diff)
+		}
+		lp, stopLent := prefetch(&script{n: tt.n, err: tt.err})
+		got, err = lent(t, lp)
+		stopLent()
+		if err != wantErr {
+			t.Errorf("n=%d: Lend's error %v, want %v", tt.n, err, wantErr)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("n=%d: events (-source +lent):\n%s", tt.n, diff)
 		}
 		if err := p.Next(new(traces.Event)); err != wantErr {
 			t.Errorf("n=%d: after the end, Next = %v, want %v again", tt.n, err, wantErr)
