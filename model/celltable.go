@@ -4,9 +4,10 @@ import "math/bits"
 
 // cellTable holds one shadow level's entries, a thing's entry in each cell
 // it touches, hashed by cell number. Entries of a cell are kept in buckets
-// of four, a cache line each; a cell with more has several buckets, all
-// full but the last, so a walk ends at the first bucket with room (most
-// cells have one bucket, and a lookup reads one cache line). The table is
+// of eight, two cache lines each; a cell with more has several buckets,
+// all full but the last, so a walk ends at the first bucket with room
+// (most cells have one bucket: a heap of small blocks puts four or five in
+// a level-0 cell, and buckets of four made most walks visit two). The table is
 // open addressing with Robin Hood ordering: along the table, buckets are
 // sorted by their home, so a cell's buckets lie together and a lookup
 // stops at the first bucket homed after the cell's. Its size is not bound
@@ -33,11 +34,11 @@ func (tb *cellTable) absent(k uint64) bool {
 
 func sieveSlot(k uint64) uint64 { return k * 0x9E3779B97F4A7C15 >> 52 }
 
-// bucket holds up to four entries of one cell, packed from the front; it
+// bucket holds up to eight entries of one cell, packed from the front; it
 // is empty when its first entry is.
 type bucket [bucketLen]entry
 
-const bucketLen = 4
+const bucketLen = 8
 
 const minBuckets = 32
 

@@ -1,5 +1,7 @@
 package model
 
+import "unsafe"
+
 // where says on which line and at which site an event was, in a form
 // that repeats from event to event (see lineCode), so that the things made
 // and killed at a site share one record instead of each carrying a line
@@ -48,19 +50,26 @@ const (
 )
 
 // of returns the record of an event at h.
+//
+// The front is hashed on where the site's bytes lie, not on what they say:
+// the trace readers intern sites, so the events of one site share one
+// string, and a lookup neither reads the site nor compares two strings. A
+// site whose bytes lie elsewhere (not interned, or interned afresh) is
+// still found, by value, in the map.
 func (wt *whereTable) of(h hist) *where {
-	w := where{codeLine(h), h.site}
-	i := w.hash() & (whereFront - 1)
-	if p := wt.front[i]; p != nil && *p == w { // sites from one reader share their bytes: a pointer compare
+	line := codeLine(h)
+	i := whereHash(line, h.site) & (whereFront - 1)
+	if p := wt.front[i]; p != nil && p.is(line, h.site) {
 		return p
 	}
 	// The front is two-way: a record pushed out of its slot by another of
 	// the same hash moves to the slot's twin, so two hot sites that collide
 	// do not keep sending each other to the map.
-	if p := wt.front[i^1]; p != nil && *p == w {
+	if p := wt.front[i^1]; p != nil && p.is(line, h.site) {
 		wt.front[i^1], wt.front[i] = wt.front[i], p
 		return p
 	}
+	w := where{line, h.site}
 	p := wt.all[w]
 	if p == nil {
 		if wt.all == nil || len(wt.all) >= maxWheres {
@@ -74,25 +83,15 @@ func (wt *whereTable) of(h hist) *where {
 	return p
 }
 
-// hash mixes what tells where records apart cheaply: the line code and the
-// site's length and last eight bytes (where a caller's address is).
-func (w *where) hash() uint64 {
-	h := (uint64(w.line)*0x9E3779B97F4A7C15 ^ tail(w.site)) * 0xBF58476D1CE4E5B9
-	return h >> 32 // a product's high bits depend on all of its operand's bits
-
+// is reports whether w is the record of line code line at site. Interned
+// sites are told apart by where their bytes lie; others are compared.
+func (w *where) is(line lineCode, site string) bool {
+	return w.line == line && len(w.site) == len(site) &&
+		(unsafe.StringData(w.site) == unsafe.StringData(site) || w.site == site)
 }
 
-// tail returns s's length and last bytes, up to eight, as one number.
-func tail(s string) uint64 {
-	n := len(s)
-	if n < 8 {
-		v := uint64(n)
-		for i := range n {
-			v = v<<8 | uint64(s[i])
-		}
-		return v
-	}
-	b := s[n-8:] // the compiler reads these eight bytes at once
-	return uint64(n) ^ (uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56)
+// whereHash mixes the line code and where the site's bytes lie.
+func whereHash(line lineCode, site string) uint64 {
+	h := (uint64(line)*0x9E3779B97F4A7C15 ^ uint64(uintptr(unsafe.Pointer(unsafe.StringData(site))))) * 0xBF58476D1CE4E5B9
+	return h >> 32 // a product's high bits depend on all of its operand's bits
 }
