@@ -40,6 +40,57 @@ type bucket [bucketLen]entry
 
 const bucketLen = 8
 
+// The scans of a bucket below compute their answer without a branch per
+// entry: where in a bucket an entry lies, and how many a bucket holds, is
+// anyone's guess, and a loop that stopped there would be mispredicted on
+// most calls. Each runs over the whole bucket instead, which costs less.
+
+// isZero returns 1 if x is 0, else 0.
+func isZero(x uint64) uint64 { return (x|-x)>>63 ^ 1 }
+
+// used returns how many entries b holds.
+func (b *bucket) used() int {
+	var n uint64
+	for j := range b {
+		n += isZero(b[j].meta) ^ 1
+	}
+	return int(n)
+}
+
+// startingAt returns an entry of b that starts at a (there is at most one
+// while things do not nest), or nil.
+func (b *bucket) startingAt(a uint64) *entry {
+	var m uint64 // 1 + the index of a match
+	for j := range b {
+		m |= isZero(b[j].lo^a) * uint64(j+1)
+	}
+	if m == 0 {
+		return nil
+	}
+	if e := &b[(m-1)%bucketLen]; e.lo == a && e.meta != 0 {
+		return e
+	}
+	for j := range b { // several matches, or'ed together: things nest
+		if e := &b[j]; e.lo == a && e.meta != 0 {
+			return e
+		}
+	}
+	return nil
+}
+
+// withRef returns b's entry for ref r, or nil. A cell holds one entry per
+// thing, so there is at most one.
+func (b *bucket) withRef(r ref) *entry {
+	var m uint64
+	for j := range b {
+		m |= isZero(uint64(uint32(b[j].meta)^uint32(r))) * uint64(j+1)
+	}
+	if m == 0 {
+		return nil
+	}
+	return &b[(m-1)%bucketLen]
+}
+
 const minBuckets = 32
 
 func (tb *cellTable) init(shift uint) {
@@ -174,10 +225,8 @@ func (tb *cellTable) startAt(k, a uint64) *entry {
 			return nil
 		}
 		if bk := tb.cellOf(&b[0]); bk == k {
-			for j := range b {
-				if e := &b[j]; e.lo == a && e.meta != 0 {
-					return e
-				}
+			if e := b.startingAt(a); e != nil {
+				return e
 			}
 			if b[bucketLen-1].meta == 0 {
 				return nil // the cell's last bucket
@@ -206,7 +255,9 @@ func (tb *cellTable) startsIn(k, lo, hi uint64) bool {
 		}
 		if bk := tb.cellOf(&b[0]); bk == k {
 			for j := range b {
-				if e := &b[j]; lo <= e.lo && e.lo < hi && e.meta != 0 {
+				// One unsigned compare tests lo <= e.lo < hi, with one
+				// branch, seldom taken, where two would be guesses.
+				if e := &b[j]; e.lo-lo < hi-lo && e.meta != 0 {
 					return true
 				}
 			}
@@ -235,11 +286,9 @@ func (tb *cellTable) add(e entry) (first bool) {
 	first = true
 	for b := it.nextBucket(); b != nil; b = it.nextBucket() {
 		first = false
-		for j := range b {
-			if b[j].meta == 0 { // only the cell's last bucket has room
-				b[j] = e
-				return false
-			}
+		if n := b.used(); n < bucketLen { // only the cell's last bucket has room
+			b[n] = e
+			return false
 		}
 	}
 	// At most three quarters full: past that, the runs a lookup walks to
@@ -291,10 +340,8 @@ func (tb *cellTable) place(b bucket) {
 func (tb *cellTable) find(k uint64, r ref) *entry {
 	it := tb.cell(k)
 	for b := it.nextBucket(); b != nil; b = it.nextBucket() {
-		for j := range b {
-			if e := &b[j]; e.ref() == r {
-				return e
-			}
+		if e := b.withRef(r); e != nil {
+			return e
 		}
 	}
 	return nil
@@ -310,10 +357,8 @@ func (tb *cellTable) remove(k uint64, r ref) bool {
 	for i := tb.firstBucket(k); i >= 0; i = tb.seekCell(k, i+1) {
 		b := &tb.buckets[i]
 		last, lastAt = b, i
-		for j := range b {
-			if b[j].ref() == r {
-				hole = &b[j]
-			}
+		if e := b.withRef(r); e != nil {
+			hole = e
 		}
 		if b[bucketLen-1].meta == 0 {
 			break
@@ -322,10 +367,7 @@ func (tb *cellTable) remove(k uint64, r ref) bool {
 	if hole == nil {
 		return last != nil
 	}
-	n := 0
-	for n < bucketLen && last[n].meta != 0 {
-		n++
-	}
+	n := last.used()
 	*hole, last[n-1] = last[n-1], entry{}
 	tb.entries--
 	if n > 1 {

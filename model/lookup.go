@@ -249,14 +249,20 @@ func (s *shadow) inCell(l uint8, k, lo, hi uint64, out []hit) []hit {
 	tab := &s.levels[l].tab
 	for i := tab.firstBucket(k); i >= 0; i = tab.seekCell(k, i+1) {
 		b := &tab.buckets[i]
-		for j := range b {
+		n := b.used()
+		for j := range n {
+			// The three tests are and'ed as numbers, so that the loop
+			// has one branch, mostly not taken, instead of three guesses.
 			e := &b[j]
-			if e.meta == 0 {
-				return out // the cell's last bucket
-			}
-			if eh := e.hi(); e.lo < hi && lo < eh && max(lo, e.lo)>>tab.shift == k {
+			eh := e.hi()
+			_, before := mathbits.Sub64(e.lo, hi, 0) // e.lo < hi
+			_, after := mathbits.Sub64(lo, eh, 0)    // lo < eh
+			if before&after&isZero(max(lo, e.lo)>>tab.shift^k) != 0 {
 				out = append(out, hit{e.ref(), e.lo, eh, e.kind(), l, s.isDead(e)})
 			}
+		}
+		if n < bucketLen {
+			break // the cell's last bucket
 		}
 	}
 	return out
