@@ -34,63 +34,6 @@ func (tb *cellTable) absent(k uint64) bool {
 
 func sieveSlot(k uint64) uint64 { return k * 0x9E3779B97F4A7C15 >> 52 }
 
-// bucket holds up to eight entries of one cell, packed from the front; it
-// is empty when its first entry is.
-type bucket [bucketLen]entry
-
-const bucketLen = 8
-
-// The scans of a bucket below compute their answer without a branch per
-// entry: where in a bucket an entry lies, and how many a bucket holds, is
-// anyone's guess, and a loop that stopped there would be mispredicted on
-// most calls. Each runs over the whole bucket instead, which costs less.
-
-// isZero returns 1 if x is 0, else 0.
-func isZero(x uint64) uint64 { return (x|-x)>>63 ^ 1 }
-
-// used returns how many entries b holds.
-func (b *bucket) used() int {
-	var n uint64
-	for j := range b {
-		n += isZero(b[j].meta) ^ 1
-	}
-	return int(n)
-}
-
-// startingAt returns an entry of b that starts at a (there is at most one
-// while things do not nest), or nil.
-func (b *bucket) startingAt(a uint64) *entry {
-	var m uint64 // 1 + the index of a match
-	for j := range b {
-		m |= isZero(b[j].lo^a) * uint64(j+1)
-	}
-	if m == 0 {
-		return nil
-	}
-	if e := &b[(m-1)%bucketLen]; e.lo == a && e.meta != 0 {
-		return e
-	}
-	for j := range b { // several matches, or'ed together: things nest
-		if e := &b[j]; e.lo == a && e.meta != 0 {
-			return e
-		}
-	}
-	return nil
-}
-
-// withRef returns b's entry for ref r, or nil. A cell holds one entry per
-// thing, so there is at most one.
-func (b *bucket) withRef(r ref) *entry {
-	var m uint64
-	for j := range b {
-		m |= isZero(uint64(uint32(b[j].meta)^uint32(r))) * uint64(j+1)
-	}
-	if m == 0 {
-		return nil
-	}
-	return &b[(m-1)%bucketLen]
-}
-
 const minBuckets = 32
 
 func (tb *cellTable) init(shift uint) {
@@ -254,12 +197,8 @@ func (tb *cellTable) startsIn(k, lo, hi uint64) bool {
 			return false
 		}
 		if bk := tb.cellOf(&b[0]); bk == k {
-			for j := range b {
-				// One unsigned compare tests lo <= e.lo < hi, with one
-				// branch, seldom taken, where two would be guesses.
-				if e := &b[j]; e.lo-lo < hi-lo && e.meta != 0 {
-					return true
-				}
+			if b.startsIn(lo, hi) {
+				return true
 			}
 			if b[bucketLen-1].meta == 0 {
 				return false

@@ -148,7 +148,9 @@ func (c *Checker) overlap(t *thing) {
 
 // clearScratch drops the scratch slices' pointers so they keep nothing alive.
 func (c *Checker) clearScratch() {
-	clear(c.hits)
+	if len(c.hits) > 0 { // clear calls the runtime even for nothing
+		clear(c.hits)
+	}
 	c.found, c.hits = c.found[:0], c.hits[:0]
 }
 

@@ -1,0 +1,82 @@
+package model
+
+import "math/bits"
+
+// bucket holds up to eight entries of one cell, packed from the front; it
+// is empty when its first entry is.
+type bucket [bucketLen]entry
+
+const bucketLen = 8
+
+// The scans below are written out for eight entries.
+var _ = [1]int{}[bucketLen-8]
+
+// The scans of a bucket compute their answer without a branch per entry:
+// where in a bucket an entry lies, and how many a bucket holds, is
+// anyone's guess, and a loop that stopped there would be mispredicted on
+// most calls. Each reads the whole bucket instead, written out, since a
+// loop of eight costs half again as much as the work it does; on a large
+// heap these scans are most of a malloc or a free.
+
+// isZero returns 1 if x is 0, else 0.
+func isZero(x uint64) uint64 { return (x|-x)>>63 ^ 1 }
+
+// less returns 1 if x < y, else 0.
+func less(x, y uint64) uint64 {
+	_, borrow := bits.Sub64(x, y, 0)
+	return borrow
+}
+
+// used returns how many entries b holds.
+func (b *bucket) used() int {
+	empty := isZero(b[0].meta) + isZero(b[1].meta) + isZero(b[2].meta) + isZero(b[3].meta) +
+		isZero(b[4].meta) + isZero(b[5].meta) + isZero(b[6].meta) + isZero(b[7].meta)
+	return bucketLen - int(empty)
+}
+
+// startingAt returns an entry of b that starts at a (there is at most one
+// while things do not nest), or nil.
+func (b *bucket) startingAt(a uint64) *entry {
+	m := isZero(b[0].lo^a) | isZero(b[1].lo^a)<<1 | isZero(b[2].lo^a)<<2 | isZero(b[3].lo^a)<<3 |
+		isZero(b[4].lo^a)<<4 | isZero(b[5].lo^a)<<5 | isZero(b[6].lo^a)<<6 | isZero(b[7].lo^a)<<7
+	if m == 0 {
+		return nil
+	}
+	if e := &b[bits.TrailingZeros64(m)%bucketLen]; e.meta != 0 {
+		return e
+	}
+	for j := range b { // the first match was an empty entry: a is 0
+		if e := &b[j]; e.lo == a && e.meta != 0 {
+			return e
+		}
+	}
+	return nil
+}
+
+// startsIn reports whether an entry of b starts in [lo, hi). One unsigned
+// compare tests lo <= e.lo < hi.
+func (b *bucket) startsIn(lo, hi uint64) bool {
+	n := hi - lo
+	m := less(b[0].lo-lo, n) | less(b[1].lo-lo, n)<<1 | less(b[2].lo-lo, n)<<2 | less(b[3].lo-lo, n)<<3 |
+		less(b[4].lo-lo, n)<<4 | less(b[5].lo-lo, n)<<5 | less(b[6].lo-lo, n)<<6 | less(b[7].lo-lo, n)<<7
+	for ; m != 0; m &= m - 1 { // empty entries start at 0: lo must not be
+		if b[bits.TrailingZeros64(m)%bucketLen].meta != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// withRef returns b's entry for ref r, or nil. A cell holds one entry per
+// thing, so there is at most one.
+func (b *bucket) withRef(r ref) *entry {
+	m := isRef(&b[0], r) | isRef(&b[1], r)<<1 | isRef(&b[2], r)<<2 | isRef(&b[3], r)<<3 |
+		isRef(&b[4], r)<<4 | isRef(&b[5], r)<<5 | isRef(&b[6], r)<<6 | isRef(&b[7], r)<<7
+	if m == 0 {
+		return nil
+	}
+	return &b[bits.TrailingZeros64(m)%bucketLen]
+}
+
+// isRef returns 1 if e is an entry for ref r, else 0.
+func isRef(e *entry, r ref) uint64 { return isZero(uint64(uint32(e.meta) ^ uint32(r))) }
