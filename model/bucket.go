@@ -18,8 +18,13 @@ var _ = [1]int{}[bucketLen-8]
 // loop of eight costs half again as much as the work it does; on a large
 // heap these scans are most of a malloc or a free.
 
-// isZero returns 1 if x is 0, else 0.
-func isZero(x uint64) uint64 { return (x|-x)>>63 ^ 1 }
+// eq returns 1 if x == y, else 0: the compiler makes it a SETEQ, no branch.
+func eq(x, y uint64) uint64 {
+	if x == y {
+		return 1
+	}
+	return 0
+}
 
 // less returns 1 if x < y, else 0.
 func less(x, y uint64) uint64 {
@@ -29,16 +34,16 @@ func less(x, y uint64) uint64 {
 
 // used returns how many entries b holds.
 func (b *bucket) used() int {
-	empty := isZero(b[0].meta) + isZero(b[1].meta) + isZero(b[2].meta) + isZero(b[3].meta) +
-		isZero(b[4].meta) + isZero(b[5].meta) + isZero(b[6].meta) + isZero(b[7].meta)
+	empty := eq(b[0].meta, 0) + eq(b[1].meta, 0) + eq(b[2].meta, 0) + eq(b[3].meta, 0) +
+		eq(b[4].meta, 0) + eq(b[5].meta, 0) + eq(b[6].meta, 0) + eq(b[7].meta, 0)
 	return bucketLen - int(empty)
 }
 
 // startingAt returns an entry of b that starts at a (there is at most one
 // while things do not nest), or nil.
 func (b *bucket) startingAt(a uint64) *entry {
-	m := isZero(b[0].lo^a) | isZero(b[1].lo^a)<<1 | isZero(b[2].lo^a)<<2 | isZero(b[3].lo^a)<<3 |
-		isZero(b[4].lo^a)<<4 | isZero(b[5].lo^a)<<5 | isZero(b[6].lo^a)<<6 | isZero(b[7].lo^a)<<7
+	m := eq(b[0].lo, a) | eq(b[1].lo, a)<<1 | eq(b[2].lo, a)<<2 | eq(b[3].lo, a)<<3 |
+		eq(b[4].lo, a)<<4 | eq(b[5].lo, a)<<5 | eq(b[6].lo, a)<<6 | eq(b[7].lo, a)<<7
 	if m == 0 {
 		return nil
 	}
@@ -79,4 +84,4 @@ func (b *bucket) withRef(r ref) *entry {
 }
 
 // isRef returns 1 if e is an entry for ref r, else 0.
-func isRef(e *entry, r ref) uint64 { return isZero(uint64(uint32(e.meta) ^ uint32(r))) }
+func isRef(e *entry, r ref) uint64 { return eq(uint64(e.ref()), uint64(r)) }

@@ -255,9 +255,7 @@ func (s *shadow) inCell(l uint8, k, lo, hi uint64, out []hit) []hit {
 			// has one branch, mostly not taken, instead of three guesses.
 			e := &b[j]
 			eh := e.hi()
-			_, before := mathbits.Sub64(e.lo, hi, 0) // e.lo < hi
-			_, after := mathbits.Sub64(lo, eh, 0)    // lo < eh
-			if before&after&isZero(max(lo, e.lo)>>tab.shift^k) != 0 {
+			if less(e.lo, hi)&less(lo, eh)&eq(max(lo, e.lo)>>tab.shift, k) != 0 {
 				out = append(out, hit{e.ref(), e.lo, eh, e.kind(), l, s.isDead(e)})
 			}
 		}
