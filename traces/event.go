@@ -143,6 +143,9 @@ type Event struct {
 	Addr    Addr   // addr: the object, block, buffer or segment acted on
 	NewAddr Addr   // new_addr: realloc's new block
 	Size    uint64 // size in bytes
+	// Site comes before the fields only some ops have, so that a malloc's
+	// or a free's fields lie in the event's first 64 bytes.
+	Site    string // optional source location, quoted by reports
 	HasSize bool   // whether size was given (optional on read and write)
 	Kind    string // alloc's kind; "" means "tensor"
 	Fields  []Addr // struct_init's fields, NULL entries included
@@ -151,7 +154,6 @@ type Event struct {
 	Slot    int    // arena_get: the slot of the top frame
 	Var     string // arena_get, read, write: the variable, "" if none
 	Space   Space  // read, write: the address space
-	Site    string // optional source location, quoted by reports
 	T       int64  // optional timestamp in ns
 	Thread  string // optional thread, as written (a JSON string or number)
 }

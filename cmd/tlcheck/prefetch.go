@@ -23,7 +23,7 @@ func prefetch(src traces.Source) (p *prefetcher, stop func()) {
 		done:   make(chan struct{}),
 	}
 	for range nBatches {
-		p.free <- &batch{evs: make([]traces.Event, batchSize), pos: make([]traces.Pos, batchSize)}
+		p.free <- &batch{evs: make([]slot, batchSize)}
 	}
 	go p.fill(src)
 	var once sync.Once
@@ -38,11 +38,18 @@ const (
 	nBatches  = 4 // batches in rotation: how far reading may run ahead
 )
 
+// slot is an event read ahead and its position, side by side: the model
+// reads the position and a malloc's or free's fields in one cache line,
+// which the reading goroutine wrote on another core.
+type slot struct {
+	pos traces.Pos
+	ev  traces.Event
+}
+
 // batch is a run of events read in a row, with their positions; err is
 // what src.Next returned after the last of them (nil: not yet at the end).
 type batch struct {
-	evs   []traces.Event
-	pos   []traces.Pos
+	evs   []slot
 	n     int
 	err   error
 	panic *readerPanic // src panicked after evs[:n]
@@ -89,11 +96,11 @@ func (p *prefetcher) fill(src traces.Source) {
 		for b.n < len(b.evs) {
 			// Each slot keeps its own Fields backing array across refills:
 			// the reader appends into it.
-			if err := src.Next(&b.evs[b.n]); err != nil {
+			if err := src.Next(&b.evs[b.n].ev); err != nil {
 				b.err = err
 				break
 			}
-			b.pos[b.n] = src.Pos()
+			b.evs[b.n].pos = src.Pos()
 			b.n++
 		}
 		select {
@@ -137,8 +144,8 @@ func (p *prefetcher) Lend() (*traces.Event, error) {
 		}
 		p.cur, p.i = <-p.full, 0
 	}
-	ev := &p.cur.evs[p.i]
-	p.pos = p.cur.pos[p.i]
+	s := &p.cur.evs[p.i]
+	p.pos = s.pos
 	p.i++
-	return ev, nil
+	return &s.ev, nil
 }
