@@ -1,6 +1,6 @@
 module github.com/tlcheck/tlcheck
 
-go 1.26
+go 1.26.0
 
 // Test and comparison machinery only; nothing here is on the replay path.
 require (
@@ -9,5 +9,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // offline JSON Schema 2020-12 checks of shipped traces
 	pgregory.net/rapid v1.3.0 // state-machine property tests with shrinking
 )
+
+require github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b // reports/gen only: merges and strips the profiles behind cmd/tlcheck/default.pgo
 
 require golang.org/x/text v0.14.0 // indirect

@@ -13,7 +13,7 @@ import (
 	"github.com/tlcheck/tlcheck/traces/mtrace"
 )
 
-const replayUsage = `usage: tlcheck replay [--json] [--from trace|mtrace] FILE...
+const replayUsage = `usage: tlcheck replay [--json] [--from trace|mtrace] [--cpuprofile OUT] FILE...
 
 Checks each FILE ("-": standard input) against the reference model and
 prints a report per file: every violation with the events that explain it,
@@ -25,6 +25,10 @@ then totals. Flags may come before or after the files.
                  for a file that could not be read
   --from FORMAT  what the files hold: trace (the tlcheck trace format, either
                  layout; the default) or mtrace (a glibc mtrace log)
+  --cpuprofile OUT
+                 write a CPU profile of the replay to OUT, for go tool pprof
+                 (and for cmd/tlcheck/default.pgo, see reports/gen); OUT is
+                 replaced whole, and may not be one of the files
 
 Exit status: 0 no violation, 1 a violation, 2 bad usage or unreadable input
 (the message names file, line, event and field); with several files, the
@@ -33,14 +37,29 @@ worst of theirs.
 
 // replayOptions are replay's flags.
 type replayOptions struct {
-	json bool
-	from string // "trace" or "mtrace"
+	json       bool
+	from       string // "trace" or "mtrace"
+	cpuprofile string // where to write a CPU profile; "" for none
 }
 
-func runReplay(e *env, args []string) int {
+func runReplay(e *env, args []string) (code int) {
 	opts, files, err := parseReplayArgs(args)
 	if code, ok := badFlags(e, "replay", replayUsage, err); !ok {
 		return code
+	}
+
+	if opts.cpuprofile != "" {
+		stop, err := startProfile(opts.cpuprofile, files)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck: --cpuprofile: %v\n", err)
+			return exitInput
+		}
+		defer func() {
+			if err := stop(); err != nil {
+				fmt.Fprintf(e.stderr, "tlcheck: --cpuprofile: %v\n", err)
+				code = max(code, exitInput)
+			}
+		}()
 	}
 
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
@@ -97,6 +116,7 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 	fs.SetOutput(io.Discard) // replay prints its own usage
 	fs.BoolVar(&opts.json, "json", false, "")
 	fs.StringVar(&opts.from, "from", "trace", "")
+	fs.StringVar(&opts.cpuprofile, "cpuprofile", "", "")
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {

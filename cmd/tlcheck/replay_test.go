@@ -316,3 +316,33 @@ func TestParseReplayArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestReplayCPUProfile(t *testing.T) {
+	in := files(t, "t.jsonl", doubleFreeNoEnd)[0]
+	out := filepath.Join(filepath.Dir(in), "cpu.pprof")
+	code, _, stderr := replay("", "--cpuprofile", out, in)
+	if code != exitViolation || stderr != "" {
+		t.Fatalf("exit %d, stderr %q; want %d and nothing", code, stderr, exitViolation)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		t.Errorf("the profile is not a gzipped pprof profile: % x", data[:min(len(data), 8)])
+	}
+
+	// The profile never takes the place of a file to replay.
+	before, _ := os.ReadFile(in)
+	code, _, stderr = replay("", "--cpuprofile", in, in)
+	if code != exitInput || !strings.Contains(stderr, "is one of the files to replay") {
+		t.Errorf("profile over the input: exit %d, stderr %q", code, stderr)
+	}
+	if after, _ := os.ReadFile(in); !bytes.Equal(before, after) {
+		t.Error("the input was overwritten")
+	}
+	code, _, stderr = replay("", "--cpuprofile", filepath.Join(filepath.Dir(in), "no", "such", "dir.pprof"), in)
+	if code != exitInput || !strings.Contains(stderr, "--cpuprofile") {
+		t.Errorf("profile in a missing directory: exit %d, stderr %q", code, stderr)
+	}
+}

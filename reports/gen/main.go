@@ -33,8 +33,9 @@ func main() {
 	runs := flag.Int("runs", 3, "timed runs of each checker; the report gives the median")
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
+	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
 	flag.Parse()
-	if err := generate(*out, *iterations, *runs, *benchCount, *keep); err != nil {
+	if err := generate(*out, *iterations, *runs, *benchCount, *keep, *pgo); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -56,7 +57,7 @@ type figures struct {
 	BenchCount int
 }
 
-func generate(out string, iterations, runs, benchCount int, keep bool) error {
+func generate(out string, iterations, runs, benchCount int, keep, pgo bool) error {
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository root: %w", err)
 	}
@@ -88,6 +89,16 @@ func generate(out string, iterations, runs, benchCount int, keep bool) error {
 	}
 	if f.LogBytes, f.LogLines, err = sizeOf(log); err != nil {
 		return err
+	}
+
+	if pgo {
+		step("profiling tlcheck for %s, and rebuilding it", pgoPath)
+		if err := writePGO(tlcheck, log, work); err != nil {
+			return err
+		}
+		if err := command("go", "build", "-o", tlcheck, "./cmd/tlcheck").Run(); err != nil {
+			return fmt.Errorf("rebuilding tlcheck: %w", err)
+		}
 	}
 
 	scriptOut := filepath.Join(work, "mtrace.out")
