@@ -15,10 +15,14 @@ import (
 // object that was not freed is a leak named after the call that made it
 // due, and is dead from then on. The last call's stale records expire.
 func (c *Checker) settle() {
-	if len(c.stale) > 0 { // clear calls the runtime even for nothing, and this runs at every call
-		clear(c.stale)
-		c.stale = c.stale[:0]
+	if len(c.stale) > 0 || len(c.due) > 0 { // mostly neither: this part is inlined
+		c.settleSome()
 	}
+}
+
+func (c *Checker) settleSome() {
+	clear(c.stale)
+	c.stale = c.stale[:0]
 	if len(c.due) == 0 {
 		return
 	}
