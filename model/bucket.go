@@ -58,6 +58,19 @@ func (b *bucket) startingAt(a uint64) *entry {
 	return nil
 }
 
+// holding returns an entry of b whose range holds a (there is at most one
+// while things do not nest), or nil. One unsigned compare tests
+// e.lo <= a < e.lo+len; an empty entry's length is 0.
+func (b *bucket) holding(a uint64) *entry {
+	m := less(a-b[0].lo, b[0].len()) | less(a-b[1].lo, b[1].len())<<1 | less(a-b[2].lo, b[2].len())<<2 |
+		less(a-b[3].lo, b[3].len())<<3 | less(a-b[4].lo, b[4].len())<<4 | less(a-b[5].lo, b[5].len())<<5 |
+		less(a-b[6].lo, b[6].len())<<6 | less(a-b[7].lo, b[7].len())<<7
+	if m == 0 {
+		return nil
+	}
+	return &b[bits.TrailingZeros64(m)%bucketLen]
+}
+
 // startsIn reports whether an entry of b starts in [lo, hi). One unsigned
 // compare tests lo <= e.lo < hi.
 func (b *bucket) startsIn(lo, hi uint64) bool {

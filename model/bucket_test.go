@@ -14,7 +14,7 @@ func TestBucketScans(t *testing.T) {
 		var b bucket
 		n := rng.IntN(bucketLen + 1)
 		for j := range n {
-			b[j] = entry{lo: uint64(rng.IntN(6)) * 16, meta: uint64(rng.IntN(5) + 1)}
+			b[j] = entry{lo: uint64(rng.IntN(6)) * 16, meta: uint64(rng.IntN(5)+1) | uint64(rng.IntN(40))<<metaLen}
 		}
 		a := uint64(rng.IntN(6)) * 16
 		lo := uint64(rng.IntN(5))*16 + 1
@@ -40,6 +40,16 @@ func TestBucketScans(t *testing.T) {
 		}
 		if got := b.startsIn(lo, hi); got != wantIn {
 			t.Fatalf("%v: startsIn(%#x, %#x) = %t, want %t", b, lo, hi, got, wantIn)
+		}
+		var wantHold *entry
+		for j := range b {
+			if e := &b[j]; e.lo <= a+8 && a+8 < e.hi() && e.meta != 0 {
+				wantHold = e
+				break
+			}
+		}
+		if got := b.holding(a + 8); got != wantHold {
+			t.Fatalf("%v: holding(%#x) = %v, want %v", b, a+8, got, wantHold)
 		}
 		var wantRef *entry
 		for j := range b {

@@ -183,6 +183,21 @@ func (tb *cellTable) startAt(k, a uint64) *entry {
 	}
 }
 
+// holding returns cell k's entry of a thing whose range holds a, or nil:
+// the first it finds, which is the only one while things do not nest.
+func (tb *cellTable) holding(k, a uint64) *entry {
+	for i := tb.firstBucket(k); i >= 0; i = tb.seekCell(k, i+1) {
+		b := &tb.buckets[i]
+		if e := b.holding(a); e != nil {
+			return e
+		}
+		if b[bucketLen-1].meta == 0 {
+			return nil // the cell's last bucket
+		}
+	}
+	return nil
+}
+
 // startsIn reports whether cell k has an entry of a thing that starts in
 // [lo, hi), walking as startAt does.
 func (tb *cellTable) startsIn(k, lo, hi uint64) bool {

@@ -45,16 +45,16 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 	}
 	lo, hi := span(a, size)
 	seg := c.dev.containing(lo, segmentMask)
-	what := c.opName() + " of " + a.String()
+	what := func() string { return c.opName() + " of " + a.String() } // only for a report
 	switch {
 	case seg == nil:
-		c.report(traces.InvalidAddress, a, nil, what+": the pool block lies outside every device segment")
+		c.report(traces.InvalidAddress, a, nil, what()+": the pool block lies outside every device segment")
 	case seg.state() != live:
-		c.report(traces.UseAfterFree, a, seg, what+": the pool block lies in "+seg.String()+seg.deathPhrase(),
+		c.report(traces.UseAfterFree, a, seg, what()+": the pool block lies in "+seg.String()+seg.deathPhrase(),
 			seg.history(nil)...)
 		seg = nil
 	case hi > seg.hi():
-		c.report(traces.InvalidAddress, a, seg, what+": the pool block runs past the end of "+seg.String(),
+		c.report(traces.InvalidAddress, a, seg, what()+": the pool block runs past the end of "+seg.String(),
 			seg.madeAt().related("allocated"))
 	}
 	t := c.make(kPool, a, size)

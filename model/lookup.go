@@ -90,27 +90,34 @@ func (s *shadow) startsIn(lo, hi uint64) bool {
 // (a dead arena buffer inside a live heap block is still a dead buffer).
 func (s *shadow) containing(a uint64, mask kindMask) *thing {
 	var best *thing
-	for i := range s.levels {
-		lv := &s.levels[i]
-		if lv.n == 0 {
-			continue
+	if !s.nested {
+		// Disjoint things: the first that holds a is the only one.
+		for i := range s.levels {
+			lv := &s.levels[i]
+			if lv.n == 0 {
+				continue
+			}
+			if e := lv.tab.holding(a>>lv.tab.shift, a); e != nil {
+				return s.pick(e, mask)
+			}
 		}
-		it := lv.tab.cell(a >> lv.tab.shift)
-		for b := it.nextBucket(); b != nil; b = it.nextBucket() {
-			for j := range b {
-				e := &b[j]
-				if e.meta == 0 {
-					break
-				}
-				if e.lo > a || a >= e.hi() {
-					continue
-				}
-				if !s.nested {
-					return s.pick(e, mask) // disjoint things: nothing else holds a
-				}
-				if e.kind().mask()&mask != 0 {
-					if t := s.store.at(e.ref()); better(t, best, false) {
-						best = t
+	} else {
+		for i := range s.levels {
+			lv := &s.levels[i]
+			if lv.n == 0 {
+				continue
+			}
+			it := lv.tab.cell(a >> lv.tab.shift)
+			for b := it.nextBucket(); b != nil; b = it.nextBucket() {
+				for j := range b {
+					e := &b[j]
+					if e.meta == 0 {
+						break
+					}
+					if e.lo <= a && a < e.hi() && e.kind().mask()&mask != 0 {
+						if t := s.store.at(e.ref()); better(t, best, false) {
+							best = t
+						}
 					}
 				}
 			}
