@@ -23,22 +23,32 @@ type cellTable struct {
 	// without a walk: a level that holds few things, as the upper ones
 	// mostly do, is looked at by every allocation that misses the lower.
 	sieve [sieveLen]uint16
+	// sieveUpTo is how many cells the table may hold while lookups consult
+	// the sieve: 0 for level 0, whose lookups mostly find their cell, so
+	// that a look at the sieve would only cost.
+	sieveUpTo int
 }
 
 const sieveLen = 1 << 12
 
 // absent reports whether cell k surely has no entry.
 func (tb *cellTable) absent(k uint64) bool {
-	return tb.cells < sieveLen/4 && tb.sieve[sieveSlot(k)] == 0
+	return tb.cells < tb.sieveUpTo && tb.sieve[sieveSlot(k)] == 0
 }
 
 func sieveSlot(k uint64) uint64 { return k * 0x9E3779B97F4A7C15 >> 52 }
 
 const minBuckets = 32
 
-func (tb *cellTable) init(shift uint) {
+// init empties the table for cells 1<<shift bytes wide; sieved says
+// whether lookups consult the sieve.
+func (tb *cellTable) init(shift uint, sieved bool) {
 	tb.buckets, tb.used, tb.entries, tb.cells, tb.shift = make([]bucket, minBuckets), 0, 0, 0, shift
 	clear(tb.sieve[:])
+	tb.sieveUpTo = 0
+	if sieved {
+		tb.sieveUpTo = sieveLen / 4
+	}
 }
 
 // cellOf is the cell whose entry e is.

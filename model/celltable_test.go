@@ -14,7 +14,7 @@ func TestCellTableAgainstMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const shift = 9
 	var tb cellTable
-	tb.init(shift)
+	tb.init(shift, true)
 	want := map[uint64][]ref{} // cell -> refs of its entries
 	entries := 0
 	next := ref(1)

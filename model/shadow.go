@@ -47,7 +47,7 @@ type level struct {
 func (s *shadow) init(st *store) {
 	s.store = st
 	for i := range s.levels {
-		s.levels[i].tab.init(levelShifts[i])
+		s.levels[i].tab.init(levelShifts[i], i > 0)
 		s.levels[i].occupied = make(map[uint64]uint64)
 	}
 }
