@@ -102,30 +102,35 @@ func (s *shadow) containing(a uint64, mask kindMask) *thing {
 			}
 		}
 	} else {
-		for i := range s.levels {
-			lv := &s.levels[i]
-			if lv.n == 0 {
-				continue
-			}
-			it := lv.tab.cell(a >> lv.tab.shift)
-			for b := it.nextBucket(); b != nil; b = it.nextBucket() {
-				for j := range b {
-					e := &b[j]
-					if e.meta == 0 {
-						break
-					}
-					if e.lo <= a && a < e.hi() && e.kind().mask()&mask != 0 {
-						if t := s.store.at(e.ref()); better(t, best, false) {
-							best = t
-						}
-					}
-				}
-			}
-		}
+		best = s.newest(a, mask, false, func(e *entry) bool { return e.lo <= a && a < e.hi() })
 	}
 	for _, e := range s.huge {
 		if e.lo <= a && a < e.hi && e.t.kind().mask()&mask != 0 && better(e.t, best, false) {
 			best = e.t
+		}
+	}
+	return best
+}
+
+// newest returns the thing better prefers among those whose entry in a's
+// cell of some level matches and whose kind is in mask: the search of a
+// shadow whose things nest, where the first hit is not the only one.
+func (s *shadow) newest(a uint64, mask kindMask, preferLive bool, match func(*entry) bool) *thing {
+	var best *thing
+	for i := range s.levels {
+		lv := &s.levels[i]
+		if lv.n == 0 {
+			continue
+		}
+		it := lv.tab.cell(a >> lv.tab.shift)
+		for b := it.nextBucket(); b != nil; b = it.nextBucket() {
+			for j := range b.used() {
+				if e := &b[j]; match(e) && e.kind().mask()&mask != 0 {
+					if t := s.store.at(e.ref()); better(t, best, preferLive) {
+						best = t
+					}
+				}
+			}
 		}
 	}
 	return best
@@ -148,22 +153,7 @@ func (s *shadow) startingAt(a uint64, mask kindMask) *thing {
 			return s.pick(e, mask)
 		}
 	} else {
-		for i := range s.levels {
-			lv := &s.levels[i]
-			if lv.n == 0 {
-				continue
-			}
-			it := lv.tab.cell(a >> lv.tab.shift)
-			for b := it.nextBucket(); b != nil; b = it.nextBucket() {
-				for j := range b {
-					if e := &b[j]; e.lo == a && e.meta != 0 && e.kind().mask()&mask != 0 {
-						if t := s.store.at(e.ref()); better(t, best, true) {
-							best = t
-						}
-					}
-				}
-			}
-		}
+		best = s.newest(a, mask, true, func(e *entry) bool { return e.lo == a })
 	}
 	for _, e := range s.huge {
 		if e.lo == a && e.t.kind().mask()&mask != 0 && better(e.t, best, true) {
