@@ -22,18 +22,21 @@ type cellTable struct {
 	// that while the table is sparse a lookup of a cell it lacks ends
 	// without a walk: a level that holds few things, as the upper ones
 	// mostly do, is looked at by every allocation that misses the lower.
-	sieve [sieveLen]uint16
+	// It is made with the first cell (a checker of a short trace, as
+	// property tests make by the thousand, never fills most levels).
+	sieve *[sieveLen]uint16
 	// sieveUpTo is how many cells the table may hold while lookups consult
 	// the sieve: 0 for level 0, whose lookups mostly find their cell, so
-	// that a look at the sieve would only cost.
+	// that a look at the sieve would only cost; level 0 keeps none.
 	sieveUpTo int
 }
 
 const sieveLen = 1 << 12
 
-// absent reports whether cell k surely has no entry.
+// absent reports whether cell k surely has no entry. An empty table has
+// none, and may have no buckets yet.
 func (tb *cellTable) absent(k uint64) bool {
-	return tb.cells < tb.sieveUpTo && tb.sieve[sieveSlot(k)] == 0
+	return tb.cells == 0 || tb.cells < tb.sieveUpTo && tb.sieve[sieveSlot(k)] == 0
 }
 
 func sieveSlot(k uint64) uint64 { return k * 0x9E3779B97F4A7C15 >> 52 }
@@ -41,11 +44,10 @@ func sieveSlot(k uint64) uint64 { return k * 0x9E3779B97F4A7C15 >> 52 }
 const minBuckets = 32
 
 // init empties the table for cells 1<<shift bytes wide; sieved says
-// whether lookups consult the sieve.
+// whether lookups consult the sieve. Buckets and sieve are made with the
+// first entry.
 func (tb *cellTable) init(shift uint, sieved bool) {
-	tb.buckets, tb.used, tb.entries, tb.cells, tb.shift = make([]bucket, minBuckets), 0, 0, 0, shift
-	clear(tb.sieve[:])
-	tb.sieveUpTo = 0
+	*tb = cellTable{shift: shift}
 	if sieved {
 		tb.sieveUpTo = sieveLen / 4
 	}
@@ -265,8 +267,13 @@ func (tb *cellTable) add(e entry) (first bool) {
 	tb.used++
 	if first {
 		tb.cells++
-		if s := &tb.sieve[sieveSlot(tb.cellOf(&e))]; *s < 1<<16-1 {
-			*s++ // a count that reaches the top stays there: its slot is never empty again
+		if tb.sieveUpTo > 0 {
+			if tb.sieve == nil {
+				tb.sieve = new([sieveLen]uint16)
+			}
+			if s := &tb.sieve[sieveSlot(tb.cellOf(&e))]; *s < 1<<16-1 {
+				*s++ // a count that reaches the top stays there: its slot is never empty again
+			}
 		}
 	}
 	return first
@@ -340,8 +347,10 @@ func (tb *cellTable) remove(k uint64, r ref) bool {
 	tb.drop(lastAt)
 	if !tb.has(k) {
 		tb.cells--
-		if s := &tb.sieve[sieveSlot(k)]; *s < 1<<16-1 {
-			*s--
+		if tb.sieveUpTo > 0 {
+			if s := &tb.sieve[sieveSlot(k)]; *s < 1<<16-1 {
+				*s--
+			}
 		}
 		return false
 	}

@@ -48,7 +48,7 @@ func (s *shadow) init(st *store) {
 	s.store = st
 	for i := range s.levels {
 		s.levels[i].tab.init(levelShifts[i], i > 0)
-		s.levels[i].occupied = make(map[uint64]uint64)
+		s.levels[i].occupied = nil // made with the level's first cell
 	}
 }
 
@@ -100,6 +100,9 @@ func (s *shadow) insert(t *thing, r ref) {
 	first, last := s.cells(l, lo, hi)
 	for k := first; ; k++ {
 		if lv.tab.add(newEntry(t, r, k-first)) {
+			if lv.occupied == nil {
+				lv.occupied = make(map[uint64]uint64)
+			}
 			lv.occupied[k/64] |= 1 << (k % 64)
 		}
 		if k == last {
