@@ -19,7 +19,7 @@ const objectRef ref = 1 << 31
 // Slots of other kinds keep their extra for the next thing of a kind that
 // needs one.
 type store struct {
-	chunks [][]thing
+	chunks []*[chunkLen]thing
 	next   ref      // the slab's first never-used slot; slot 0 is never used, so no ref is 0
 	spare  []ref    // slots of forgotten things without an extra
 	spareX []ref    // slots of forgotten things with one
@@ -60,7 +60,7 @@ func (s *store) add(k kind) (*thing, ref) {
 		if s.next >= objectRef {
 			panic("model: more than 2^31 things remembered at once")
 		}
-		s.chunks = append(s.chunks, make([]thing, chunkLen))
+		s.chunks = append(s.chunks, new([chunkLen]thing))
 	}
 	r := s.next
 	s.next++
