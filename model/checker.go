@@ -167,22 +167,16 @@ func (c *Checker) Report() traces.Report {
 // violations in event order. Its error is non-nil only when the input could
 // not be read (exit 2 material); the report is then empty.
 func Replay(src traces.Source) (traces.Report, error) {
-	c := New(src.Header())
-	violations := []traces.Violation{}
-	err := feed(src, func(ev *traces.Event, pos traces.Pos) error {
-		vs, err := c.Step(ev, pos)
-		violations = append(violations, vs...)
-		return err
-	})
-	if err != nil {
+	r := replay{c: New(src.Header()), violations: []traces.Violation{}}
+	if err := r.feed(src); err != nil {
 		return traces.Report{}, err
 	}
-	violations = append(violations, c.Close()...)
+	vs := append(r.violations, r.c.Close()...)
 	// Missed frees (effects) are found late but named after their call.
-	slices.SortStableFunc(violations, func(a, b traces.Violation) int { return a.Event - b.Event })
-	r := c.Report()
-	r.Violations = violations
-	return r, nil
+	slices.SortStableFunc(vs, func(a, b traces.Violation) int { return a.Event - b.Event })
+	rep := r.c.Report()
+	rep.Violations = vs
+	return rep, nil
 }
 
 // feedBatch is how many events feed reads before it steps them. Reading
@@ -190,20 +184,32 @@ func Replay(src traces.Source) (traces.Report, error) {
 // data from the caches: batches cost a twentieth less.
 const feedBatch = 256
 
-// feed passes every event of src, with its position, to step, in order,
-// and returns nil at the end, or the first error of src or of step (an
-// event that could not be read ends the feed after the events before it).
-// A Lender's events are passed where they lie; from another Source, feed
-// reads a batch ahead, each event into a slot of its own, and keeps each
-// slot's fields, which a Source may reuse at its next call, in the slot.
-func feed(src traces.Source, step func(*traces.Event, traces.Pos) error) error {
+// replay is Replay's loop: a Checker and the violations so far.
+type replay struct {
+	c          *Checker
+	violations []traces.Violation
+}
+
+func (r *replay) step(ev *traces.Event, pos traces.Pos) error {
+	vs, err := r.c.Step(ev, pos)
+	r.violations = append(r.violations, vs...)
+	return err
+}
+
+// feed steps every event of src, with its position, in order, and returns
+// nil at the end, or the first error of src or of Step (an event that
+// could not be read ends the feed after the events before it). A Lender's
+// events are stepped where they lie; from another Source, feed reads a
+// batch ahead, each event into a slot of its own, and keeps each slot's
+// fields, which a Source may reuse at its next call, in the slot.
+func (r *replay) feed(src traces.Source) error {
 	if l, ok := src.(traces.Lender); ok {
 		for {
-			ev, err := l.Lend()
+			ev, pos, err := l.Lend()
 			if err != nil {
 				return noEOF(err)
 			}
-			if err := step(ev, src.Pos()); err != nil {
+			if err := r.step(ev, pos); err != nil {
 				return err
 			}
 		}
@@ -226,7 +232,7 @@ func feed(src traces.Source, step func(*traces.Event, traces.Pos) error) error {
 			pos[n] = src.Pos()
 		}
 		for i := range n {
-			if err := step(&evs[i], pos[i]); err != nil {
+			if err := r.step(&evs[i], pos[i]); err != nil {
 				return err
 			}
 		}

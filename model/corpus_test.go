@@ -132,12 +132,12 @@ type lender struct {
 	ev traces.Event
 }
 
-func (l *lender) Lend() (*traces.Event, error) {
+func (l *lender) Lend() (*traces.Event, traces.Pos, error) {
 	l.ev = traces.Event{Fields: l.ev.Fields[:0]}
 	if err := l.Next(&l.ev); err != nil {
-		return nil, err
+		return nil, traces.Pos{}, err
 	}
-	return &l.ev, nil
+	return &l.ev, l.Pos(), nil
 }
 
 func replayBytes(t *testing.T, data []byte) traces.Report {

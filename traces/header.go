@@ -37,6 +37,7 @@ type Source interface {
 type Lender interface {
 	Source
 	// Lend returns the next event, valid (and not to be modified) until
-	// the following call, or the error Next would return.
-	Lend() (*Event, error)
+	// the following call, and its position (which Pos then returns too),
+	// or the error Next would return.
+	Lend() (*Event, Pos, error)
 }

@@ -122,7 +122,7 @@ func (p *prefetcher) Pos() traces.Pos { return p.pos }
 // Next copies the next event into ev. Slices in ev stay valid until the
 // following call, as traces.Source promises and no longer.
 func (p *prefetcher) Next(ev *traces.Event) error {
-	e, err := p.Lend()
+	e, _, err := p.Lend()
 	if err != nil {
 		return err
 	}
@@ -132,14 +132,14 @@ func (p *prefetcher) Next(ev *traces.Event) error {
 
 // Lend returns the next event where it lies in its batch: the model reads
 // it there, sparing a copy of every event across cores.
-func (p *prefetcher) Lend() (*traces.Event, error) {
+func (p *prefetcher) Lend() (*traces.Event, traces.Pos, error) {
 	for p.cur == nil || p.i == p.cur.n {
 		if p.cur != nil {
 			if rp := p.cur.panic; rp != nil {
 				panic(fmt.Sprintf("reading the trace: %v\n%s", rp.value, rp.stack))
 			}
 			if p.cur.err != nil {
-				return nil, p.cur.err // the end, or the error that ended reading: for good
+				return nil, traces.Pos{}, p.cur.err // the end, or the error that ended reading: for good
 			}
 			p.free <- p.cur // never blocks: there are nBatches slots
 		}
@@ -148,5 +148,5 @@ func (p *prefetcher) Lend() (*traces.Event, error) {
 	s := &p.cur.evs[p.i]
 	p.pos = s.pos
 	p.i++
-	return &s.ev, nil
+	return &s.ev, s.pos, nil
 }

@@ -54,11 +54,14 @@ func lent(t *testing.T, src traces.Lender) ([]step, error) {
 	t.Helper()
 	var steps []step
 	for {
-		ev, err := src.Lend()
+		ev, pos, err := src.Lend()
 		if err != nil {
 			return steps, err
 		}
-		steps = append(steps, step{ev.Addr, append([]traces.Addr(nil), ev.Fields...), src.Pos()})
+		if pos != src.Pos() {
+			t.Fatalf("Lend gives position %+v, Pos %+v", pos, src.Pos())
+		}
+		steps = append(steps, step{ev.Addr, append([]traces.Addr(nil), ev.Fields...), pos})
 	}
 }
 
