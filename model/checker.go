@@ -150,13 +150,21 @@ func (c *Checker) Close() []traces.Violation {
 }
 
 // Report returns the totals so far: events, objects made, peak live bytes,
-// leaked and still-reachable objects (filled at end) and whether end was
-// reached. Its Violations field is left nil; Replay collects them.
+// leaked and still-reachable objects and whether end was reached. Its
+// Violations field is left nil; Replay collects them.
+//
+// The leaked and still-reachable totals are the end's: zero until end, as
+// the contract has it, even when effects found a missed free (a leak)
+// before the trace stopped.
 func (c *Checker) Report() traces.Report {
+	leaked, reachable := c.leaked, c.reachable
+	if !c.ended {
+		leaked, reachable = traces.Totals{}, traces.Totals{}
+	}
 	return traces.Report{
 		Events:         c.events,
-		Leaked:         c.leaked,
-		StillReachable: c.reachable,
+		Leaked:         leaked,
+		StillReachable: reachable,
 		Complete:       c.ended,
 		Objects:        c.made,
 		PeakLiveBytes:  c.peak,

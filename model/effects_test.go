@@ -96,11 +96,11 @@ func TestEffects(t *testing.T) {
 {"op":"alloc","addr":"0x200","size":64}
 {"op":"release","addr":"0x100"}
 {"op":"free","addr":"0x200"}
-{"op":"scope_exit"}`, []string{"leak 3 0x100", "premature-free 4 0x200", "leaked 1 64", "complete false"}},
+{"op":"scope_exit"}`, []string{"leak 3 0x100", "premature-free 4 0x200", "leaked 0 0", "complete false"}},
 		{"missed free found at close", hdrE + `
 {"op":"scope_enter"}
 {"op":"alloc","addr":"0x100","size":64}
-{"op":"scope_exit"}`, []string{"leak 2 0x100", "leaked 1 64", "complete false"}},
+{"op":"scope_exit"}`, []string{"leak 2 0x100", "leaked 0 0", "complete false"}},
 		{"double free of an object", hdrE + `
 {"op":"scope_enter"}
 {"op":"alloc","addr":"0x100","size":64}
