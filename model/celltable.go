@@ -85,9 +85,9 @@ func (tb *cellTable) cell(k uint64) cellIter {
 }
 
 // nextBucket returns the cell's next bucket, or nil after the last; seek
-// does the walk past other cells' buckets. The hot paths (startAt,
-// startsIn, seekCell) write the walk out instead, since nextBucket is too
-// big for the compiler to inline.
+// does the walk past other cells' buckets. The hot paths (startAt, and
+// seekCell for the loops that keep their place as an index) write the
+// walk out instead, since nextBucket is too big for the compiler to inline.
 func (it *cellIter) nextBucket() *bucket {
 	if it.done {
 		return nil
@@ -211,32 +211,18 @@ func (tb *cellTable) holding(k, a uint64) *entry {
 }
 
 // startsIn reports whether cell k has an entry of a thing that starts in
-// [lo, hi), walking as startAt does.
+// [lo, hi).
 func (tb *cellTable) startsIn(k, lo, hi uint64) bool {
-	if tb.absent(k) {
-		return false
-	}
-	bs := tb.buckets
-	i := tb.home(k)
-	for d := 0; ; d++ {
-		b := &bs[i]
-		if b[0].meta == 0 {
-			return false
+	for i := tb.firstBucket(k); i >= 0; i = tb.seekCell(k, i+1) {
+		b := &tb.buckets[i]
+		if b.startsIn(lo, hi) {
+			return true
 		}
-		if bk := tb.cellOf(&b[0]); bk == k {
-			if b.startsIn(lo, hi) {
-				return true
-			}
-			if b[bucketLen-1].meta == 0 {
-				return false
-			}
-		} else if tb.dist(i, bk) < d {
-			return false
-		}
-		if i++; i == len(bs) {
-			i = 0
+		if b[bucketLen-1].meta == 0 {
+			return false // the cell's last bucket
 		}
 	}
+	return false
 }
 
 // has reports whether cell k has an entry.
