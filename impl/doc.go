@@ -12,7 +12,7 @@
 // The calls are those of layer 2 of the trace format (traces/FORMAT.md),
 // one method each, with the contract's meaning:
 //
-//   - ScopeEnter pushes a scope; ScopeExit pops it and releases, oldest
+//   - ScopeEnter pushes a scope; ScopeExit pops it and releases, newest
 //     record first, the object of each record whose object is still alive.
 //   - Alloc(size) makes a tensor, count 1, with a record in the top scope.
 //   - StructInit(size, fields) makes a struct the same way and acquires each

@@ -33,9 +33,9 @@ func Example() {
 	do(rt.ScopeExit())
 
 	// let t = make(); let s = Pair { a: w, b: t }; }
-	// At the closing brace the records go oldest first: w's and t's drop
-	// a count each, then s dies, releasing its fields: t goes, w stays
-	// with the parameter.
+	// At the closing brace the records go newest first: s dies, releasing
+	// its fields, then t's and w's records drop a count each: t goes, w
+	// stays with the parameter.
 	do(rt.Register(t))
 	_, err = rt.StructInit(32, []traces.Addr{w, t})
 	do(err)
@@ -59,8 +59,8 @@ func Example() {
 	// {"op":"register","addr":"0x40000040"}
 	// {"op":"struct_init","addr":"0x20000000","size":32,"fields":["0x40000000","0x40000040"]}
 	// {"op":"scope_exit"}
-	// {"op":"free","addr":"0x40000040"}
 	// {"op":"free","addr":"0x20000000"}
+	// {"op":"free","addr":"0x40000040"}
 	// {"op":"param_release","name":"w"}
 	// {"op":"free","addr":"0x40000000"}
 	// {"op":"end"}

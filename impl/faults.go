@@ -32,6 +32,7 @@ type Fault string
 //	release-ignores-zero            a count that reaches 0 does not free
 //	zst-allocates                   a zero-sized value gets a dangling address, not NULL
 //	heap-double-handout             the heap hands a freed block out twice
+//	scope-exit-oldest-first         scope exit releases its records oldest first
 //
 // Catalog gives each one's summary, the bug it reproduces and its trigger.
 const (
@@ -52,6 +53,7 @@ const (
 	FaultReleaseIgnoresZero          Fault = "release-ignores-zero"
 	FaultZSTAllocates                Fault = "zst-allocates"
 	FaultHeapDoubleHandout           Fault = "heap-double-handout"
+	FaultScopeExitOldestFirst        Fault = "scope-exit-oldest-first"
 )
 
 // FaultInfo documents one fault of the catalog.
@@ -133,6 +135,10 @@ var catalog = [...]FaultInfo{
 		"the heap queues a freed block twice and hands it out to two live objects",
 		"tl_runtime's TensorPool could be given the same tensor pointer twice (a tensor released twice through address reuse or a counting bug) and would then hand it to two tensors; the fix checks the free list for a duplicate before pooling.",
 		"ScopeEnter; a=Alloc(64); Release(a); b=Alloc(64); c=Alloc(64) [b and c at the same address]"},
+	{FaultScopeExitOldestFirst,
+		"scope exit releases its records oldest first, so a struct made after its field releases a field that its own record already freed",
+		"TensorLogic's exit_scope frees a scope's allocations in reverse order (LIFO), as C++ runs destructors and Rust drops values: a value made later may hold one made earlier, never the other way round. Walking the records oldest first frees a tensor whose only remaining reference is a struct made after it, and the struct's death then releases a dead field: a double free reported, or done, on a correct program. tlcheck's own model and runtime read the scope this way until the contract was corrected.",
+		"ScopeEnter; t=Alloc(16); s=StructInit(16,[t]); Release(t); ScopeExit [t freed by its record, then s releases a dead t]"},
 }
 
 // Catalog lists every fault, in a stable order.
@@ -176,6 +182,7 @@ const (
 	fReleaseIgnoresZero
 	fZSTAllocates
 	fHeapDoubleHandout
+	fScopeExitOldestFirst
 )
 
 func (s faultSet) has(bit faultSet) bool { return s&bit != 0 }

@@ -67,11 +67,15 @@ var faultTriggers = map[impl.Fault]struct {
 	impl.FaultHeapDoubleHandout: {
 		script{"enter", "a=alloc 64", "release a", "b=alloc 64", "c=alloc 64"},
 		"scope_enter; alloc a 64; release a; free a; alloc b 64; alloc c 64"},
+	impl.FaultScopeExitOldestFirst: {
+		script{"enter", "t=alloc 16", "s=struct 16 t", "release t", "exit"},
+		"scope_enter; alloc t 16; struct_init s 16 [t]; release t; scope_exit; free t; free s"},
 }
 
 // TestFaultsShow runs each fault's trigger on a correct runtime and on one
 // with the fault on, and requires the fault to show: in the recorded
-// trace, or in the State after some call. The correct run must be clean.
+// trace, or in the errors or the State after some call. The correct run
+// must be clean.
 func TestFaultsShow(t *testing.T) {
 	for _, f := range impl.Catalog() {
 		t.Run(string(f.Name), func(t *testing.T) {
@@ -88,6 +92,10 @@ func TestFaultsShow(t *testing.T) {
 				return
 			}
 			for i := range trig.s {
+				if fmt.Sprint(good.kinds[i]) != fmt.Sprint(bad.kinds[i]) {
+					t.Logf("shows in the errors of %q: correct %v, faulty %v", trig.s[i], good.kinds[i], bad.kinds[i])
+					return
+				}
 				if !reflect.DeepEqual(good.states[i], bad.states[i]) {
 					t.Logf("shows in the State after %q: correct %s, faulty %s", trig.s[i],
 						good.renderState(good.states[i]), bad.renderState(bad.states[i]))

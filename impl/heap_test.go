@@ -165,6 +165,7 @@ func TestFaultBits(t *testing.T) {
 		FaultReleaseIgnoresZero:          fReleaseIgnoresZero,
 		FaultZSTAllocates:                fZSTAllocates,
 		FaultHeapDoubleHandout:           fHeapDoubleHandout,
+		FaultScopeExitOldestFirst:        fScopeExitOldestFirst,
 	}
 	if len(bits) != len(catalog) {
 		t.Fatalf("%d fault bits for %d catalog entries", len(bits), len(catalog))

@@ -19,7 +19,7 @@ func TestCalls(t *testing.T) {
 		// scopes
 		{"exit releases the scope's objects",
 			script{"enter", "a=alloc 64", "b=alloc 16", "exit"},
-			"scope_enter; alloc a 64; alloc b 16; scope_exit; free a; free b",
+			"scope_enter; alloc a 64; alloc b 16; scope_exit; free b; free a",
 			"objects  | scopes  | params "},
 		{"exit with no scope is a misuse",
 			script{"exit !misuse"},
@@ -101,7 +101,7 @@ func TestCalls(t *testing.T) {
 		// structs
 		{"struct_init acquires its fields; the struct's death releases them",
 			script{"enter", "t=alloc 16", "s=struct 32 t null", "exit"},
-			"scope_enter; alloc t 16; struct_init s 32 [t null]; scope_exit; free t; free s",
+			"scope_enter; alloc t 16; struct_init s 32 [t null]; scope_exit; free s; free t",
 			"objects  | scopes  | params "},
 		{"struct_init counts",
 			script{"enter", "t=alloc 16", "s=struct 32 t t"},

@@ -17,11 +17,12 @@ func (r *Runtime) ScopeEnter() error {
 	return nil
 }
 
-// ScopeExit pops the top scope and releases, in the scope's order (oldest
-// record first, as the contract and the model read "for each record"),
+// ScopeExit pops the top scope and releases, newest record first (the
+// reverse of the order they were made, as TensorLogic's exit_scope does),
 // each record's object that is still alive. A record whose object is dead
-// is stale and does nothing. The order decides which release finds a
-// dead object when a program has over-released one.
+// is stale and does nothing. The order decides verdicts: a struct made
+// after its field releases the field before the field's own record comes
+// up, and that record then finds the field dead and does nothing.
 func (r *Runtime) ScopeExit() error {
 	r.emit(traces.Event{Op: traces.OpScopeExit})
 	if r.depth == 0 {
@@ -29,7 +30,12 @@ func (r *Runtime) ScopeExit() error {
 	}
 	r.depth--
 	recs := r.scopes[r.depth]
-	for _, rec := range recs {
+	for k := range recs {
+		i := len(recs) - 1 - k
+		if r.faults.has(fScopeExitOldestFirst) {
+			i = k
+		}
+		rec := recs[i]
 		b := r.heap.lookup(rec.addr)
 		if b == nil {
 			continue

@@ -36,7 +36,8 @@ type Checker struct {
 	events    int
 	ended     bool // an end event was seen
 	closed    bool
-	leaked    traces.Totals
+	missed    traces.Totals // effects: objects reported as missed frees and not freed late
+	leaked    traces.Totals // the end's: missed then, and the leaks it found
 	reachable traces.Totals
 	epoch     uint32 // for marking reachable objects at end
 
@@ -137,14 +138,16 @@ func (c *Checker) dispatch(ev *traces.Event) error {
 	return nil
 }
 
-// Close ends the trace, whether or not it reached end: checks still pending
-// (frees due after the last call, with effects) run here. It returns the
-// violations they found. Calls after the first return nil.
+// Close ends the trace, whether or not it reached end. Frees still due
+// after the last call (with effects) are not claimed as leaks: the run may
+// have stopped between the call and its frees. It returns the violations
+// found on closing, which the contract makes none today; calls after the
+// first return nil.
 func (c *Checker) Close() []traces.Violation {
 	c.out = c.out[:0]
 	if !c.closed {
 		c.closed = true
-		c.settle()
+		c.abandon()
 	}
 	return c.out
 }
@@ -155,7 +158,8 @@ func (c *Checker) Close() []traces.Violation {
 //
 // The leaked and still-reachable totals are the end's: zero until end, as
 // the contract has it, even when effects found a missed free (a leak)
-// before the trace stopped.
+// before the trace stopped. At end, leaked counts the missed frees not
+// freed late as well as what the end found.
 func (c *Checker) Report() traces.Report {
 	leaked, reachable := c.leaked, c.reachable
 	if !c.ended {

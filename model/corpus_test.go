@@ -18,7 +18,8 @@ import (
 // corpusDir holds the example traces: NAME.jsonl, each with its verdict in
 // NAME.want (one line per violation, "KIND EVENT ADDR", in report order,
 // then "leaked OBJECTS BYTES" and "complete true|false"). A file named
-// clean-* must have no violation; one named KIND-* must have one of KIND.
+// clean-* must have no violation and reach end; incomplete-* no violation
+// and no end (a run cut off); KIND-* must have a violation of KIND.
 var corpusDir = filepath.Join("..", "traces", "testdata", "corpus")
 
 type corpusFile struct {
@@ -95,9 +96,15 @@ func TestCorpus(t *testing.T) {
 // checkName holds a trace to what its name promises.
 func checkName(t *testing.T, name string, r traces.Report) {
 	t.Helper()
-	if strings.HasPrefix(name, "clean-") {
+	switch {
+	case strings.HasPrefix(name, "clean-"):
 		if len(r.Violations) > 0 || !r.Complete {
 			t.Errorf("%s is named clean but has %d violations (complete: %t)", name, len(r.Violations), r.Complete)
+		}
+		return
+	case strings.HasPrefix(name, "incomplete-"):
+		if len(r.Violations) > 0 || r.Complete {
+			t.Errorf("%s is named incomplete but has %d violations (complete: %t)", name, len(r.Violations), r.Complete)
 		}
 		return
 	}

@@ -57,13 +57,15 @@
 //     an overlap and is otherwise ignored: the live block keeps its size
 //     and site. glibc's mtrace script does the same, so leak lists agree.
 //     Any other overlap leaves both things live; the newer wins lookups.
+//     A malloc over a live object is such an overlap: the object lives
+//     on for ops that name objects, and a free finds the block.
 //     An overlap's Object is the new thing, or the live block when the
 //     allocation is ignored.
 //   - A thing made in a dead thing's range makes the model forget the dead
 //     one, whatever the kinds (a pool block in a dead segment too).
 //
 // Layer 2.
-//   - scope_exit releases its records oldest first.
+//   - scope_exit releases its records newest first, as the contract says.
 //   - alloc or struct_init with no scope open is misuse, but the object is
 //     made (count 1, no record), taking the runtime's word that it exists.
 //     Every other misuse changes nothing.
@@ -95,10 +97,12 @@
 // Effects.
 //   - After every event other than a free, objects whose count reached 0
 //     are due, and are dead to every op. The frees that follow must free
-//     exactly them, in any order. At the next other event (or end, or
-//     Close) a due object not freed is a leak named after the call (its
-//     event, line and site), counted in Report.Leaked, and dead from then.
-//     Step reports it late; Replay puts violations in event order.
+//     exactly them, in any order. At the next other event (or end) a due
+//     object not freed is a leak named after the call (its event, line
+//     and site), and dead from then but to its own late free, which is
+//     accepted once and takes it off the leaked count. At Close (the file
+//     ended) frees still due are not claimed. Step reports a leak late;
+//     Replay puts violations in event order.
 //   - free (and realloc's free half, which follows the same rules) may name
 //     a block or an object. A free of a live object that is not due is
 //     premature-free, or stale-reuse when the call before it was a
@@ -118,7 +122,9 @@
 //     directly or through struct fields) or as still reachable (those
 //     objects, buffers of open frames, and device segments still reserved:
 //     a caching pool keeps its segments by design).
-//   - Without end there is no leak check and Report.Complete is false.
+//   - Report.Leaked counts, at end, the missed frees not freed late as
+//     well as what end found. Without end there is no end check, the
+//     totals are zero and Report.Complete is false.
 //
 // Report.
 //   - PeakLiveBytes counts declared sizes of blocks, objects, arena buffers

@@ -11,9 +11,10 @@ import (
 // right after the call that caused it. Objects whose count reached 0 in a
 // call are due; the frees that follow must free exactly them.
 
-// settle runs before every event other than a free (and at Close): a due
-// object that was not freed is a leak named after the call that made it
-// due, and is dead from then on. The last call's stale records expire.
+// settle runs before every event other than a free: a due object that was
+// not freed is a leak named after the call that made it due, and is dead
+// from then on, but a free of it that comes late is still its free (see
+// freeObject). The last call's stale records expire.
 func (c *Checker) settle() {
 	if len(c.stale) > 0 || len(c.due) > 0 { // mostly neither: this part is inlined
 		c.settleSome()
@@ -34,17 +35,19 @@ func (c *Checker) settleSome() {
 		}
 		z := t.x.zero
 		c.out = append(c.out, traces.Violation{
-			Kind:    traces.Leak,
-			Event:   z.event,
-			Line:    z.line,
-			Site:    z.site,
-			Addr:    t.addr(),
-			Object:  t.id(),
-			Message: "the runtime never freed " + t.String() + ", whose count reached 0 at " + z.at(),
+			Kind:   traces.Leak,
+			Event:  z.event,
+			Line:   z.line,
+			Site:   z.site,
+			Addr:   t.addr(),
+			Object: t.id(),
+			Message: "the runtime did not free " + t.String() + " after the call at " + z.at() +
+				", which took its count to 0; the next call came first",
 			Related: t.history(nil),
 		})
-		c.leaked.Objects++
-		c.leaked.Bytes += t.size
+		c.missed.Objects++
+		c.missed.Bytes += t.size
+		t.x.missed = true
 		c.kill(t, z) // it died with that call, as far as the model knows
 	}
 	clear(c.due)
@@ -52,16 +55,24 @@ func (c *Checker) settleSome() {
 }
 
 // freeObject handles a free (effects only) of a managed object: expected
-// when the object is due, premature while it still has references, and
+// when the object is due or was reported as a missed free, premature while it still has references, and
 // stale-reuse when the call before was a scope exit that skipped a stale
 // record of a dead object at the same address (the runtime acted on that
 // record through the address, and so on the address's new owner).
 func (c *Checker) freeObject(t *thing) {
-	switch t.state() {
-	case due:
+	switch {
+	case t.state() == due:
 		c.kill(t, c.here)
 		return
-	case dead:
+	case t.state() == dead && t.x.missed:
+		// A late free: the leak was reported at the call that made the
+		// free due; this is the object's one free, not a second one, and
+		// the object no longer counts as leaked.
+		t.x.missed = false
+		c.missed.Objects--
+		c.missed.Bytes -= t.size
+		return
+	case t.state() == dead:
 		c.gone(t)
 		return
 	}
@@ -126,4 +137,14 @@ func (c *Checker) staleAt(a uint64) *record {
 		}
 	}
 	return nil
+}
+
+// abandon drops what settle would check when the trace stops: a due free
+// that has not come by the end of the file is no leak, since the run may
+// have been cut off between the call and its frees.
+func (c *Checker) abandon() {
+	clear(c.stale)
+	c.stale = c.stale[:0]
+	clear(c.due)
+	c.due = c.due[:0]
 }

@@ -97,9 +97,30 @@ func TestEffects(t *testing.T) {
 {"op":"release","addr":"0x100"}
 {"op":"free","addr":"0x200"}
 {"op":"scope_exit"}`, []string{"leak 3 0x100", "premature-free 4 0x200", "leaked 0 0", "complete false"}},
-		{"missed free found at close", hdrE + `
+		{"a due free cut off by the end of the file is not claimed", hdrE + `
 {"op":"scope_enter"}
 {"op":"alloc","addr":"0x100","size":64}
+{"op":"scope_exit"}`, []string{"leaked 0 0", "complete false"}},
+		{"a due free missed at end counts as leaked", hdrE + `
+{"op":"scope_enter"}
+{"op":"alloc","addr":"0x100","size":64}
+{"op":"scope_exit"}
+{"op":"end"}`, []string{"leak 2 0x100", "leaked 1 64", "complete true"}},
+		{"a late free is the object's free, not a double free", hdrE + `
+{"op":"scope_enter"}
+{"op":"alloc","addr":"0x100","size":64}
+{"op":"alloc","addr":"0x200","size":32}
+{"op":"release","addr":"0x100"}
+{"op":"release","addr":"0x200"}
+{"op":"free","addr":"0x200"}
+{"op":"free","addr":"0x100"}
+{"op":"free","addr":"0x100"}
+{"op":"scope_exit"}
+{"op":"end"}`, []string{"leak 3 0x100", "double-free 7 0x100", "leaked 0 0", "complete true"}},
+		{"a missed free without end is reported, the totals stay zero", hdrE + `
+{"op":"scope_enter"}
+{"op":"alloc","addr":"0x100","size":64}
+{"op":"release","addr":"0x100"}
 {"op":"scope_exit"}`, []string{"leak 2 0x100", "leaked 0 0", "complete false"}},
 		{"double free of an object", hdrE + `
 {"op":"scope_enter"}

@@ -18,6 +18,7 @@ func (c *Checker) end() {
 		return
 	}
 	c.ended = true
+	c.leaked = c.missed // objects whose count reached 0 but never freed
 	if n := len(c.scopes); n > 0 {
 		rel := make([]traces.Related, 0, min(n, maxOpenRelated))
 		for _, s := range c.scopes[:min(n, maxOpenRelated)] {

@@ -40,9 +40,14 @@ func (c *Checker) scopeEnter() {
 }
 
 // scopeExit pops the top scope and releases the live objects its records
-// name, oldest record first. A record of a dead object does nothing; with
-// effects it is kept until the next call, since a free of its address now
-// is a stale record acting on the address's new owner.
+// name, newest record first: the reverse of the order they were made, as
+// destructors run in C++ and drops in Rust, and as the TensorLogic
+// runtime's exit_scope walks its records. The order decides verdicts: a
+// struct made after its field releases the field before the field's own
+// record is reached, which then finds it dead and does nothing. A record
+// of a dead object does nothing; with effects it is kept until the next
+// call, since a free of its address now is a stale record acting on the
+// address's new owner.
 func (c *Checker) scopeExit() {
 	n := len(c.scopes)
 	if n == 0 {
@@ -50,7 +55,8 @@ func (c *Checker) scopeExit() {
 		return
 	}
 	s := &c.scopes[n-1]
-	for _, r := range s.recs {
+	for i := len(s.recs) - 1; i >= 0; i-- {
+		r := s.recs[i]
 		r.t.x.records--
 		switch {
 		case r.t.state() == live:

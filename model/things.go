@@ -124,6 +124,7 @@ type extra struct {
 	records  int32  // objects: scope records that name it
 	mark     uint32 // objects: the end check's epoch when last reached
 	isStruct bool   // objects: made by struct_init
+	missed   bool   // effects: reported as a missed free, and not freed since
 	zero     hist   // effects: the call at which the count reached 0
 	fields   []*thing
 	tag      string // alloc's kind

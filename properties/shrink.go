@@ -88,7 +88,7 @@ func (sh *shrinker) dropChunks() bool {
 		for i := 0; i+size <= len(sh.best.Steps); {
 			c := sh.best.clone()
 			c.Steps = slices.Delete(c.Steps, i, i+size)
-			if sh.try(c) || size == 1 && sh.creates(i) && shifted(c, i) && sh.try(c) {
+			if sh.try(c) || size == 1 && sh.creates(i) && shifted(c, i, len(c.Steps)) && sh.try(c) {
 				progress = true
 				continue // the next chunk now starts at i
 			}
@@ -104,11 +104,11 @@ func (sh *shrinker) creates(i int) bool {
 	return op == traces.OpAlloc || op == traces.OpStructInit
 }
 
-// shifted lowers by one every Live index from step i on, in place, and
-// reports whether it changed any: once a step that made an object is gone,
-// the objects after it sit one position lower among the live ones, and the
-// refs that named them must follow.
-func shifted(c Program, i int) bool {
+// shifted lowers by one every Live index of steps i up to end, in place,
+// and reports whether it changed any: once a step that made an object is
+// gone, the objects after it sit one position lower among the live ones,
+// and the refs that named them must follow.
+func shifted(c Program, i, end int) bool {
 	changed := false
 	lower := func(r *Ref) {
 		if r.Pick == Live && r.Index > 0 {
@@ -116,7 +116,7 @@ func shifted(c Program, i int) bool {
 			changed = true
 		}
 	}
-	for j := i; j < len(c.Steps); j++ {
+	for j := i; j < end; j++ {
 		lower(&c.Steps[j].Target)
 		for k := range c.Steps[j].Fields {
 			lower(&c.Steps[j].Fields[k])
@@ -132,7 +132,9 @@ const pairLimit = 24
 // dropPairs removes two steps that are not next to each other at once:
 // operands name objects by position, so a step can often go only together
 // with another that shifts the positions back (an alloc and a release of
-// it, say), and removing either alone changes what the rest means.
+// it, say), and removing either alone changes what the rest means. When
+// the first step made an object, the steps between the two name the
+// objects after it one position lower, and are tried so shifted too.
 func (sh *shrinker) dropPairs() bool {
 	progress := false
 	for i := 0; i < len(sh.best.Steps) && len(sh.best.Steps) <= pairLimit; i++ {
@@ -140,7 +142,7 @@ func (sh *shrinker) dropPairs() bool {
 			c := sh.best.clone()
 			c.Steps = slices.Delete(c.Steps, j, j+1)
 			c.Steps = slices.Delete(c.Steps, i, i+1)
-			if sh.try(c) {
+			if sh.try(c) || sh.creates(i) && shifted(c, i, j-1) && sh.try(c) {
 				progress = true
 				j = i + 1 // the steps after i moved: start over from i
 			}

@@ -93,6 +93,17 @@ func TestWriteHuman(t *testing.T) {
 			},
 			not: []string{"leaked", "object #"},
 		},
+		{
+			name: "incomplete with a missed free: no claim that no leak check ran",
+			rep: traces.Report{Events: 3, Violations: []traces.Violation{
+				{Kind: traces.Leak, Event: 1, Addr: 0x10, Message: "the runtime never freed object #1"},
+			}},
+			want: []string{
+				"SUMMARY: 1 violation: 1 leak",
+				"  INCOMPLETE: the trace stops without an end event, so what it still held was not checked for leaks (the leaks above are frees it missed on the way)",
+			},
+			not: []string{"no leak check ran", "leaked"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
