@@ -11,42 +11,6 @@ import (
 // costs a bounded time however long it is.
 const MaxSteps = 256
 
-// opWeights are the generation weights of the calls, out of 256: mostly
-// allocation and reference traffic inside scopes. Misuse is not a separate
-// op: it arises from the same calls in the wrong state (a scope_exit with no
-// scope, a release of a Dead ref, a param_release of a name never
-// registered) and from Dead refs, which the decoder draws one time in ten.
-var opWeights = []struct {
-	op     traces.Op
-	weight int
-}{
-	{traces.OpScopeEnter, 28},
-	{traces.OpScopeExit, 18},
-	{traces.OpAlloc, 48},
-	{traces.OpStructInit, 18},
-	{traces.OpAcquire, 28},
-	{traces.OpRelease, 38},
-	{traces.OpRegister, 22},
-	{traces.OpUnregister, 16},
-	{traces.OpParamRegister, 22},
-	{traces.OpParamRelease, 18},
-}
-
-// opTable maps a byte to an op by opWeights.
-var opTable = func() (t [256]traces.Op) {
-	i := 0
-	for _, w := range opWeights {
-		for n := 0; n < w.weight; n++ {
-			t[i] = w.op
-			i++
-		}
-	}
-	if i != len(t) {
-		panic("properties: op weights must sum to 256")
-	}
-	return t
-}()
-
 // sizeTable maps a byte's low bits to a size: one common size, so that the
 // LIFO heap hands the same address back often (the reuse that exposes stale
 // records), two others, and 0, the zero-sized type.
@@ -59,20 +23,24 @@ const (
 )
 
 // Decode turns bytes into a program. Every byte string is a program: each
-// step reads an op byte (weighted by opWeights) and then the operand bytes
-// its op needs (a size, a name, a ref, a field count and one ref per
-// field); missing bytes at the end read as zero. Generate draws its programs
-// through the same decoder, so fuzzing and generation share one shape.
+// step reads an op byte (each call owns a fixed range of op bytes, its
+// weight; see calls) and then the operand bytes its call needs (a size, a
+// name, a ref, a field count and one ref per field); missing bytes at the
+// end read as zero. An op byte in the reserved range, which later layers'
+// calls will take, makes no step. Generate draws its programs through the
+// same decoder, so fuzzing and generation share one shape.
 //
 // The decoder follows the program's shape (see shape) so that most
 // programs are well formed: three times in four, a call sure to be a
-// misuse becomes a well-formed one (see shape.misuse), and a param_release
+// misuse becomes a well-formed one (see call.needs), and a param_release
 // mostly names a registered parameter. The misuse that stays is on purpose.
 func Decode(data []byte) Program {
 	d := decoder{data: data}
 	var p Program
 	for len(d.data) > 0 && len(p.Steps) < MaxSteps {
-		p.Steps = append(p.Steps, d.step())
+		if s, ok := d.step(); ok {
+			p.Steps = append(p.Steps, s)
+		}
 	}
 	return p
 }
@@ -97,36 +65,34 @@ type shape struct {
 
 // after returns the shape after step s.
 func (sh shape) after(s Step) shape {
-	switch s.Op {
-	case traces.OpScopeEnter:
-		sh.depth++
-	case traces.OpScopeExit:
-		sh.depth = max(sh.depth-1, 0)
-	case traces.OpParamRegister:
-		if !slices.Contains(sh.names, s.Name) {
-			sh.names = append(slices.Clip(sh.names), s.Name)
-		}
-	case traces.OpParamRelease:
-		if i := slices.Index(sh.names, s.Name); i >= 0 {
-			sh.names = slices.Delete(slices.Clone(sh.names), i, i+1)
-		}
+	if c := callOf(s.Op); c != nil && c.after != nil {
+		return c.after(sh, s)
 	}
 	return sh
 }
 
-// misuse reports whether op is sure to be a misuse in shape sh, and the op
-// the decoder makes of it instead: scope_enter for a call that needs a
-// scope when none is open, param_register for a param_release when no
-// name is registered.
-func (sh shape) misuse(op traces.Op) (bool, traces.Op) {
-	switch {
-	case sh.depth == 0 && (op == traces.OpScopeExit || op == traces.OpAlloc ||
-		op == traces.OpStructInit || op == traces.OpRegister):
-		return true, traces.OpScopeEnter
-	case op == traces.OpParamRelease && len(sh.names) == 0:
-		return true, traces.OpParamRegister
+// register and unregister return the shape with name registered or not.
+func (sh shape) register(name string) shape {
+	if !slices.Contains(sh.names, name) {
+		sh.names = append(slices.Clip(sh.names), name)
 	}
-	return false, op
+	return sh
+}
+
+func (sh shape) unregister(name string) shape {
+	if i := slices.Index(sh.names, name); i >= 0 {
+		sh.names = slices.Delete(slices.Clone(sh.names), i, i+1)
+	}
+	return sh
+}
+
+// misuse reports whether a call of c is sure to be a misuse in shape sh,
+// and the op the decoder makes of it instead.
+func (sh shape) misuse(c *call) (bool, traces.Op) {
+	if c.needs != nil && !c.needs(sh) {
+		return true, c.instead
+	}
+	return false, c.op
 }
 
 // keepsMisuse reports whether an op byte keeps its misuse: one time in four.
@@ -134,10 +100,15 @@ func keepsMisuse(b byte) bool { return b&3 == 0 }
 
 // decodeStep decodes one step from the front of b in shape sh: how a
 // generator that draws steps one at a time (gopter's commands) shares the
-// decoder.
+// decoder. An op byte in the reserved range is folded onto the calls'.
 func decodeStep(b []byte, sh shape) Step {
+	b = slices.Clone(b)
+	if len(b) > 0 && codeTable[b[0]] == nil {
+		b[0] %= reservedCode
+	}
 	d := decoder{data: b, shape: sh}
-	return d.step()
+	s, _ := d.step()
+	return s
 }
 
 type decoder struct {
@@ -166,41 +137,32 @@ func (d *decoder) ref() Ref {
 }
 
 // name decodes a parameter name: below nameAny one of the registered
-// names, if there are any; otherwise any of Names.
+// names, if there are any; otherwise any of names.
 func (d *decoder) name(registered bool) string {
 	b := d.byte()
 	if registered && b < nameAny && len(d.shape.names) > 0 {
 		return d.shape.names[int(b)%len(d.shape.names)]
 	}
-	return Names[int(b)%len(Names)]
+	return names[int(b)%len(names)]
 }
 
-// Name bytes from nameAny on name any of Names, registered or not.
+// Name bytes from nameAny on name any of names, registered or not.
 const nameAny = 224
 
-func (d *decoder) step() Step {
+// step decodes the next step; ok is false for an op byte no call owns.
+func (d *decoder) step() (s Step, ok bool) {
 	b := d.byte()
-	s := Step{Op: opTable[b]}
-	if sure, instead := d.shape.misuse(s.Op); sure && !keepsMisuse(b) {
-		s.Op = instead
+	c := codeTable[b]
+	if c == nil {
+		return Step{}, false
 	}
-	switch s.Op {
-	case traces.OpAlloc:
-		s.Size = sizeTable[d.byte()%8]
-	case traces.OpStructInit:
-		s.Size = sizeTable[d.byte()%8]
-		n := int(d.byte() % 4)
-		for range n {
-			s.Fields = append(s.Fields, d.ref())
-		}
-	case traces.OpAcquire, traces.OpRelease, traces.OpRegister, traces.OpUnregister:
-		s.Target = d.ref()
-	case traces.OpParamRegister:
-		s.Name = d.name(false)
-		s.Target = d.ref()
-	case traces.OpParamRelease:
-		s.Name = d.name(true)
+	if sure, instead := d.shape.misuse(c); sure && !keepsMisuse(b) {
+		c = callOf(instead)
+	}
+	s = Step{Op: c.op}
+	for _, o := range c.operands {
+		o.row().decode(d, &s)
 	}
 	d.shape = d.shape.after(s)
-	return s
+	return s, true
 }

@@ -2,22 +2,34 @@
 // reference model of package model, over generated programs: the one place
 // (with fuzz/ and cmd/) where the two meet.
 //
-// A Program is a sequence of layer-2 calls (scope_enter, scope_exit, alloc,
-// struct_init, acquire, release, register, unregister, param_register,
-// param_release). Its operands name objects by position among what the
-// program knows when the step runs (a Ref: the i-th live object, the i-th
-// dead address, or NULL), so any subsequence of a program is a program, and
-// shrinking can drop steps freely. Decode turns any byte string into a
-// program; Generate draws one through the same decoder; Encode writes the
-// bytes of a program back, for fuzz seeds.
+// A Program is a sequence of runtime calls: any call of the table in
+// calls.go, one row per call (today the layer-2 calls scope_enter,
+// scope_exit, alloc, struct_init, acquire, release, register, unregister,
+// param_register and param_release). A row says everything about its call:
+// its op bytes, its operands, what it needs of the program so far, and how
+// the harness makes it on the runtime; a call of a new layer is one row,
+// and the tests fail by name when a step of adding one is left out. Its
+// operands name objects by position among what the program knows when the
+// step runs (a Ref: the i-th live object, the i-th dead address, or NULL),
+// so any subsequence of a program is a program, and shrinking can drop
+// steps freely. Decode turns any byte string into a program; Generate
+// draws one through the same decoder; Encode writes the bytes of a program
+// back, for fuzz seeds; ParseProgram reads a listing (Program.String) back.
+//
+// The byte encoding is stable: each call owns a fixed range of op bytes,
+// and bytes from 192 up are reserved for the calls of later layers, so a
+// call added there leaves every saved program's meaning alone. fuzz/ keeps
+// each FuzzProgram seed beside its readable program and checks that the
+// one still decodes to the other.
 //
 // Run drives the runtime with a program and feeds each event the runtime
 // records (its calls and, with effects, its real frees) to a model.Checker.
 // After every call it gathers what the properties need: the model's
 // violations, whether the runtime refused the call with the model's kind,
 // whether it recorded the call it was asked to make, and whether its state
-// (live objects and counts, scope records, params) equals the model's,
-// compared with go-cmp. After the last step Run tears the program down the
+// (live objects and counts, scope records, params) equals the model's:
+// after every call by a fast comparison that a test holds to go-cmp's
+// verdict field by field, and at the end of every run by go-cmp itself. After the last step Run tears the program down the
 // way a well-behaved caller would (scopes exited, params released), calls
 // end, and replays the written trace through the model once more.
 //

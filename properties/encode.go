@@ -1,46 +1,38 @@
 package properties
 
-import "github.com/tlcheck/tlcheck/traces"
-
 // Encode is Decode's inverse: it returns bytes that Decode turns back into
 // p, for programs whose sizes, names and indices Decode can produce (a
 // misuse that Decode turns into a well-formed call three times in four is
-// encoded as the fourth). It writes fuzz seeds from readable programs.
+// encoded as the fourth). Each op is written as the first byte of its
+// call's range that fits, so the bytes are canonical. It writes fuzz seeds
+// from readable programs.
 func Encode(p Program) []byte {
 	var out []byte
 	var sh shape
 	for _, s := range p.Steps {
-		sure, _ := sh.misuse(s.Op)
-		out = append(out, opByte(s.Op, sure))
-		switch s.Op {
-		case traces.OpAlloc:
-			out = append(out, sizeByte(s.Size))
-		case traces.OpStructInit:
-			out = append(out, sizeByte(s.Size), byte(len(s.Fields)))
-			for _, f := range s.Fields {
-				out = append(out, refByte(f))
-			}
-		case traces.OpAcquire, traces.OpRelease, traces.OpRegister, traces.OpUnregister:
-			out = append(out, refByte(s.Target))
-		case traces.OpParamRegister:
-			out = append(out, anyNameByte(s.Name), refByte(s.Target))
-		case traces.OpParamRelease:
-			out = append(out, releaseNameByte(s.Name, sh.names))
+		c := callOf(s.Op)
+		if c == nil || c.width == 0 {
+			continue // no byte decodes to it
+		}
+		sure, _ := sh.misuse(c)
+		out = append(out, opByte(c, sure))
+		for _, o := range c.operands {
+			out = o.row().encode(out, s, sh)
 		}
 		sh = sh.after(s)
 	}
 	return out
 }
 
-// opByte returns a byte that decodes to op; with misuse, one that keeps
-// op's misuse rather than turning it into scope_enter.
-func opByte(op traces.Op, misuse bool) byte {
-	for i, o := range opTable {
-		if o == op && (!misuse || keepsMisuse(byte(i))) {
-			return byte(i)
+// opByte returns a byte that decodes to c's op; with misuse, one that
+// keeps the misuse rather than turning it into the call that avoids it.
+func opByte(c *call, misuse bool) byte {
+	for b := c.code; b < c.code+c.width; b++ {
+		if !misuse || keepsMisuse(byte(b)) {
+			return byte(b)
 		}
 	}
-	return 0
+	return byte(c.code)
 }
 
 func sizeByte(size uint64) byte {
@@ -56,16 +48,16 @@ func sizeByte(size uint64) byte {
 // registered.
 func anyNameByte(name string) byte {
 	for b := nameAny; b < 256; b++ {
-		if Names[b%len(Names)] == name {
+		if names[b%len(names)] == name {
 			return byte(b)
 		}
 	}
 	return 0
 }
 
-// releaseNameByte returns a param_release name byte that decodes to name
+// heldNameByte returns a param_release name byte that decodes to name
 // given the names registered.
-func releaseNameByte(name string, registered []string) byte {
+func heldNameByte(name string, registered []string) byte {
 	for i, n := range registered {
 		if n == name {
 			return byte(i)

@@ -1,29 +1,26 @@
 package properties
 
 import (
+	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// A Program is a sequence of layer-2 calls on a runtime. Its operands name
-// objects indirectly, by position among what the program knows when the step
-// runs (see Ref), so every subsequence of a program is again a meaningful
+// A Program is a sequence of runtime calls. Its operands name objects
+// indirectly, by position among what the program knows when the step runs
+// (see Ref), so every subsequence of a program is again a meaningful
 // program: that is what lets Shrink drop steps freely.
 type Program struct {
 	Steps []Step
 }
 
-// Step is one call. Which fields matter depends on Op:
-//
-//	scope_enter, scope_exit  (none)
-//	alloc                    Size
-//	struct_init              Size, Fields
-//	acquire, release,
-//	register, unregister     Target
-//	param_register           Name, Target
-//	param_release            Name
+// Step is one call: any call of the table in calls.go, with the operands
+// its row lists (alloc: Size; struct_init: Size, Fields; release: Target;
+// param_register: Name, Target; ...). Fields a call does not take are zero.
 type Step struct {
 	Op     traces.Op
 	Size   uint64 // bytes; 0 is a zero-sized type, which the runtime represents as NULL
@@ -53,18 +50,12 @@ type Ref struct {
 	Index uint8
 }
 
-// Ops lists the calls a Program may make, in the contract's order.
-func Ops() []traces.Op {
-	return []traces.Op{
-		traces.OpScopeEnter, traces.OpScopeExit, traces.OpAlloc, traces.OpStructInit,
-		traces.OpAcquire, traces.OpRelease, traces.OpRegister, traces.OpUnregister,
-		traces.OpParamRegister, traces.OpParamRelease,
-	}
-}
+// names are the parameter names programs use. They are few on purpose,
+// so that re-registering a name and releasing a name are common.
+var names = []string{"w", "b", "g"}
 
-// Names are the parameter names programs use. They are few on purpose, so
-// that re-registering a name and releasing a name are common.
-var Names = []string{"w", "b", "g"}
+// Names returns the parameter names programs use.
+func Names() []string { return slices.Clone(names) }
 
 func (r Ref) String() string {
 	switch r.Pick {
@@ -77,28 +68,16 @@ func (r Ref) String() string {
 }
 
 // String writes the step as it reads in a program listing: "alloc 16",
-// "param_register w live[1]", "struct_init 32 [live[0] null]".
+// "param_register w live[1]", "struct_init 32 [live[0] null]": the op,
+// then its operands in its row's order. ParseProgram reads it back.
 func (s Step) String() string {
 	var b strings.Builder
 	b.WriteString(s.Op.String())
-	switch s.Op {
-	case traces.OpAlloc:
-		fmt.Fprintf(&b, " %d", s.Size)
-	case traces.OpStructInit:
-		fmt.Fprintf(&b, " %d [", s.Size)
-		for i, f := range s.Fields {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(f.String())
+	if c := callOf(s.Op); c != nil {
+		for _, o := range c.operands {
+			b.WriteByte(' ')
+			b.WriteString(o.row().format(s))
 		}
-		b.WriteByte(']')
-	case traces.OpAcquire, traces.OpRelease, traces.OpRegister, traces.OpUnregister:
-		fmt.Fprintf(&b, " %v", s.Target)
-	case traces.OpParamRegister:
-		fmt.Fprintf(&b, " %s %v", s.Name, s.Target)
-	case traces.OpParamRelease:
-		fmt.Fprintf(&b, " %s", s.Name)
 	}
 	return b.String()
 }
@@ -120,4 +99,79 @@ func (p Program) clone() Program {
 		steps[i] = s
 	}
 	return Program{Steps: steps}
+}
+
+// ParseProgram reads a program listing as Program.String writes it: one
+// step a line, each optionally numbered ("  3  release live[0]"); blank
+// lines and lines starting with # are skipped. It is how saved programs,
+// such as the fuzz seeds' readable forms, come back as Programs.
+func ParseProgram(text string) (Program, error) {
+	var p Program
+	for n, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		toks := tokens(line)
+		if _, err := strconv.Atoi(toks[0]); err == nil {
+			toks = toks[1:]
+		}
+		s, err := parseStep(toks)
+		if err != nil {
+			return Program{}, fmt.Errorf("line %d: %q: %w", n+1, line, err)
+		}
+		p.Steps = append(p.Steps, s)
+	}
+	return p, nil
+}
+
+func parseStep(toks []string) (Step, error) {
+	if len(toks) == 0 {
+		return Step{}, errors.New("no op")
+	}
+	op, ok := traces.ParseOp(toks[0])
+	c := callOf(op)
+	if !ok || c == nil || c.width == 0 {
+		return Step{}, fmt.Errorf("op %q: programs call %v", toks[0], Ops())
+	}
+	s := Step{Op: op}
+	if len(toks)-1 != len(c.operands) {
+		return Step{}, fmt.Errorf("%v takes %d operands, got %d", op, len(c.operands), len(toks)-1)
+	}
+	for i, o := range c.operands {
+		if err := o.row().parse(toks[i+1], &s); err != nil {
+			return Step{}, err
+		}
+	}
+	return s, nil
+}
+
+// tokens splits a line at spaces outside brackets, so that a field list
+// "[live[0] null]" is one token.
+func tokens(line string) []string {
+	var out []string
+	depth, start := 0, -1
+	for i, r := range line {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case r == ' ' || r == '\t':
+			if depth == 0 {
+				if start >= 0 {
+					out = append(out, line[start:i])
+				}
+				start = -1
+				continue
+			}
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, line[start:])
+	}
+	return out
 }

@@ -8,10 +8,12 @@ import (
 
 // Property is a property as code: a named check over a run's Result that
 // returns nil or a *Breach describing the first place the run broke it.
+// Check returns the concrete pointer, not an error: a nil *Breach stored
+// in an error would not compare equal to nil.
 type Property struct {
 	Name  string
 	Doc   string
-	Check func(*Result) error
+	Check func(*Result) *Breach
 }
 
 // Breach is where a run broke a property.
@@ -45,23 +47,23 @@ func Properties() []Property {
 }
 
 // NoDoubleFree: no double-free that the runtime did not refuse.
-func NoDoubleFree(r *Result) error { return firstVerdict(r, "NoDoubleFree", traces.DoubleFree) }
+func NoDoubleFree(r *Result) *Breach { return firstVerdict(r, "NoDoubleFree", traces.DoubleFree) }
 
 // NoUseAfterFree: no use-after-free that the runtime did not refuse.
-func NoUseAfterFree(r *Result) error { return firstVerdict(r, "NoUseAfterFree", traces.UseAfterFree) }
+func NoUseAfterFree(r *Result) *Breach { return firstVerdict(r, "NoUseAfterFree", traces.UseAfterFree) }
 
 // NoPrematureFree: no free of an object that still has references.
-func NoPrematureFree(r *Result) error {
+func NoPrematureFree(r *Result) *Breach {
 	return firstVerdict(r, "NoPrematureFree", traces.PrematureFree)
 }
 
 // NoStaleReuse: no free or release of an object through a stale record of
 // an earlier object at the same address.
-func NoStaleReuse(r *Result) error { return firstVerdict(r, "NoStaleReuse", traces.StaleReuse) }
+func NoStaleReuse(r *Result) *Breach { return firstVerdict(r, "NoStaleReuse", traces.StaleReuse) }
 
 // NoLeak: no leak other than the program's own at end (an object it kept
 // alive): an object whose count reached 0 is freed before the next call.
-func NoLeak(r *Result) error { return firstVerdict(r, "NoLeak", traces.Leak) }
+func NoLeak(r *Result) *Breach { return firstVerdict(r, "NoLeak", traces.Leak) }
 
 // Refines: the runtime refines the model. After every call the runtime's
 // state equals the model's; it refuses exactly the calls the model finds
@@ -69,27 +71,24 @@ func NoLeak(r *Result) error { return firstVerdict(r, "NoLeak", traces.Leak) }
 // make, then only frees; it never panics; its heap never overlaps two live
 // objects; and its trace, written and read back, replays to the same
 // verdicts.
-func Refines(r *Result) error {
+func Refines(r *Result) *Breach {
 	var first *Breach
 	if len(r.Mismatches) > 0 {
 		m := r.Mismatches[0]
 		first = &Breach{Property: "Refines", Call: m.Call, Event: r.Calls[m.Call].Event, Message: m.What,
-			sig: m.Kind + "@" + r.Calls[m.Call].Step.Op.String()}
+			sig: string(m.Kind) + "@" + r.Calls[m.Call].Step.Op.String()}
 	}
 	for _, k := range []traces.Kind{traces.Misuse, traces.InvalidAddress, traces.Overlap} {
-		if b, ok := firstVerdict(r, "Refines", k).(*Breach); ok && (first == nil || b.Call < first.Call) {
+		if b := firstVerdict(r, "Refines", k); b != nil && (first == nil || b.Call < first.Call) {
 			first = b
 		}
-	}
-	if first == nil {
-		return nil
 	}
 	return first
 }
 
 // firstVerdict returns the first violation of kind k that the program does
 // not explain, as a Breach of property name.
-func firstVerdict(r *Result, name string, k traces.Kind) error {
+func firstVerdict(r *Result, name string, k traces.Kind) *Breach {
 	for _, v := range r.Verdicts {
 		if v.Kind == k && !v.Explained {
 			return &Breach{Property: name, Call: v.Call, Event: v.Event, Message: verdictMessage(r, v),
@@ -123,8 +122,8 @@ func verdictMessage(r *Result, v Verdict) string {
 // property r broke.
 func check(r *Result) (first *Breach, broken []string) {
 	for _, p := range Properties() {
-		b, ok := p.Check(r).(*Breach)
-		if !ok {
+		b := p.Check(r)
+		if b == nil {
 			continue
 		}
 		broken = append(broken, p.Name)

@@ -8,7 +8,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tlcheck/tlcheck/impl"
-	"github.com/tlcheck/tlcheck/traces"
 )
 
 // rapidProperty is the state-machine property in rapid's terms: T.Repeat
@@ -19,54 +18,60 @@ import (
 func rapidProperty(cfg impl.Config) func(*rapid.T) {
 	return func(t *rapid.T) {
 		s := newSession(cfg, Program{})
-		ref := func(t *rapid.T, label string) Ref {
-			pick := Live
-			switch rapid.IntRange(0, 15).Draw(t, label+"_pick") {
-			case 0:
-				pick = Dead
-			case 1:
-				pick = Null
+		actions := map[string]func(*rapid.T){}
+		for _, c := range calls {
+			if c.width == 0 {
+				continue // not a call programs make
 			}
-			return Ref{Pick: pick, Index: uint8(rapid.IntRange(0, 7).Draw(t, label))}
-		}
-		size := rapid.SampledFrom(sizeTable[:])
-		name := rapid.SampledFrom(Names)
-		target := func(op traces.Op) func(*rapid.T) {
-			return func(t *rapid.T) { s.apply(Step{Op: op, Target: ref(t, "target")}) }
-		}
-		t.Repeat(map[string]func(*rapid.T){
-			"scope_enter": func(t *rapid.T) { s.apply(Step{Op: traces.OpScopeEnter}) },
-			"scope_exit":  func(t *rapid.T) { s.apply(Step{Op: traces.OpScopeExit}) },
-			"alloc":       func(t *rapid.T) { s.apply(Step{Op: traces.OpAlloc, Size: size.Draw(t, "size")}) },
-			"struct_init": func(t *rapid.T) {
-				st := Step{Op: traces.OpStructInit, Size: size.Draw(t, "size")}
-				for i := range rapid.IntRange(0, 3).Draw(t, "fields") {
-					st.Fields = append(st.Fields, ref(t, fmt.Sprint("field", i)))
+			actions[c.op.String()] = func(t *rapid.T) {
+				st := Step{Op: c.op}
+				for _, o := range c.operands {
+					drawOperand(t, o, &st)
 				}
 				s.apply(st)
-			},
-			"acquire":    target(traces.OpAcquire),
-			"release":    target(traces.OpRelease),
-			"register":   target(traces.OpRegister),
-			"unregister": target(traces.OpUnregister),
-			"param_register": func(t *rapid.T) {
-				s.apply(Step{Op: traces.OpParamRegister, Name: name.Draw(t, "name"), Target: ref(t, "target")})
-			},
-			"param_release": func(t *rapid.T) {
-				s.apply(Step{Op: traces.OpParamRelease, Name: name.Draw(t, "name")})
-			},
-			"": func(t *rapid.T) {
-				if d := cmp.Diff(s.rt.State(), s.chk.State(), stateOpts); d != "" {
-					t.Fatalf("state differs (-runtime +model):\n%s", d)
-				}
-				if b, _ := check(s.res); b != nil {
-					t.Fatalf("%v\n%s", b, traceText(s.res))
-				}
-			},
-		})
+			}
+		}
+		actions[""] = func(t *rapid.T) {
+			if d := cmp.Diff(s.rt.State(), s.chk.State(), stateOpts); d != "" {
+				t.Fatalf("state differs (-runtime +model):\n%s", d)
+			}
+			if b, _ := check(s.res); b != nil {
+				t.Fatalf("%v\n%s", b, traceText(s.res))
+			}
+		}
+		t.Repeat(actions)
 		if b, _ := check(s.finish()); b != nil {
 			t.Fatalf("%v\n%s", b, traceText(s.res))
 		}
+	}
+}
+
+// drawOperand draws operand o of a step with rapid's generators: a ref is
+// mostly a live object, sometimes a dead address or NULL.
+func drawOperand(t *rapid.T, o operand, st *Step) {
+	ref := func(label string) Ref {
+		pick := Live
+		switch rapid.IntRange(0, 15).Draw(t, label+"_pick") {
+		case 0:
+			pick = Dead
+		case 1:
+			pick = Null
+		}
+		return Ref{Pick: pick, Index: uint8(rapid.IntRange(0, 7).Draw(t, label))}
+	}
+	switch o {
+	case operandSize:
+		st.Size = rapid.SampledFrom(sizeTable[:]).Draw(t, "size")
+	case operandFields:
+		for i := range rapid.IntRange(0, 3).Draw(t, "fields") {
+			st.Fields = append(st.Fields, ref(fmt.Sprint("field", i)))
+		}
+	case operandTarget:
+		st.Target = ref("target")
+	case operandName, operandHeldName:
+		st.Name = rapid.SampledFrom(names).Draw(t, "name")
+	default:
+		panic(fmt.Sprintf("drawOperand: no generator for operand %s", o.row().name))
 	}
 }
 

@@ -47,10 +47,23 @@ type Verdict struct {
 // shows: a different state after a call, a refusal the model does not
 // share, a recorded event that is not the call made, a panic.
 type Mismatch struct {
-	Call int    // Calls index
-	Kind string // what disagreed: state, refusal, record, zero-sized, panic, input, replay
+	Call int // Calls index
+	Kind MismatchKind
 	What string
 }
+
+// MismatchKind says what disagreed.
+type MismatchKind string
+
+const (
+	MismatchState     MismatchKind = "state"      // the states differ after a call
+	MismatchRefusal   MismatchKind = "refusal"    // the runtime refused a call the model finds no such fault in
+	MismatchRecord    MismatchKind = "record"     // the runtime recorded another call than the one made, or more than frees after it
+	MismatchZeroSized MismatchKind = "zero-sized" // a zero-sized type got an address, not NULL
+	MismatchPanic     MismatchKind = "panic"      // the runtime panicked
+	MismatchInput     MismatchKind = "input"      // the model cannot take an event the runtime recorded
+	MismatchReplay    MismatchKind = "replay"     // the written trace, read back, replays to other verdicts
+)
 
 // Failure is a program run that broke a property.
 type Failure struct {

@@ -50,57 +50,28 @@ func newSession(cfg impl.Config, p Program) *session {
 // model holds alive now.
 func (s *session) apply(st Step) {
 	index := len(s.res.Calls)
+	c := callOf(st.Op)
+	if c == nil {
+		panic(fmt.Sprintf("properties: step with op %v, which no row of calls makes", st.Op))
+	}
 	st.Fields = slices.Clone(st.Fields) // resolve makes the refs canonical in place
-	want := traces.Event{Op: st.Op, Name: st.Name, Size: st.Size}
+	want := traces.Event{Op: st.Op}
+	for _, o := range c.operands {
+		o.row().resolve(s, st.Op, &st, &want)
+	}
 	var err error
-	panicked := s.invoke(func() {
-		switch st.Op {
-		case traces.OpScopeEnter:
-			err = s.rt.ScopeEnter()
-		case traces.OpScopeExit:
-			err = s.rt.ScopeExit()
-		case traces.OpAlloc:
-			want.Addr, err = s.rt.Alloc(st.Size)
-		case traces.OpStructInit:
-			want.Fields = make([]traces.Addr, len(st.Fields))
-			for i := range st.Fields {
-				want.Fields[i] = s.resolve(st.Op, &st.Fields[i])
-			}
-			want.Addr, err = s.rt.StructInit(st.Size, want.Fields)
-		case traces.OpAcquire:
-			want.Addr = s.resolve(st.Op, &st.Target)
-			err = s.rt.Acquire(want.Addr)
-		case traces.OpRelease:
-			want.Addr = s.resolve(st.Op, &st.Target)
-			err = s.rt.Release(want.Addr)
-		case traces.OpRegister:
-			want.Addr = s.resolve(st.Op, &st.Target)
-			err = s.rt.Register(want.Addr)
-		case traces.OpUnregister:
-			want.Addr = s.resolve(st.Op, &st.Target)
-			err = s.rt.Unregister(want.Addr)
-		case traces.OpParamRegister:
-			want.Addr = s.resolve(st.Op, &st.Target)
-			err = s.rt.ParamRegister(st.Name, want.Addr)
-		case traces.OpParamRelease:
-			err = s.rt.ParamRelease(st.Name)
-		case traces.OpEnd:
-			err = s.rt.End()
-		default:
-			panic(fmt.Sprintf("properties: step with op %v, not a layer-2 call", st.Op))
-		}
-	})
+	panicked := s.invoke(func() { err = c.invoke(s.rt, &want) })
 	s.res.Calls = append(s.res.Calls, Call{Step: st, Index: index, Event: -1, Err: err})
 	if panicked != nil {
-		s.mismatch(index, "panic", "the runtime panicked: %v", panicked)
+		s.mismatch(index, MismatchPanic, "the runtime panicked: %v", panicked)
 	}
-	if (st.Op == traces.OpAlloc || st.Op == traces.OpStructInit) && want.Addr != 0 {
+	if c.creates() && want.Addr != 0 {
 		s.handedOut(want.Addr)
 		if st.Size == 0 {
-			s.mismatch(index, "zero-sized", "%v of a zero-sized type returned %v; a zero-sized type is NULL", st.Op, want.Addr)
+			s.mismatch(index, MismatchZeroSized, "%v of a zero-sized type returned %v; a zero-sized type is NULL", st.Op, want.Addr)
 		}
 	}
-	s.checkRecorded(index, want)
+	s.checkRecorded(index, c, want)
 	s.feed(index)
 	s.checkRefusal(index)
 	s.compare(index)
@@ -175,21 +146,21 @@ func (s *session) handedOut(a traces.Addr) {
 }
 
 // checkRecorded checks that the runtime recorded the call it was asked to
-// make, then only frees.
-func (s *session) checkRecorded(index int, want traces.Event) {
+// make, then only frees. A size is checked where the call takes one (a
+// NULL alloc may record it or not).
+func (s *session) checkRecorded(index int, c *call, want traces.Event) {
 	if len(s.rec) == 0 {
-		s.mismatch(index, "record", "the runtime recorded nothing for %v", want.Op)
+		s.mismatch(index, MismatchRecord, "the runtime recorded nothing for %v", want.Op)
 		return
 	}
 	got := s.rec[0]
 	if got.Op != want.Op || got.Addr != want.Addr || got.Name != want.Name ||
-		(want.Op == traces.OpAlloc || want.Op == traces.OpStructInit) && got.Size != want.Size ||
-		!slices.Equal(got.Fields, want.Fields) {
-		s.mismatch(index, "record", "the runtime recorded %s for the call %s", describe(got), describe(want))
+		c.creates() && got.Size != want.Size || !slices.Equal(got.Fields, want.Fields) {
+		s.mismatch(index, MismatchRecord, "the runtime recorded %s for the call %s", describe(got), describe(want))
 	}
 	for _, ev := range s.rec[1:] {
 		if ev.Op != traces.OpFree {
-			s.mismatch(index, "record", "the runtime recorded %s after %v; only frees may follow a call", describe(ev), want.Op)
+			s.mismatch(index, MismatchRecord, "the runtime recorded %s after %v; only frees may follow a call", describe(ev), want.Op)
 		}
 	}
 }
@@ -207,7 +178,7 @@ func (s *session) feed(index int) {
 		r.eventCall = append(r.eventCall, index)
 		vs, err := s.chk.Step(&ev, traces.Pos{Event: n, Line: n + 2})
 		if err != nil {
-			s.mismatch(index, "input", "the model cannot take the runtime's event %d (%s): %v", n, describe(ev), err)
+			s.mismatch(index, MismatchInput, "the model cannot take the runtime's event %d (%s): %v", n, describe(ev), err)
 		}
 		s.verdicts(vs)
 	}

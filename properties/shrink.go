@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/tlcheck/tlcheck/impl"
-	"github.com/tlcheck/tlcheck/traces"
 )
 
 // maxShrinkRuns bounds the runs one Shrink may make. Delta debugging a
@@ -100,8 +99,8 @@ func (sh *shrinker) dropChunks() bool {
 
 // creates reports whether step i of the best program made an object.
 func (sh *shrinker) creates(i int) bool {
-	op := sh.best.Steps[i].Op
-	return op == traces.OpAlloc || op == traces.OpStructInit
+	c := callOf(sh.best.Steps[i].Op)
+	return c != nil && c.creates()
 }
 
 // shifted lowers by one every Live index of steps i up to end, in place,
@@ -171,31 +170,24 @@ func (sh *shrinker) simplify() bool {
 	return progress
 }
 
-// simplifications returns simpler versions of s, each one change away:
-// a ref's index one lower (refs are canonical, so each lower index is
-// another object), a field fewer, the first size, the first name.
+// simplifications returns simpler versions of s, each one change away,
+// first a plainer call, then operand by operand as its call's row lists
+// them: a ref's index one lower
+// (refs are canonical, so each lower index is another object), a field
+// fewer, the first size, the first name.
 func simplifications(s Step) []Step {
+	c := callOf(s.Op)
+	if c == nil {
+		return nil
+	}
 	var out []Step
-	with := func(f func(*Step)) {
-		c := s
-		c.Fields = slices.Clone(s.Fields)
-		f(&c)
-		out = append(out, c)
-	}
-	if s.Target.Index != 0 {
-		with(func(c *Step) { c.Target.Index-- })
-	}
-	for j := range s.Fields {
-		with(func(c *Step) { c.Fields = slices.Delete(c.Fields, j, j+1) })
-		if s.Fields[j].Index != 0 {
-			with(func(c *Step) { c.Fields[j].Index-- })
+	if c.plainer != nil {
+		if p, ok := c.plainer(s); ok {
+			out = append(out, p)
 		}
 	}
-	if (s.Op == traces.OpAlloc || s.Op == traces.OpStructInit) && s.Size != sizeTable[0] {
-		with(func(c *Step) { c.Size = sizeTable[0] })
-	}
-	if s.Name != "" && s.Name != Names[0] {
-		with(func(c *Step) { c.Name = Names[0] })
+	for _, o := range c.operands {
+		out = append(out, o.row().simpler(s)...)
 	}
 	return out
 }

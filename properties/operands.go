@@ -1,0 +1,186 @@
+package properties
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// operand is a kind of argument a call takes. Each kind is one row of
+// operandRows: how it is decoded from bytes and encoded back, listed and
+// parsed, simplified by Shrink, and resolved into the event the call makes.
+type operand uint8
+
+const (
+	operandSize     operand = iota + 1 // Step.Size: the size of a new object
+	operandFields                      // Step.Fields: 0 to 3 refs, a struct's fields
+	operandTarget                      // Step.Target: the object the call acts on
+	operandName                        // Step.Name: any parameter name
+	operandHeldName                    // Step.Name: mostly a name registered now
+)
+
+type operandRow struct {
+	name string
+	// decode reads the operand's bytes into s; encode appends bytes that
+	// decode to s's operand in shape sh.
+	decode func(d *decoder, s *Step)
+	encode func(out []byte, s Step, sh shape) []byte
+	// format writes the operand as a program listing shows it; parse reads
+	// that back.
+	format func(s Step) string
+	parse  func(tok string, s *Step) error
+	// simpler returns versions of s with this operand one step simpler.
+	simpler func(s Step) []Step
+	// resolve sets the operand in ev, turning refs into addresses.
+	resolve func(sess *session, op traces.Op, s *Step, ev *traces.Event)
+}
+
+var operandRows = [...]operandRow{
+	operandSize: {name: "size",
+		decode: func(d *decoder, s *Step) { s.Size = sizeTable[d.byte()%8] },
+		encode: func(out []byte, s Step, _ shape) []byte { return append(out, sizeByte(s.Size)) },
+		format: func(s Step) string { return strconv.FormatUint(s.Size, 10) },
+		parse: func(tok string, s *Step) (err error) {
+			s.Size, err = strconv.ParseUint(tok, 10, 64)
+			return err
+		},
+		simpler: func(s Step) []Step {
+			if s.Size == sizeTable[0] {
+				return nil
+			}
+			s.Size = sizeTable[0]
+			return []Step{s}
+		},
+		resolve: func(_ *session, _ traces.Op, s *Step, ev *traces.Event) { ev.Size = s.Size }},
+	operandFields: {name: "fields",
+		decode: func(d *decoder, s *Step) {
+			for range int(d.byte() % 4) {
+				s.Fields = append(s.Fields, d.ref())
+			}
+		},
+		encode: func(out []byte, s Step, _ shape) []byte {
+			out = append(out, byte(len(s.Fields)))
+			for _, f := range s.Fields {
+				out = append(out, refByte(f))
+			}
+			return out
+		},
+		format: func(s Step) string {
+			fs := make([]string, len(s.Fields))
+			for i, f := range s.Fields {
+				fs[i] = f.String()
+			}
+			return "[" + strings.Join(fs, " ") + "]"
+		},
+		parse: func(tok string, s *Step) error {
+			inner, ok := strings.CutPrefix(tok, "[")
+			if inner, ok = strings.CutSuffix(inner, "]"); !ok {
+				return fmt.Errorf("fields %q: want [ref ...]", tok)
+			}
+			s.Fields = nil
+			for _, f := range strings.Fields(inner) {
+				r, err := parseRef(f)
+				if err != nil {
+					return err
+				}
+				s.Fields = append(s.Fields, r)
+			}
+			return nil
+		},
+		simpler: func(s Step) []Step {
+			var out []Step
+			for j := range s.Fields {
+				c := s
+				c.Fields = slices.Delete(slices.Clone(s.Fields), j, j+1)
+				out = append(out, c)
+				if s.Fields[j].Index != 0 {
+					c := s
+					c.Fields = slices.Clone(s.Fields)
+					c.Fields[j].Index--
+					out = append(out, c)
+				}
+			}
+			return out
+		},
+		resolve: func(sess *session, op traces.Op, s *Step, ev *traces.Event) {
+			ev.Fields = make([]traces.Addr, len(s.Fields))
+			for i := range s.Fields {
+				ev.Fields[i] = sess.resolve(op, &s.Fields[i])
+			}
+		}},
+	operandTarget: {name: "target",
+		decode: func(d *decoder, s *Step) { s.Target = d.ref() },
+		encode: func(out []byte, s Step, _ shape) []byte { return append(out, refByte(s.Target)) },
+		format: func(s Step) string { return s.Target.String() },
+		parse: func(tok string, s *Step) (err error) {
+			s.Target, err = parseRef(tok)
+			return err
+		},
+		simpler: func(s Step) []Step {
+			if s.Target.Index == 0 {
+				return nil
+			}
+			s.Target.Index--
+			return []Step{s}
+		},
+		resolve: func(sess *session, op traces.Op, s *Step, ev *traces.Event) {
+			ev.Addr = sess.resolve(op, &s.Target)
+		}},
+	operandName: {name: "name",
+		decode:  func(d *decoder, s *Step) { s.Name = d.name(false) },
+		encode:  func(out []byte, s Step, _ shape) []byte { return append(out, anyNameByte(s.Name)) },
+		format:  func(s Step) string { return s.Name },
+		parse:   parseName,
+		simpler: simplerName,
+		resolve: func(_ *session, _ traces.Op, s *Step, ev *traces.Event) { ev.Name = s.Name }},
+	operandHeldName: {name: "held name",
+		decode:  func(d *decoder, s *Step) { s.Name = d.name(true) },
+		encode:  func(out []byte, s Step, sh shape) []byte { return append(out, heldNameByte(s.Name, sh.names)) },
+		format:  func(s Step) string { return s.Name },
+		parse:   parseName,
+		simpler: simplerName,
+		resolve: func(_ *session, _ traces.Op, s *Step, ev *traces.Event) { ev.Name = s.Name }},
+}
+
+func (o operand) row() *operandRow { return &operandRows[o] }
+
+func parseName(tok string, s *Step) error {
+	if !slices.Contains(names, tok) {
+		return fmt.Errorf("name %q: programs use %s", tok, strings.Join(names, ", "))
+	}
+	s.Name = tok
+	return nil
+}
+
+func simplerName(s Step) []Step {
+	if s.Name == names[0] {
+		return nil
+	}
+	s.Name = names[0]
+	return []Step{s}
+}
+
+// parseRef reads a ref as Ref.String writes it: live[i], dead[i], null.
+func parseRef(tok string) (Ref, error) {
+	if tok == "null" {
+		return Ref{Pick: Null}, nil
+	}
+	for _, p := range []struct {
+		prefix string
+		pick   Pick
+	}{{"live[", Live}, {"dead[", Dead}} {
+		if rest, ok := strings.CutPrefix(tok, p.prefix); ok {
+			if num, ok := strings.CutSuffix(rest, "]"); ok {
+				n, err := strconv.ParseUint(num, 10, 8)
+				if err != nil {
+					return Ref{}, fmt.Errorf("ref %q: %v", tok, err)
+				}
+				return Ref{Pick: p.pick, Index: uint8(n)}, nil
+			}
+		}
+	}
+	return Ref{}, fmt.Errorf("ref %q: want live[i], dead[i] or null", tok)
+}
