@@ -9,26 +9,14 @@
 //
 // # Calls
 //
-// The calls are those of layer 2 of the trace format (traces/FORMAT.md),
-// one method each, with the contract's meaning:
-//
-//   - ScopeEnter pushes a scope; ScopeExit pops it and releases, newest
-//     record first, the object of each record whose object is still alive.
-//   - Alloc(size) makes a tensor, count 1, with a record in the top scope.
-//   - StructInit(size, fields) makes a struct the same way and acquires each
-//     non-NULL field; when the struct dies it releases its fields in order,
-//     recursively, and is freed after them.
-//   - Acquire and Release move the count; at 0 the object dies and its
-//     block goes back to the heap.
-//   - Register adds a record for an object to the top scope (the caller
-//     takes a returned value); Unregister removes the object's newest record,
-//     searching from the top scope down (a move, or a value being returned).
-//     Neither changes the count. Unregistering a struct is shallow: its
-//     fields keep their own records and counts.
-//   - ParamRegister(name, a) acquires a and holds it under name, releasing
-//     what name held before (after the acquire); ParamRelease(name) releases
-//     it and forgets the name.
-//   - End marks the end of a run.
+// The calls are those of layer 2 of the trace format, one method each:
+// ScopeEnter, ScopeExit, Alloc (alloc), StructInit, Acquire, Release,
+// Register, Unregister, ParamRegister, ParamRelease and End. What each
+// must do is the contract's, stated once in traces/FORMAT.md (Layer 2, and
+// "What the model does where the contract is silent"); this runtime does
+// exactly that, and the property tests hold it to the model after every
+// call. What this page adds is what a runtime decides for itself: its
+// addresses, its errors, what it records.
 //
 // A borrowed argument is expressed by making no call at all: a callee that
 // only uses a value its caller owns neither registers nor acquires it, and
@@ -59,24 +47,13 @@
 // # Misuse
 //
 // A call that breaks the protocol returns an *Error whose Kind is the
-// contract's violation kind for that call, and is recorded all the same, so
-// replaying the recorded trace flags the same event:
-//
-//   - a release of a dead object: double-free; any other call on a dead
-//     object: use-after-free; a call on an address where no object was ever
-//     made: invalid-address. Such a call changes nothing.
-//   - ScopeExit, or Register, with no scope open; Unregister of an object
-//     with no record; ParamRelease of a name held by no one; StructInit of
-//     size 0 with a non-NULL field; End with scopes open: misuse, changing
-//     nothing. Register with no scope is a misuse whatever it names.
-//   - Alloc or StructInit with no scope open: misuse, but the object is
-//     made (count 1, no record) and its address returned, because the
-//     recorded event says that it was.
-//   - a struct field, or a parameter's object, that is already dead when it
-//     is to be acquired or released: the kind above, for that object alone;
-//     the rest of the call goes on.
-//
-// A call that finds several misuses returns them joined, in the order
+// violation kind the model reports for that event, and is recorded all the
+// same, so replaying the recorded trace flags the same event. What the
+// call then changes is what FORMAT.md says the model takes it to change:
+// mostly nothing; an Alloc or StructInit with no scope open still makes
+// its object (count 1, no record) and returns its address; a dead field or
+// parameter object is reported for itself while the rest of the call goes
+// on. A call that finds several misuses returns them joined, in the order
 // found; errors.As finds the first. Misuse never corrupts the books and
 // never panics. Only the faults corrupt them, on purpose.
 //
