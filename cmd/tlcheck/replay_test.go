@@ -346,3 +346,41 @@ func TestReplayCPUProfile(t *testing.T) {
 		t.Errorf("profile in a missing directory: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestReplayHumanHugeSizes holds the human report to the JSON on sizes past
+// an int: a leak of 2^64-1 bytes was once printed as "-1 bytes".
+func TestReplayHumanHugeSizes(t *testing.T) {
+	tests := []struct {
+		name  string
+		trace string
+		want  []string
+	}{
+		{"leak of 2^64-1 bytes", `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x10","size":18446744073709551615}
+{"op":"end"}
+`, []string{
+			"  events 2, objects 1, peak live bytes 18446744073709551615",
+			"  leaked 1 object (18446744073709551615 bytes), still reachable 0 objects (0 bytes)",
+		}},
+		{"leak of 2^63 bytes", `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x10","size":9223372036854775808}
+{"op":"end"}
+`, []string{"  leaked 1 object (9223372036854775808 bytes), still reachable 0 objects (0 bytes)"}},
+		{"leak of 1 byte", `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x10","size":1}
+{"op":"end"}
+`, []string{"  leaked 1 object (1 byte), still reachable 0 objects (0 bytes)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := replay(tt.trace, "-")
+			if code != exitViolation {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, exitViolation, stderr)
+			}
+			assertLines(t, stdout, tt.want)
+			if strings.Contains(stdout, "-1") {
+				t.Errorf("a negative count in:\n%s", stdout)
+			}
+		})
+	}
+}
