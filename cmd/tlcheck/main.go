@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	tlcheck replay [--json] [--from trace|mtrace] [--cpuprofile OUT] FILE...
+//	tlcheck replay [--json] [--from auto|trace|mtrace] [--cpuprofile OUT] FILE...
 //	tlcheck fuzz ...
 //	tlcheck faults
 //	tlcheck selftest ...
@@ -11,7 +11,8 @@
 //	tlcheck help [COMMAND]     (or tlcheck -h, -help, --help)
 //
 // replay reads recorded traces (tlcheck trace format, either layout, or a
-// glibc mtrace log with --from mtrace; "-" is standard input), checks each
+// glibc mtrace log, told apart by the first line unless --from names one;
+// "-" is standard input), checks each
 // against the model and prints a report per file: a human one in the style
 // of AddressSanitizer, or with --json the contract's JSON object (one file)
 // or one such object per line with a "file" field (several files).

@@ -91,7 +91,7 @@ func TestReplayExitCodes(t *testing.T) {
 		{"input error is worst", []string{clean, bad, stale}, exitInput, "frobnicate"},
 		{"no files", nil, exitInput, "no files to replay"},
 		{"unknown flag", []string{"--jsn", clean}, exitInput, "usage: tlcheck replay"},
-		{"unknown format", []string{"--from", "strace", clean}, exitInput, `--from "strace"`},
+		{"unknown format", []string{"--from", "strace", clean}, exitInput, `--from "strace": want auto, trace or mtrace`},
 		{"help", []string{"-h"}, exitClean, "usage: tlcheck replay"},
 		{"flags after files", []string{clean, "--json"}, exitClean, ""},
 		{"file named like a flag after --", []string{"--", "--json"}, exitInput, "open --json"},
@@ -299,10 +299,10 @@ func TestParseReplayArgs(t *testing.T) {
 		opts  replayOptions
 		files []string
 	}{
-		{[]string{"a"}, replayOptions{from: "trace"}, []string{"a"}},
-		{[]string{"--json", "a", "b"}, replayOptions{json: true, from: "trace"}, []string{"a", "b"}},
+		{[]string{"a"}, replayOptions{from: "auto"}, []string{"a"}},
+		{[]string{"--json", "a", "b"}, replayOptions{json: true, from: "auto"}, []string{"a", "b"}},
 		{[]string{"a", "--from", "mtrace", "b"}, replayOptions{from: "mtrace"}, []string{"a", "b"}},
-		{[]string{"-", "-json"}, replayOptions{json: true, from: "trace"}, []string{"-"}},
+		{[]string{"-", "-json"}, replayOptions{json: true, from: "auto"}, []string{"-"}},
 		{[]string{"--from=mtrace", "--", "-x", "--json"}, replayOptions{from: "mtrace"}, []string{"-x", "--json"}},
 	}
 	for _, tt := range tests {
