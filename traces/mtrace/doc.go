@@ -34,7 +34,9 @@
 // means the program was not traced), and a log that starts with a UTF-8
 // byte-order mark, which glibc never writes.
 //
-// Sniff tells a log from a tlcheck trace by its first bytes.
+// Sniff tells a log from a tlcheck trace by its first bytes. Symbols turns
+// callers in a program built with -g into "file:line", as glibc's script
+// does when given the program.
 //
 // Events are numbered in the order they are yielded, and Pos.Line is the
 // log line each came from; the final end event, which no line wrote, has
