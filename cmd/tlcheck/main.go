@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	tlcheck replay [--json] [--from auto|trace|mtrace] [--cpuprofile OUT] FILE...
+//	tlcheck replay [--json] [--from auto|trace|mtrace] [--binary PROG] [--cpuprofile OUT] FILE...
 //	tlcheck fuzz ...
 //	tlcheck faults
 //	tlcheck selftest ...
@@ -12,10 +12,11 @@
 //
 // replay reads recorded traces (tlcheck trace format, either layout, or a
 // glibc mtrace log, told apart by the first line unless --from names one;
-// "-" is standard input), checks each
-// against the model and prints a report per file: a human one in the style
-// of AddressSanitizer, or with --json the contract's JSON object (one file)
-// or one such object per line with a "file" field (several files).
+// "-" is standard input; --binary PROG turns a log's callers in PROG into
+// file:line), checks each against the model and prints a report per file:
+// a human one in the style of AddressSanitizer, or with --json the
+// contract's JSON object (one file) or one such object per line with a
+// "file" field (several files).
 //
 // Exit codes, for every subcommand:
 //

@@ -14,7 +14,7 @@ import (
 	"github.com/tlcheck/tlcheck/traces/mtrace"
 )
 
-const replayUsage = `usage: tlcheck replay [--json] [--from auto|trace|mtrace] [--cpuprofile OUT] FILE...
+const replayUsage = `usage: tlcheck replay [--json] [--from auto|trace|mtrace] [--binary PROG] [--cpuprofile OUT] FILE...
 
 Checks each FILE ("-": standard input) against the reference model and
 prints a report per file: every violation with the events that explain it,
@@ -31,6 +31,11 @@ then totals. Flags may come before or after the files.
                  is read as mtrace, any other as a trace. Either named
                  format is used as given, with a hint when the file looks
                  like the other
+  --binary PROG  for mtrace logs: turn the callers that lie in PROG, the
+                 program that wrote the log (built with -g), into file:line
+                 from its DWARF line table, as glibc's 'mtrace PROG LOG'
+                 does with addr2line (a PIE's offsets included); other
+                 callers, and traces, are kept as written
   --cpuprofile OUT
                  write a CPU profile of the replay to OUT, for go tool pprof
                  (and for cmd/tlcheck/default.pgo, see reports/gen); OUT is
@@ -50,12 +55,23 @@ type replayOptions struct {
 	json       bool
 	from       string // "auto", "trace" or "mtrace"
 	cpuprofile string // where to write a CPU profile; "" for none
+	binary     string // the program whose callers to resolve; "" for none
 }
 
 func runReplay(e *env, args []string) (code int) {
 	opts, files, err := parseReplayArgs(args)
 	if code, ok := badFlags(e, "replay", replayUsage, err); !ok {
 		return code
+	}
+
+	var syms *mtrace.Symbols
+	if opts.binary != "" {
+		// Read once for all the files, and before any: a binary without
+		// line information fails the command, not each file.
+		if syms, err = mtrace.NewSymbols(opts.binary); err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck replay: --binary: %v\n", err)
+			return exitInput
+		}
 	}
 
 	if opts.cpuprofile != "" {
@@ -77,7 +93,7 @@ func runReplay(e *env, args []string) (code int) {
 	colour := !opts.json && e.colour(e.stdout)
 	worst := exitClean
 	for i, name := range files {
-		rep, err := replayFile(e, name, opts.from)
+		rep, err := replayFile(e, name, opts.from, syms)
 		code := exitClean
 		switch {
 		case err != nil:
@@ -127,6 +143,7 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 	fs.BoolVar(&opts.json, "json", false, "")
 	fs.StringVar(&opts.from, "from", "auto", "")
 	fs.StringVar(&opts.cpuprofile, "cpuprofile", "", "")
+	fs.StringVar(&opts.binary, "binary", "", "")
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -152,9 +169,10 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 	return opts, files, nil
 }
 
-// replayFile checks one file against the model. Its error is an input
-// error naming the file (exit 2); the report is then meaningless.
-func replayFile(e *env, name, from string) (traces.Report, error) {
+// replayFile checks one file against the model, resolving an mtrace log's
+// callers with syms when it is not nil. Its error is an input error naming
+// the file (exit 2); the report is then meaningless.
+func replayFile(e *env, name, from string, syms *mtrace.Symbols) (traces.Report, error) {
 	var r io.Reader
 	display := name
 	if name == "-" {
@@ -183,6 +201,9 @@ func replayFile(e *env, name, from string) (traces.Report, error) {
 	var src traces.Source
 	if from == "mtrace" {
 		src = mtrace.NewReader(r)
+		if syms != nil {
+			src = syms.Source(src)
+		}
 	} else {
 		tr, err := traces.NewReader(r)
 		if err != nil {
