@@ -186,7 +186,7 @@ func badFlags(e *env, name, usage string, err error) (code int, ok bool) {
 // the exit code of bad usage.
 //
 //	tlcheck replay: flag provided but not defined: -jsn
-//	usage: tlcheck replay [--json] [--from trace|mtrace] ... FILE...
+//	usage: tlcheck replay [flags] FILE...
 //	Run 'tlcheck help replay' for details.
 func usageError(e *env, name, usage string, err error) int {
 	line, _, _ := strings.Cut(usage, "\n")

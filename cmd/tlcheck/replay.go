@@ -14,7 +14,10 @@ import (
 	"github.com/tlcheck/tlcheck/traces/mtrace"
 )
 
-const replayUsage = `usage: tlcheck replay [--json] [--from auto|trace|mtrace] [--binary PROG] [--cpuprofile OUT] FILE...
+const replayUsage = `usage: tlcheck replay [flags] FILE...
+
+  tlcheck replay [--json] [--from auto|trace|mtrace] [--binary PROG]
+                 [--cpuprofile OUT] FILE...
 
 Checks each FILE ("-": standard input) against the reference model and
 prints a report per file: every violation with the events that explain it,
