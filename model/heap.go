@@ -89,7 +89,7 @@ func (c *Checker) accessible(t *thing, b traces.Addr, n uint64, sp traces.Space)
 	if t != nil && t.state() == live {
 		return true
 	}
-	what := c.opName() + " of " + plural(int(min(n, 1<<30)), "byte") + " at " + c.ev.Addr.String()
+	what := c.opName() + " of " + plural(n, "byte") + " at " + c.ev.Addr.String()
 	if sp == traces.SpaceDevice {
 		what += " (device)"
 	}

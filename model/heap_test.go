@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -112,5 +113,32 @@ func TestFreeOfObjectNeedsEffects(t *testing.T) {
 	if te.Event != 2 || te.Line != 4 || te.Field != "addr" || !strings.Contains(te.Err.Error(), `"effects": true`) {
 		t.Errorf("error names event %d line %d field %q (%v); want event 2 line 4 field addr, mentioning \"effects\": true",
 			te.Event, te.Line, te.Field, te.Err)
+	}
+}
+
+// TestAccessMessageSize holds the message of a bad access to the size the
+// trace gave, whole: a read of 2^32 bytes was once described as one of
+// 1073741824 bytes (a count clamped to fit an int).
+func TestAccessMessageSize(t *testing.T) {
+	tests := []struct {
+		size uint64
+		want string
+	}{
+		{1, "read of 1 byte at 0x100: nothing is allocated there"},
+		{8, "read of 8 bytes at 0x100: nothing is allocated there"},
+		{1 << 30, "read of 1073741824 bytes at 0x100"},
+		{1<<30 + 1, "read of 1073741825 bytes at 0x100"},
+		{1 << 32, "read of 4294967296 bytes at 0x100"},
+		{1<<64 - 1, "read of 18446744073709551615 bytes at 0x100"},
+	}
+	for _, tt := range tests {
+		r, err := replayText(t, hdr+fmt.Sprintf(`
+{"op":"read","addr":"0x100","size":%d}`, tt.size))
+		if err != nil {
+			t.Fatalf("size %d: Replay: %v", tt.size, err)
+		}
+		if len(r.Violations) != 1 || !strings.HasPrefix(r.Violations[0].Message, tt.want) {
+			t.Errorf("size %d: violations %+v, want one whose message starts %q", tt.size, r.Violations, tt.want)
+		}
 	}
 }

@@ -111,8 +111,16 @@ func (c *Checker) misuse(a traces.Addr, t *thing, msg string, rel ...traces.Rela
 	c.report(traces.Misuse, a, t, c.opName()+": "+msg, rel...)
 }
 
-func plural(n int, one string) string {
-	s := strconv.Itoa(n) + " " + one
+// plural writes "n things". It takes any integer, so that a uint64 count
+// (an access of 2^32 bytes) is written whole, never cut through an int.
+func plural[N ~int | ~uint64](n N, one string) string {
+	var s string
+	if n < 0 {
+		s = strconv.FormatInt(int64(n), 10)
+	} else {
+		s = strconv.FormatUint(uint64(n), 10)
+	}
+	s += " " + one
 	if n != 1 {
 		s += "s"
 	}

@@ -20,6 +20,11 @@ const (
 
 var errHeaderObject = errors.New(`want a JSON object such as {"format":"tlcheck-trace","version":1}`)
 
+// errBOM names a byte-order mark, which editors on Windows add to UTF-8
+// files: "got byte 0xef" would leave a person looking for a byte their
+// editor does not show them. The format forbids the mark (strict JSON).
+var errBOM = errors.New("the input starts with a UTF-8 byte-order mark (bytes EF BB BF), which a trace may not have: save the file as UTF-8 without one")
+
 // readHeader reads the first value. In a stream it reads the header line;
 // in a document it stops inside the events array, before the first event.
 func (r *Reader) readHeader() error {
@@ -31,6 +36,8 @@ func (r *Reader) readHeader() error {
 			return err
 		}
 		return errors.New("empty input: " + errHeaderObject.Error())
+	case c == 0xef && l.need(3) && string(l.buf[l.r:l.r+3]) == "\xef\xbb\xbf":
+		return errBOM
 	case c != '{':
 		return errors.New(errHeaderObject.Error() + ", got " + describeByte(c))
 	}

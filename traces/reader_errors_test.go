@@ -118,7 +118,10 @@ func TestReadErrors(t *testing.T) {
 		{"two events on a line", h + `{"op":"end"} {"op":"end"}`, `line 2: event 0: invalid JSON Lines: unexpected '{' after the event: a stream has one JSON value a line`, 2, 0, ""},
 		{"event over two lines", h + "{\"op\":\"end\",\n\"t\":1}", `line 2: event 0: invalid JSON: want a field name in double quotes, got end of line`, 2, 0, ""},
 		{"not an object", h + `[{"op":"end"}]`, `line 2: event 0: invalid JSON: want an event object (a stream has one JSON object a line), got '['`, 2, 0, ""},
-		{"byte order mark", "\ufeff" + plainHeader, `line 1: header: want a JSON object such as {"format":"tlcheck-trace","version":1}, got byte 0xef`, 1, -1, ""},
+		{"byte order mark", "\ufeff" + plainHeader, `line 1: header: the input starts with a UTF-8 byte-order mark (bytes EF BB BF), which a trace may not have: save the file as UTF-8 without one`, 1, -1, ""},
+		{"byte order mark before a document", "\ufeff" + `{"format":"tlcheck-trace","version":1,"events":[]}`, `line 1: header: the input starts with a UTF-8 byte-order mark (bytes EF BB BF), which a trace may not have: save the file as UTF-8 without one`, 1, -1, ""},
+		{"first byte of a mark alone", "\xef" + plainHeader, `line 1: header: want a JSON object such as {"format":"tlcheck-trace","version":1}, got byte 0xef`, 1, -1, ""},
+		{"a mark cut short", "\xef\xbb", `line 1: header: want a JSON object such as {"format":"tlcheck-trace","version":1}, got byte 0xef`, 1, -1, ""},
 	} {
 		for how, in := range inputs([]byte(tt.text)) {
 			t.Run(tt.name+"/"+how, func(t *testing.T) {

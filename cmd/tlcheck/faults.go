@@ -36,8 +36,7 @@ func runFaults(e *env, args []string) int {
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "tlcheck faults: unexpected argument %q\n\n%s", fs.Arg(0), faultsUsage)
-		return exitInput
+		return usageError(e, "faults", faultsUsage, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
 
 	cat := impl.Catalog()

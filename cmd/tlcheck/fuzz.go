@@ -27,12 +27,15 @@ written to a new file in --out, which 'tlcheck replay FILE' rejects.
   --seed N      the seed of the programs (default: from the clock, printed);
                 the same seed generates the same programs
   --out DIR     where to write the trace (default: the current directory);
-                an existing file is never overwritten
+                an existing file is never overwritten. DIR must exist and
+                be writable: it is checked before the search starts
 
-Progress goes to standard error when it is a terminal.
+Progress goes to standard error when it is a terminal. The trace is also
+printed on standard output, so that it is never lost: if writing it fails
+after all, the error goes to standard error and the exit status is still 1.
 
-Exit status: 0 no failure found, 1 a failure found (trace written), 2 bad
-usage.
+Exit status: 0 no failure found, 1 a failure found (trace printed, and
+written unless the error says otherwise), 2 bad usage or an unusable --out.
 `
 
 // fuzzOptions are fuzz's flags.
@@ -55,6 +58,11 @@ func runFuzz(e *env, args []string) int {
 			return exitInput
 		}
 		cfg.Faults = []impl.Fault{impl.Fault(opts.fault)}
+	}
+	// A failure found after minutes of search must have somewhere to go.
+	if err := atomicfile.CheckDir(opts.out); err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: --out: %v\n", err)
+		return exitInput
 	}
 
 	start := time.Now()
@@ -86,10 +94,11 @@ func runFuzz(e *env, args []string) int {
 		label = opts.fault
 	}
 	base := "tlcheck-" + label + "-seed" + strconv.FormatUint(opts.seed, 10)
-	path, err := atomicfile.CreateNew(opts.out, base, ".jsonl", trace.Bytes())
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: writing the trace: %v\n", err)
-		return exitInput
+	// The directory was checked, but it may have gone since: then the
+	// trace printed below is the only copy, and the error says so.
+	path, werr := writeCounterexample(opts.out, base, ".jsonl", trace.Bytes())
+	if werr != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: writing the trace: %v; it is printed on standard output instead\n", werr)
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "tlcheck fuzz: program %d of seed %d failed against %s after %s\n",
@@ -103,10 +112,19 @@ func runFuzz(e *env, args []string) int {
 		fmt.Fprintf(w, "the trace shows: %s at event %d: %s\n", v.Kind, v.Event, v.Message)
 	}
 	fmt.Fprintf(w, "\nshrunk from %d steps to %d:\n%v\n", len(p.Steps), len(small.Steps), small)
+	if werr != nil {
+		fmt.Fprintf(w, "trace (%d events), NOT written (%v); save it to a file to replay it:\n%s\n", sf.Events(), werr, trace.String())
+		fmt.Fprintf(w, "reproduce: tlcheck replay FILE\n")
+		return exitViolation
+	}
 	fmt.Fprintf(w, "trace (%d events), written to %s:\n%s\n", sf.Events(), path, trace.String())
 	fmt.Fprintf(w, "reproduce: tlcheck replay %s\n", shellQuote(path))
 	return exitViolation
 }
+
+// writeCounterexample writes a failing program's trace; a variable so that
+// a test can make the write fail after --out was checked.
+var writeCounterexample = atomicfile.CreateNew
 
 func parseFuzzArgs(args []string) (fuzzOptions, error) {
 	opts := fuzzOptions{}

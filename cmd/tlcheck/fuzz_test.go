@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -94,6 +95,9 @@ func TestFuzzProgressOnTerminal(t *testing.T) {
 	}
 }
 
+// missingDir is a folder that does not exist.
+var missingDir = filepath.Join(os.TempDir(), "tlcheck-no-such-dir", "out")
+
 func TestFuzzUsage(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -108,6 +112,10 @@ func TestFuzzUsage(t *testing.T) {
 		{"bad seed", []string{"--seed", "-3"}, exitInput, "--seed"},
 		{"unknown flag", []string{"--bogus"}, exitInput, "bogus"},
 		{"stray argument", []string{"trace.json"}, exitInput, "unexpected argument"},
+		// --out is checked before the search: a clean runtime would search
+		// the whole --time and exit 0 without ever writing.
+		{"--out missing", []string{"--time", "300ms", "--out", missingDir}, exitInput, "--out: stat " + missingDir},
+		{"--out a file", []string{"--time", "300ms", "--out", "fuzz_test.go"}, exitInput, "--out: write into fuzz_test.go: not a directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,4 +140,48 @@ func TestShellQuote(t *testing.T) {
 			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestFuzzWriteFailsAfterSearch makes the write of the trace fail after
+// --out passed its check (the folder removed meanwhile, a full disk): the
+// counterexample must still reach the user, on stdout, and replay.
+func TestFuzzWriteFailsAfterSearch(t *testing.T) {
+	defer func(w func(string, string, string, []byte) (string, error)) { writeCounterexample = w }(writeCounterexample)
+	writeCounterexample = func(dir, _, _ string, _ []byte) (string, error) {
+		return "", &os.PathError{Op: "open", Path: dir, Err: errors.New("no space left on device")}
+	}
+	dir := t.TempDir()
+	code, out, errOut := tlcheck(false, "fuzz", "--fault", "unregister-releases", "--time", "20s", "--seed", "1", "--out", dir)
+	if code != exitViolation {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitViolation, out, errOut)
+	}
+	if !strings.Contains(errOut, "no space left on device") || !strings.Contains(errOut, "printed on standard output") {
+		t.Errorf("stderr %q does not say the write failed and where the trace went", errOut)
+	}
+	if !strings.Contains(out, "NOT written") || strings.Contains(out, "written to") {
+		t.Errorf("stdout does not say the trace was not written:\n%s", out)
+	}
+	// The printed trace is whole: it replays to the violation.
+	start := strings.Index(out, `{"format":"tlcheck-trace"`)
+	end := strings.Index(out, "\nreproduce:")
+	if start < 0 || end < start {
+		t.Fatalf("no trace on stdout:\n%s", out)
+	}
+	code, rout, rerr := tlcheck(false, "replay", writeFile(t, "printed.jsonl", out[start:end]))
+	if code != exitViolation {
+		t.Errorf("the printed trace replays with exit %d, want %d\n%s%s", code, exitViolation, rout, rerr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("out dir holds %d entries, want none", len(entries))
+	}
+}
+
+// writeFile writes content to a new file in a temporary folder.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

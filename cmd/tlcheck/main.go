@@ -3,16 +3,20 @@
 //
 // Usage:
 //
-//	tlcheck replay [--json] [--from trace|mtrace] [--cpuprofile OUT] FILE...
+//	tlcheck replay [--json] [--from auto|trace|mtrace] [--binary PROG] [--cpuprofile OUT] FILE...
 //	tlcheck fuzz ...
 //	tlcheck faults
 //	tlcheck selftest ...
+//	tlcheck version            (or tlcheck --version)
+//	tlcheck help [COMMAND]     (or tlcheck -h, -help, --help)
 //
 // replay reads recorded traces (tlcheck trace format, either layout, or a
-// glibc mtrace log with --from mtrace; "-" is standard input), checks each
-// against the model and prints a report per file: a human one in the style
-// of AddressSanitizer, or with --json the contract's JSON object (one file)
-// or one such object per line with a "file" field (several files).
+// glibc mtrace log, told apart by the first line unless --from names one;
+// "-" is standard input; --binary PROG turns a log's callers in PROG into
+// file:line), checks each against the model and prints a report per file:
+// a human one in the style of AddressSanitizer, or with --json the
+// contract's JSON object (one file) or one such object per line with a
+// "file" field (several files).
 //
 // Exit codes, for every subcommand:
 //
@@ -21,6 +25,10 @@
 //	2  bad usage or unreadable input
 //
 // With several files the exit code is the worst of theirs.
+//
+// A usage error (an unknown command or flag, a missing argument) prints the
+// error and the command's one-line usage, not its whole help, which
+// 'tlcheck help COMMAND' prints.
 //
 // Each subcommand lives in its own file and sees the world only through an
 // env, so that tests run it without a process.
@@ -32,6 +40,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 )
 
 // Exit codes, as the contract fixes them.
@@ -49,6 +58,10 @@ type env struct {
 	stderr  io.Writer
 	isTTY   func(w io.Writer) bool // whether w is a terminal (progress, colour)
 	noColor bool                   // NO_COLOR is set: never colour
+
+	// buildInfo returns what the toolchain recorded in the binary;
+	// nil means debug.ReadBuildInfo. Tests give their own.
+	buildInfo func() (*debug.BuildInfo, bool)
 }
 
 // colour reports whether output to w may be coloured: only on a terminal,
@@ -70,6 +83,7 @@ var commands = []command{
 	{"fuzz", "generate programs against the runtime, with the model as oracle", runFuzz},
 	{"faults", "list the runtime's fault catalog", runFaults},
 	{"selftest", "hunt every catalogued fault and report how fast each is caught", runSelftest},
+	{"version", "print tlcheck's version and how it was built", runVersion},
 }
 
 func main() {
@@ -96,21 +110,38 @@ func run(e *env, args []string) (code int) {
 			code = exitInput
 		}
 	}()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(e.stderr)
-		if len(args) == 0 {
-			return exitInput
-		}
+	if len(args) == 0 {
+		usage(e.stderr) // as the go command does: the list is the hint
+		return exitInput
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		usage(e.stderr) // help asked for with a flag goes where flag's does
 		return exitClean
+	case "help":
+		return runHelp(e, args[1:])
+	case "-version", "--version":
+		return runVersion(e, args[1:])
 	}
+	if c, ok := lookup(args[0]); ok {
+		return c.run(e, args[1:])
+	}
+	what := "command"
+	if strings.HasPrefix(args[0], "-") {
+		what = "flag" // tlcheck takes no flags before the command
+	}
+	fmt.Fprintf(e.stderr, "tlcheck: unknown %s %q\nRun 'tlcheck help' for usage.\n", what, args[0])
+	return exitInput
+}
+
+// lookup returns the subcommand called name.
+func lookup(name string) (command, bool) {
 	for _, c := range commands {
-		if c.name == args[0] {
-			return c.run(e, args[1:])
+		if c.name == name {
+			return c, true
 		}
 	}
-	fmt.Fprintf(e.stderr, "tlcheck: unknown command %q\n", args[0])
-	usage(e.stderr)
-	return exitInput
+	return command{}, false
 }
 
 func usage(w io.Writer) {
@@ -120,7 +151,8 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'tlcheck <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "Run 'tlcheck help <command>' for a command's usage and flags.")
+	fmt.Fprintln(w, "Exit status: 0 clean, 1 a violation or counterexample, 2 bad usage or unreadable input.")
 }
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -134,8 +166,8 @@ func isTerminal(w io.Writer) bool {
 }
 
 // badFlags turns a subcommand's flag-parsing error into its exit: -h prints
-// the usage and succeeds, anything else prints the error and the usage and
-// is bad usage. ok is true when err is nil and the command should go on.
+// the usage and succeeds, anything else is a usage error (see usageError).
+// ok is true when err is nil and the command should go on.
 func badFlags(e *env, name, usage string, err error) (code int, ok bool) {
 	switch {
 	case err == nil:
@@ -144,7 +176,20 @@ func badFlags(e *env, name, usage string, err error) (code int, ok bool) {
 		fmt.Fprint(e.stderr, usage)
 		return exitClean, false
 	default:
-		fmt.Fprintf(e.stderr, "tlcheck %s: %v\n\n%s", name, err, usage)
-		return exitInput, false
+		return usageError(e, name, usage, err), false
 	}
+}
+
+// usageError prints a usage error as the go command does: the error, the
+// command's usage line (the first line of its usage text) and where the
+// rest is, never the whole help, which would bury the error. It returns
+// the exit code of bad usage.
+//
+//	tlcheck replay: flag provided but not defined: -jsn
+//	usage: tlcheck replay [flags] FILE...
+//	Run 'tlcheck help replay' for details.
+func usageError(e *env, name, usage string, err error) int {
+	line, _, _ := strings.Cut(usage, "\n")
+	fmt.Fprintf(e.stderr, "tlcheck %s: %v\n%s\nRun 'tlcheck help %s' for details.\n", name, err, line, name)
+	return exitInput
 }

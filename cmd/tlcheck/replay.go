@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,7 +14,10 @@ import (
 	"github.com/tlcheck/tlcheck/traces/mtrace"
 )
 
-const replayUsage = `usage: tlcheck replay [--json] [--from trace|mtrace] [--cpuprofile OUT] FILE...
+const replayUsage = `usage: tlcheck replay [flags] FILE...
+
+  tlcheck replay [--json] [--from auto|trace|mtrace] [--binary PROG]
+                 [--cpuprofile OUT] FILE...
 
 Checks each FILE ("-": standard input) against the reference model and
 prints a report per file: every violation with the events that explain it,
@@ -24,28 +28,53 @@ then totals. Flags may come before or after the files.
                  Lines), each with a "file" field, or {"file":..,"error":..}
                  for a file that could not be read
   --from FORMAT  what the files hold: trace (the tlcheck trace format, either
-                 layout; the default) or mtrace (a glibc mtrace log)
+                 layout), mtrace (a glibc mtrace log), or auto (the default):
+                 a file whose first line that is not blank starts as only an
+                 mtrace line can ("= Start", "@ caller + ...", "+ 0x...", ...)
+                 is read as mtrace, any other as a trace. Either named
+                 format is used as given, with a hint when the file looks
+                 like the other
+  --binary PROG  for mtrace logs: turn the callers that lie in PROG, the
+                 program that wrote the log (built with -g), into file:line
+                 from its DWARF line table, as glibc's 'mtrace PROG LOG'
+                 does with addr2line (a PIE's offsets included); other
+                 callers, and traces, are kept as written
   --cpuprofile OUT
                  write a CPU profile of the replay to OUT, for go tool pprof
                  (and for cmd/tlcheck/default.pgo, see reports/gen); OUT is
                  replaced whole, and may not be one of the files
 
-Exit status: 0 no violation, 1 a violation, 2 bad usage or unreadable input
-(the message names file, line, event and field); with several files, the
-worst of theirs.
+Input errors name the file, line, event and field, and quote at most a
+few dozen bytes of the input. An empty mtrace log is an error (glibc writes
+"= Start" when tracing begins), and so is a UTF-8 byte-order mark at the
+start of a file, in either format: the message names it.
+
+Exit status: 0 no violation, 1 a violation, 2 bad usage or unreadable input;
+with several files, the worst of theirs.
 `
 
 // replayOptions are replay's flags.
 type replayOptions struct {
 	json       bool
-	from       string // "trace" or "mtrace"
+	from       string // "auto", "trace" or "mtrace"
 	cpuprofile string // where to write a CPU profile; "" for none
+	binary     string // the program whose callers to resolve; "" for none
 }
 
 func runReplay(e *env, args []string) (code int) {
 	opts, files, err := parseReplayArgs(args)
 	if code, ok := badFlags(e, "replay", replayUsage, err); !ok {
 		return code
+	}
+
+	var syms *mtrace.Symbols
+	if opts.binary != "" {
+		// Read once for all the files, and before any: a binary without
+		// line information fails the command, not each file.
+		if syms, err = mtrace.NewSymbols(opts.binary); err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck replay: --binary: %v\n", err)
+			return exitInput
+		}
 	}
 
 	if opts.cpuprofile != "" {
@@ -67,7 +96,7 @@ func runReplay(e *env, args []string) (code int) {
 	colour := !opts.json && e.colour(e.stdout)
 	worst := exitClean
 	for i, name := range files {
-		rep, err := replayFile(e, name, opts.from)
+		rep, err := replayFile(e, name, opts.from, syms)
 		code := exitClean
 		switch {
 		case err != nil:
@@ -111,12 +140,13 @@ func runReplay(e *env, args []string) (code int) {
 // parseReplayArgs parses replay's flags, which may come before, between or
 // after the files; "--" ends the flags.
 func parseReplayArgs(args []string) (replayOptions, []string, error) {
-	opts := replayOptions{from: "trace"}
+	opts := replayOptions{from: "auto"}
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // replay prints its own usage
 	fs.BoolVar(&opts.json, "json", false, "")
-	fs.StringVar(&opts.from, "from", "trace", "")
+	fs.StringVar(&opts.from, "from", "auto", "")
 	fs.StringVar(&opts.cpuprofile, "cpuprofile", "", "")
+	fs.StringVar(&opts.binary, "binary", "", "")
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -133,8 +163,8 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 		files = append(files, rest[0])
 		args = rest[1:]
 	}
-	if opts.from != "trace" && opts.from != "mtrace" {
-		return opts, nil, fmt.Errorf("--from %q: want trace or mtrace", opts.from)
+	if opts.from != "auto" && opts.from != "trace" && opts.from != "mtrace" {
+		return opts, nil, fmt.Errorf("--from %q: want auto, trace or mtrace", opts.from)
 	}
 	if len(files) == 0 {
 		return opts, nil, errors.New("no files to replay")
@@ -142,9 +172,10 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 	return opts, files, nil
 }
 
-// replayFile checks one file against the model. Its error is an input
-// error naming the file (exit 2); the report is then meaningless.
-func replayFile(e *env, name, from string) (traces.Report, error) {
+// replayFile checks one file against the model, resolving an mtrace log's
+// callers with syms when it is not nil. Its error is an input error naming
+// the file (exit 2); the report is then meaningless.
+func replayFile(e *env, name, from string, syms *mtrace.Symbols) (traces.Report, error) {
 	var r io.Reader
 	display := name
 	if name == "-" {
@@ -158,12 +189,30 @@ func replayFile(e *env, name, from string) (traces.Report, error) {
 		r = f
 	}
 
+	r, prefix, err := sniff(r)
+	if err != nil {
+		return traces.Report{}, fmt.Errorf("%s: %w", display, err)
+	}
+	isLog := mtrace.Sniff(prefix)
+	if from == "auto" {
+		from = "trace"
+		if isLog {
+			from = "mtrace"
+		}
+	}
+
 	var src traces.Source
 	if from == "mtrace" {
 		src = mtrace.NewReader(r)
+		if syms != nil {
+			src = syms.Source(src)
+		}
 	} else {
 		tr, err := traces.NewReader(r)
 		if err != nil {
+			if isLog {
+				err = fmt.Errorf("%w (this looks like a glibc mtrace log: replay it with --from mtrace, or without --from)", err)
+			}
 			return traces.Report{}, inFile(err, display)
 		}
 		src = tr
@@ -172,9 +221,42 @@ func replayFile(e *env, name, from string) (traces.Report, error) {
 	defer stop()
 	rep, err := model.Replay(pf)
 	if err != nil {
+		if from == "mtrace" && looksLikeTrace(prefix) {
+			err = fmt.Errorf("%w (this looks like a tlcheck trace: replay it with --from trace, or without --from)", err)
+		}
 		return traces.Report{}, inFile(err, display)
 	}
 	return rep, nil
+}
+
+// sniffSize is how much of an input replay reads to tell the formats apart:
+// far more than the first field of the first line needs.
+const sniffSize = 512
+
+// sniff reads the first bytes of r and returns a reader of all of r again,
+// with those bytes. A file that can seek goes back to where it was, so
+// that the trace reader can still seek in it (see traces.NewReader);
+// anything else (a pipe) gets the bytes put back in front of it.
+func sniff(r io.Reader) (io.Reader, []byte, error) {
+	prefix := make([]byte, sniffSize)
+	n, err := io.ReadFull(r, prefix)
+	prefix = prefix[:n]
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, nil, fmt.Errorf("reading the input: %w", err)
+	}
+	if s, ok := r.(io.Seeker); ok {
+		if _, err := s.Seek(-int64(n), io.SeekCurrent); err == nil {
+			return r, prefix, nil
+		}
+	}
+	return io.MultiReader(bytes.NewReader(prefix), r), prefix, nil
+}
+
+// looksLikeTrace reports whether an input begins as a tlcheck trace does:
+// with "{", after blanks.
+func looksLikeTrace(prefix []byte) bool {
+	b := bytes.TrimLeft(prefix, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
 }
 
 // inFile puts the file name into an input error, so that its message

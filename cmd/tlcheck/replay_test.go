@@ -91,7 +91,7 @@ func TestReplayExitCodes(t *testing.T) {
 		{"input error is worst", []string{clean, bad, stale}, exitInput, "frobnicate"},
 		{"no files", nil, exitInput, "no files to replay"},
 		{"unknown flag", []string{"--jsn", clean}, exitInput, "usage: tlcheck replay"},
-		{"unknown format", []string{"--from", "strace", clean}, exitInput, `--from "strace"`},
+		{"unknown format", []string{"--from", "strace", clean}, exitInput, `--from "strace": want auto, trace or mtrace`},
 		{"help", []string{"-h"}, exitClean, "usage: tlcheck replay"},
 		{"flags after files", []string{clean, "--json"}, exitClean, ""},
 		{"file named like a flag after --", []string{"--", "--json"}, exitInput, "open --json"},
@@ -299,10 +299,10 @@ func TestParseReplayArgs(t *testing.T) {
 		opts  replayOptions
 		files []string
 	}{
-		{[]string{"a"}, replayOptions{from: "trace"}, []string{"a"}},
-		{[]string{"--json", "a", "b"}, replayOptions{json: true, from: "trace"}, []string{"a", "b"}},
+		{[]string{"a"}, replayOptions{from: "auto"}, []string{"a"}},
+		{[]string{"--json", "a", "b"}, replayOptions{json: true, from: "auto"}, []string{"a", "b"}},
 		{[]string{"a", "--from", "mtrace", "b"}, replayOptions{from: "mtrace"}, []string{"a", "b"}},
-		{[]string{"-", "-json"}, replayOptions{json: true, from: "trace"}, []string{"-"}},
+		{[]string{"-", "-json"}, replayOptions{json: true, from: "auto"}, []string{"-"}},
 		{[]string{"--from=mtrace", "--", "-x", "--json"}, replayOptions{from: "mtrace"}, []string{"-x", "--json"}},
 	}
 	for _, tt := range tests {
@@ -344,5 +344,43 @@ func TestReplayCPUProfile(t *testing.T) {
 	code, _, stderr = replay("", "--cpuprofile", filepath.Join(filepath.Dir(in), "no", "such", "dir.pprof"), in)
 	if code != exitInput || !strings.Contains(stderr, "--cpuprofile") {
 		t.Errorf("profile in a missing directory: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestReplayHumanHugeSizes holds the human report to the JSON on sizes past
+// an int: a leak of 2^64-1 bytes was once printed as "-1 bytes".
+func TestReplayHumanHugeSizes(t *testing.T) {
+	tests := []struct {
+		name  string
+		trace string
+		want  []string
+	}{
+		{"leak of 2^64-1 bytes", `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x10","size":18446744073709551615}
+{"op":"end"}
+`, []string{
+			"  events 2, objects 1, peak live bytes 18446744073709551615",
+			"  leaked 1 object (18446744073709551615 bytes), still reachable 0 objects (0 bytes)",
+		}},
+		{"leak of 2^63 bytes", `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x10","size":9223372036854775808}
+{"op":"end"}
+`, []string{"  leaked 1 object (9223372036854775808 bytes), still reachable 0 objects (0 bytes)"}},
+		{"leak of 1 byte", `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x10","size":1}
+{"op":"end"}
+`, []string{"  leaked 1 object (1 byte), still reachable 0 objects (0 bytes)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := replay(tt.trace, "-")
+			if code != exitViolation {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, exitViolation, stderr)
+			}
+			assertLines(t, stdout, tt.want)
+			if strings.Contains(stdout, "-1") {
+				t.Errorf("a negative count in:\n%s", stdout)
+			}
+		})
 	}
 }

@@ -127,14 +127,22 @@ func writeSummary(w io.Writer, rep traces.Report, s style) {
 }
 
 func totals(t traces.Totals) string {
-	return fmt.Sprintf("%s (%s)", plural(t.Objects, "object"), plural(int(t.Bytes), "byte"))
+	return fmt.Sprintf("%s (%s)", plural(t.Objects, "object"), plural(t.Bytes, "byte"))
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
+// plural writes "n nouns". It takes any integer, so that byte totals, which
+// are uint64, are written whole: a leak of 2^64-1 bytes is not "-1 bytes".
+func plural[N ~int | ~uint64](n N, noun string) string {
+	var s string
+	if n < 0 {
+		s = strconv.FormatInt(int64(n), 10)
+	} else {
+		s = strconv.FormatUint(uint64(n), 10)
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	if n == 1 {
+		return s + " " + noun
+	}
+	return s + " " + noun + "s"
 }
 
 // writeJSON writes rep as the contract's JSON object, on one line.

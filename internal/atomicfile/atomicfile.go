@@ -70,3 +70,23 @@ func temp(dir, base string, data []byte) (string, error) {
 	}
 	return name, nil
 }
+
+// CheckDir reports whether CreateNew can write into dir: it exists, is a
+// directory, and a file can be made there (a temporary one, removed at
+// once). Commands call it before long work whose result goes into dir, so
+// that a bad directory fails at the start rather than after the work.
+func CheckDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err // *PathError: "stat DIR: no such file or directory"
+	}
+	if !st.IsDir() {
+		return &fs.PathError{Op: "write into", Path: dir, Err: errors.New("not a directory")}
+	}
+	f, err := os.CreateTemp(dir, ".tlcheck-probe-*.tmp")
+	if err != nil {
+		return err // *PathError: "open DIR/...: permission denied"
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}

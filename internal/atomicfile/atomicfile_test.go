@@ -3,6 +3,7 @@ package atomicfile_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
@@ -68,4 +69,43 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 			t.Fatalf("dir holds %v, want %v", got, names)
 		}
 	}
+}
+
+func TestCheckDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readOnly := filepath.Join(dir, "read-only")
+	if err := os.Mkdir(readOnly, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		dir  string
+		ok   bool
+		skip bool
+	}{
+		{"writable directory", dir, true, false},
+		{"missing", filepath.Join(dir, "no", "such"), false, false},
+		{"a file", file, false, false},
+		// root writes anywhere: the permission check cannot fail for it.
+		{"read-only directory", readOnly, false, os.Geteuid() == 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.skip {
+				t.Skip("running as root, which may write into a read-only directory")
+			}
+			err := atomicfile.CheckDir(tt.dir)
+			if (err == nil) != tt.ok {
+				t.Errorf("CheckDir(%s) = %v, want ok %v", tt.dir, err, tt.ok)
+			}
+			if err != nil && !strings.Contains(err.Error(), tt.dir) {
+				t.Errorf("error %q does not name %s", err, tt.dir)
+			}
+		})
+	}
+	assertOnly(t, dir, "a-file", "read-only")
 }

@@ -28,7 +28,15 @@
 //
 // Addresses are "0x" and hex digits, or "(nil)" for NULL; sizes are hex with
 // or without "0x" (glibc writes a zero size as "0"). Blank lines are skipped.
-// Any other line is an input error (*traces.Error) naming its line.
+// Any other line is an input error (*traces.Error) naming its line; the
+// message quotes at most a few dozen bytes of it. So is a log with no line
+// but blank ones (glibc writes "= Start" when tracing begins: an empty log
+// means the program was not traced), and a log that starts with a UTF-8
+// byte-order mark, which glibc never writes.
+//
+// Sniff tells a log from a tlcheck trace by its first bytes. Symbols turns
+// callers in a program built with -g into "file:line", as glibc's script
+// does when given the program.
 //
 // Events are numbered in the order they are yielded, and Pos.Line is the
 // log line each came from; the final end event, which no line wrote, has

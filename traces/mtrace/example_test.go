@@ -25,3 +25,17 @@ func Example() {
 	// event 2, line 4: malloc 0x4056d0 size 64 ./prog:(main+0x2b)[0x401144]
 	// event 3, line 0: end 0x0 size 0
 }
+
+func ExampleSniff() {
+	for _, first := range []string{
+		"= Start\n@ ./prog:[0x11ce] + 0x55b8e54964a0 0x20\n",
+		"+ 0x4052a0 0x20\n",
+		`{"format":"tlcheck-trace","version":1}` + "\n",
+	} {
+		fmt.Println(mtrace.Sniff([]byte(first)))
+	}
+	// Output:
+	// true
+	// true
+	// false
+}

@@ -3,6 +3,8 @@ package mtrace
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -30,7 +32,7 @@ func (r *Reader) parse(line []byte, ev *traces.Event) (bool, error) {
 		}
 	}
 	if len(tok) != 1 {
-		return false, r.errorf("op", fmt.Errorf("unknown operation %q (want one of + - < > ! =)", tok))
+		return false, r.errorf("op", fmt.Errorf("unknown operation %s (want one of + - < > ! =)", excerpt(tok)))
 	}
 	var op traces.Op
 	switch tok[0] {
@@ -43,26 +45,26 @@ func (r *Reader) parse(line []byte, ev *traces.Event) (bool, error) {
 		// glibc's script; the rest of the line is not read.
 		return false, nil
 	default:
-		return false, r.errorf("op", fmt.Errorf("unknown operation %q (want one of + - < > ! =)", tok))
+		return false, r.errorf("op", fmt.Errorf("unknown operation %s (want one of + - < > ! =)", excerpt(tok)))
 	}
 
 	tok, rest = field(rest)
 	addr, ok := parseAddr(tok)
 	if !ok {
-		return false, r.errorf("addr", fmt.Errorf("bad address %q (want 0x and hex digits, or (nil))", tok))
+		return false, r.errorf("addr", fmt.Errorf("bad address %s (want 0x and hex digits, or (nil))", excerpt(tok)))
 	}
 	var size uint64
 	if op == traces.OpMalloc {
 		tok, rest = field(rest)
 		if size, ok = parseHex(tok); !ok {
-			return false, r.errorf("size", fmt.Errorf("bad size %q (want hex digits)", tok))
+			return false, r.errorf("size", fmt.Errorf("bad size %s (want hex digits)", excerpt(tok)))
 		}
 		if addr == 0 {
 			return false, nil // a failed allocation: nothing was made
 		}
 	}
 	if tok, _ = field(rest); len(tok) != 0 {
-		return false, r.errorf("", fmt.Errorf("unexpected %q after the operation", tok))
+		return false, r.errorf("", fmt.Errorf("unexpected %s after the operation", excerpt(tok)))
 	}
 	*ev = traces.Event{Op: op, Addr: traces.Addr(addr), Size: size, HasSize: op == traces.OpMalloc, Site: r.sites.intern(site)}
 	return true, nil
@@ -114,4 +116,30 @@ func parseHex(b []byte) (uint64, bool) {
 		b = b[2:]
 	}
 	return hexDigits(b)
+}
+
+// maxExcerpt bounds an echo of the log in an error message, quotes and
+// escapes included: a field of a broken log can be megabytes long, and
+// the message must stay one readable line.
+const maxExcerpt = 64
+
+// excerpt quotes b for an error message, cut to maxExcerpt bytes on a
+// character boundary; a cut one ends in "..." and its full length:
+// "0x41414141..." (52428800 bytes).
+func excerpt(b []byte) string {
+	// Quote a growing prefix: escapes make the quoted length hard to
+	// foresee, and a prefix of maxExcerpt bytes is cheap to quote again.
+	n, q := 0, `""`
+	for n < len(b) {
+		_, size := utf8.DecodeRune(b[n:])
+		next := strconv.Quote(string(b[:n+size]))
+		if len(next) > maxExcerpt {
+			break
+		}
+		q, n = next, n+size
+	}
+	if n == len(b) {
+		return q
+	}
+	return q + "... (" + strconv.Itoa(len(b)) + " bytes)"
 }

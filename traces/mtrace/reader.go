@@ -1,6 +1,8 @@
 package mtrace
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -10,6 +12,17 @@ import (
 // SourceName is the header's Source for every mtrace log.
 const SourceName = "glibc mtrace"
 
+var (
+	// errEmpty is an input error, not a clean log of no events: glibc
+	// writes "= Start" as tracing begins, so a log with no line (or only
+	// blank ones)
+	// means the program never traced (the usual cause: MALLOC_TRACE or
+	// the preload did not reach it), and passing it would hide that.
+	errEmpty = errors.New(`empty mtrace log: glibc writes "= Start" when tracing begins, so the program was not traced (check that MALLOC_TRACE names this file and libc_malloc_debug.so.0 is preloaded)`)
+
+	errBOM = errors.New("the log starts with a UTF-8 byte-order mark (bytes EF BB BF), which glibc never writes: save the file without one")
+)
+
 // Reader reads a glibc mtrace log as trace events. It implements
 // traces.Source.
 type Reader struct {
@@ -18,6 +31,7 @@ type Reader struct {
 	events int        // events yielded so far
 	pos    traces.Pos // position of the event last yielded
 	done   bool       // the end event has been yielded
+	filled bool       // a line that is not blank has been read
 	sites  siteCache
 }
 
@@ -47,12 +61,20 @@ func (r *Reader) Next(ev *traces.Event) error {
 		}
 		r.line++
 		if r.parseFast(line, ev) {
+			r.filled = true
 			r.yield(r.line)
 			return nil
 		}
 		// The final line may lack its newline; any may end in "\r\n".
 		if n := len(line); n > 0 && line[n-1] == '\r' {
 			line = line[:n-1]
+		}
+		if r.line == 1 && bytes.HasPrefix(line, []byte(bom)) {
+			return r.errorf("", errBOM)
+		}
+		if !r.filled {
+			tok, _ := field(line)
+			r.filled = len(tok) > 0
 		}
 		ok, err := r.parse(line, ev)
 		if err != nil {
@@ -71,6 +93,9 @@ func (r *Reader) Next(ev *traces.Event) error {
 func (r *Reader) end(err error, ev *traces.Event) error {
 	if err != io.EOF {
 		return &traces.Error{Line: r.line + 1, Event: r.events, Err: fmt.Errorf("reading the log: %w", err)}
+	}
+	if !r.filled {
+		return &traces.Error{Event: r.events, Err: errEmpty} // no line to name
 	}
 	r.done = true
 	*ev = traces.Event{Op: traces.OpEnd}

@@ -3,6 +3,7 @@ package mtrace
 import (
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,8 +47,8 @@ func TestReaderEvents(t *testing.T) {
 		log  string
 		want []got
 	}{
-		{"empty log", "", []got{end}},
 		{"start only", "= Start\n", []got{end}},
+		{"start after blank lines", "\n \n= Start\n", []got{end}},
 		{
 			name: "malloc and free with callers",
 			log: "= Start\n" +
@@ -259,5 +260,45 @@ func TestReaderAllocs(t *testing.T) {
 	})
 	if perLine := allocs / (2 * lines); perLine > 0.01 {
 		t.Errorf("%.3f allocations per line, want none", perLine)
+	}
+}
+
+// TestReaderErrorMessages holds the messages of input errors to what a
+// person needs: an empty log says it is empty, a byte-order mark is named,
+// and no echo of the log is longer than a line, however long the field.
+func TestReaderErrorMessages(t *testing.T) {
+	huge := strings.Repeat("A", 8<<20) // a line far past the read buffer
+	n := strconv.Itoa(len(huge))
+	tests := []struct {
+		name string
+		log  string
+		want string // the whole message
+	}{
+		{"empty", "", `event 0: ` + errEmpty.Error()},
+		{"only blank lines", "\n  \n\r\n", `event 0: ` + errEmpty.Error()},
+		{"byte-order mark", "\ufeff= Start\n+ 0x10 0x8\n", `line 1: event 0: ` + errBOM.Error()},
+		{"byte-order mark on a caller line", "\ufeff@ a:[0x1] + 0x10 0x8\n", `line 1: event 0: ` + errBOM.Error()},
+		{"short field, whole", "- 0x10zz\n", `line 1: event 0: field "addr": bad address "0x10zz" (want 0x and hex digits, or (nil))`},
+		{"huge address", "- 0x" + huge + "\n", `line 1: event 0: field "addr": bad address "0x` + huge[:60] + `"... (` + strconv.Itoa(len(huge)+2) + ` bytes) (want 0x and hex digits, or (nil))`},
+		{"huge operation", "+ 0x1 0x1\n" + huge + "\n", `line 2: event 1: field "op": unknown operation "` + huge[:62] + `"... (` + n + ` bytes) (want one of + - < > ! =)`},
+		{"huge size", "+ 0x10 " + huge + "\n", `line 1: event 0: field "size": bad size "` + huge[:62] + `"... (` + n + ` bytes) (want hex digits)`},
+		{"huge trailing field", "- 0x10 " + huge + "\n", `line 1: event 0: unexpected "` + huge[:62] + `"... (` + n + ` bytes) after the operation`},
+		{"escapes count toward the bound", "- " + strings.Repeat("\x01", 100) + "\n", `line 1: event 0: field "addr": bad address "` + strings.Repeat(`\x01`, 15) + `"... (100 bytes) (want 0x and hex digits, or (nil))`},
+		{"cut on a character boundary", "- " + strings.Repeat("é", 100) + "\n", `line 1: event 0: field "addr": bad address "` + strings.Repeat("é", 31) + `"... (200 bytes) (want 0x and hex digits, or (nil))`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := readAll(tt.log)
+			var te *traces.Error
+			if !errors.As(err, &te) {
+				t.Fatalf("got error %v, want a *traces.Error", err)
+			}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("error\n got %.300s\nwant %.300s", got, tt.want)
+			}
+			if len(err.Error()) > 200 {
+				t.Errorf("message of %d bytes: too long to read", len(err.Error()))
+			}
+		})
 	}
 }
