@@ -16,17 +16,33 @@ import (
 
 const replayUsage = `usage: tlcheck replay [flags] FILE...
 
-  tlcheck replay [--json] [--from auto|trace|mtrace] [--binary PROG]
-                 [--cpuprofile OUT] FILE...
+  tlcheck replay [--format text|json] [--fail-on KINDS] [--require-end]
+                 [--suppressions FILE]... [--from auto|trace|mtrace]
+                 [--binary PROG] [--cpuprofile OUT] FILE...
 
 Checks each FILE ("-": standard input) against the reference model and
 prints a report per file: every violation with the events that explain it,
 then totals. Flags may come before or after the files.
 
-  --json         print the contract's JSON report instead: one object for
-                 one file; for several files, one object per line (JSON
-                 Lines), each with a "file" field, or {"file":..,"error":..}
-                 for a file that could not be read
+  --format F     text: the human report (the default); json: the
+                 contract's JSON report, one object for one file, or for
+                 several files one object per line (JSON Lines) with a
+                 "file" field; a file that could not be read gets
+                 {"file":..,"error":..}
+  --json         the same as --format json
+  --fail-on KINDS
+                 a comma list of violation kinds that fail the run (exit
+                 1); violations of other kinds are still reported, as
+                 warnings; default: every kind
+  --require-end  fail a trace that stops without an end event (a crashed
+                 run, which gets no leak check)
+  --suppressions FILE
+                 accept known findings: FILE holds KIND:PATTERN lines (KIND
+                 a violation kind or *; PATTERN a glob, * matching any
+                 text, matched against the whole of each site in a
+                 violation's history; # comments). Suppressed violations
+                 are listed as such and do not fail the run. May be given
+                 several times
   --from FORMAT  what the files hold: trace (the tlcheck trace format, either
                  layout), mtrace (a glibc mtrace log), or auto (the default):
                  a file whose first line that is not blank starts as only an
@@ -49,13 +65,14 @@ few dozen bytes of the input. An empty mtrace log is an error (glibc writes
 "= Start" when tracing begins), and so is a UTF-8 byte-order mark at the
 start of a file, in either format: the message names it.
 
-Exit status: 0 no violation, 1 a violation, 2 bad usage or unreadable input;
-with several files, the worst of theirs.
+Exit status: 0 no violation, 1 a violation that fails the run (or, with
+--require-end, a trace without end), 2 bad usage or unreadable input; with
+several files, the worst of theirs.
 `
 
 // replayOptions are replay's flags.
 type replayOptions struct {
-	json       bool
+	check      checkOptions
 	from       string // "auto", "trace" or "mtrace"
 	cpuprofile string // where to write a CPU profile; "" for none
 	binary     string // the program whose callers to resolve; "" for none
@@ -65,6 +82,11 @@ func runReplay(e *env, args []string) (code int) {
 	opts, files, err := parseReplayArgs(args)
 	if code, ok := badFlags(e, "replay", replayUsage, err); !ok {
 		return code
+	}
+	p, err := opts.check.policy()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck replay: %v\n", err)
+		return exitInput
 	}
 
 	var syms *mtrace.Symbols
@@ -93,41 +115,25 @@ func runReplay(e *env, args []string) (code int) {
 
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
 	defer out.Flush()
-	colour := !opts.json && e.colour(e.stdout)
+	format := opts.check.format
+	colour := format == formatText && e.colour(e.stdout)
 	worst := exitClean
 	for i, name := range files {
 		rep, err := replayFile(e, name, opts.from, syms)
-		code := exitClean
-		switch {
-		case err != nil:
-			code = exitInput
+		if err != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
-		case len(rep.Violations) > 0:
-			code = exitViolation
 		}
-		worst = max(worst, code)
+		o := check(name, rep, err, p)
+		if o.incompleteFails(p) {
+			fmt.Fprintf(e.stderr, "tlcheck: %s\n", requireEndMessage(name))
+		}
+		worst = max(worst, o.code(p))
 
-		switch {
-		case opts.json && len(files) == 1:
-			if err == nil {
-				writeJSON(out, rep)
-			}
-		case opts.json:
-			writeJSONLine(out, name, rep, err)
+		switch format {
+		case formatJSON:
+			writeJSONOutcome(out, &o, p, len(files) > 1)
 		default:
-			if len(files) > 1 {
-				if i > 0 {
-					fmt.Fprintln(out)
-				}
-				writeHeading(out, name, colour)
-				if err != nil {
-					fmt.Fprintln(out, "not checked: unreadable input")
-					continue
-				}
-			}
-			if err == nil {
-				writeHuman(out, rep, colour)
-			}
+			writeTextOutcome(out, &o, p, i, len(files) > 1, colour)
 		}
 		if ferr := out.Flush(); ferr != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: writing the report: %v\n", ferr)
@@ -142,32 +148,22 @@ func runReplay(e *env, args []string) (code int) {
 func parseReplayArgs(args []string) (replayOptions, []string, error) {
 	opts := replayOptions{from: "auto"}
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // replay prints its own usage
-	fs.BoolVar(&opts.json, "json", false, "")
+	opts.check.register(fs)
 	fs.StringVar(&opts.from, "from", "auto", "")
 	fs.StringVar(&opts.cpuprofile, "cpuprofile", "", "")
 	fs.StringVar(&opts.binary, "binary", "", "")
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return opts, nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			files = append(files, rest...) // everything after "--" is a file
-			break
-		}
-		files = append(files, rest[0])
-		args = rest[1:]
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return opts, nil, err
 	}
 	if opts.from != "auto" && opts.from != "trace" && opts.from != "mtrace" {
 		return opts, nil, fmt.Errorf("--from %q: want auto, trace or mtrace", opts.from)
 	}
 	if len(files) == 0 {
 		return opts, nil, errors.New("no files to replay")
+	}
+	if err := opts.check.resolve(); err != nil {
+		return opts, nil, err
 	}
 	return opts, files, nil
 }

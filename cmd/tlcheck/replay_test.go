@@ -113,12 +113,27 @@ func TestReplayInputErrorReportsNothing(t *testing.T) {
 	p := files(t, "bad.jsonl", badOp)
 	for _, args := range [][]string{{p[0]}, {"--json", p[0]}} {
 		code, stdout, stderr := replay("", args...)
-		if code != exitInput || stdout != "" {
-			t.Errorf("%v: exit %d, stdout %q; want exit 2 and nothing checked", args, code, stdout)
+		if code != exitInput {
+			t.Errorf("%v: exit %d; want exit 2", args, code)
 		}
 		for _, want := range []string{"bad.jsonl:3", "event 1", `"op"`, "frobnicate"} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("%v: message %q does not name %q", args, stderr, want)
+			}
+		}
+		if len(args) == 1 && stdout != "" {
+			t.Errorf("%v: stdout %q; want nothing checked", args, stdout)
+		}
+		if len(args) == 2 {
+			// One unreadable file under --json is an error object and no
+			// report, so that a machine reading stdout sees why.
+			var got map[string]any
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+				t.Fatalf("%v: stdout is not one JSON object: %v\n%s", args, err, stdout)
+			}
+			errText, _ := got["error"].(string)
+			if got["file"] != p[0] || !strings.Contains(errText, "frobnicate") || len(got) != 2 {
+				t.Errorf("%v: want {file, error} and nothing else, got %v", args, got)
 			}
 		}
 	}
@@ -295,15 +310,19 @@ func TestRunRecoversPanic(t *testing.T) {
 
 func TestParseReplayArgs(t *testing.T) {
 	tests := []struct {
-		args  []string
-		opts  replayOptions
-		files []string
+		args   []string
+		from   string
+		format string
+		files  []string
 	}{
-		{[]string{"a"}, replayOptions{from: "auto"}, []string{"a"}},
-		{[]string{"--json", "a", "b"}, replayOptions{json: true, from: "auto"}, []string{"a", "b"}},
-		{[]string{"a", "--from", "mtrace", "b"}, replayOptions{from: "mtrace"}, []string{"a", "b"}},
-		{[]string{"-", "-json"}, replayOptions{json: true, from: "auto"}, []string{"-"}},
-		{[]string{"--from=mtrace", "--", "-x", "--json"}, replayOptions{from: "mtrace"}, []string{"-x", "--json"}},
+		{[]string{"a"}, "auto", formatText, []string{"a"}},
+		{[]string{"--json", "a", "b"}, "auto", formatJSON, []string{"a", "b"}},
+		{[]string{"a", "--from", "mtrace", "b"}, "mtrace", formatText, []string{"a", "b"}},
+		{[]string{"-", "-json"}, "auto", formatJSON, []string{"-"}},
+		{[]string{"--from=mtrace", "--", "-x", "--json"}, "mtrace", formatText, []string{"-x", "--json"}},
+		{[]string{"--format", "json", "a"}, "auto", formatJSON, []string{"a"}},
+		{[]string{"a", "--format=text"}, "auto", formatText, []string{"a"}},
+		{[]string{"--json", "--format", "json", "a"}, "auto", formatJSON, []string{"a"}},
 	}
 	for _, tt := range tests {
 		opts, files, err := parseReplayArgs(tt.args)
@@ -311,8 +330,9 @@ func TestParseReplayArgs(t *testing.T) {
 			t.Errorf("%q: %v", tt.args, err)
 			continue
 		}
-		if opts != tt.opts || !cmp.Equal(files, tt.files) {
-			t.Errorf("%q: got %+v %q, want %+v %q", tt.args, opts, files, tt.opts, tt.files)
+		if opts.from != tt.from || opts.check.format != tt.format || !cmp.Equal(files, tt.files) {
+			t.Errorf("%q: got from %q format %q files %q, want %q %q %q",
+				tt.args, opts.from, opts.check.format, files, tt.from, tt.format, tt.files)
 		}
 	}
 }

@@ -44,16 +44,41 @@ func writeHeading(w io.Writer, name string, colour bool) {
 
 // writeHuman writes rep for a person.
 func writeHuman(w io.Writer, rep traces.Report, colour bool) {
-	s := newStyle(colour)
-	for i := range rep.Violations {
-		writeViolation(w, &rep.Violations[i], s)
-		fmt.Fprintln(w)
-	}
-	writeSummary(w, rep, s)
+	o := check("", rep, nil, &policy{})
+	writeOutcome(w, &o, &policy{}, colour)
 }
 
-func writeViolation(w io.Writer, v *traces.Violation, s style) {
-	fmt.Fprintf(w, "%sERROR: %s%s at event %d%s", s.err, v.Kind, s.reset, v.Event, place(v.Line, v.Site))
+// writeOutcome writes one file's verdict for a person: each violation
+// that counts with its history (ERROR where it fails the run, WARNING
+// where --fail-on lets it pass) and one line for each suppressed one.
+func writeOutcome(w io.Writer, o *outcome, p *policy, colour bool) {
+	s := newStyle(colour)
+	for i := range o.rep.Violations {
+		if !o.isNew(i) {
+			continue
+		}
+		v := &o.rep.Violations[i]
+		label, st := "ERROR", s.err
+		if !p.fails(v.Kind) {
+			label, st = "WARNING", s.warn
+		}
+		writeViolation(w, v, st, label, s)
+		fmt.Fprintln(w)
+	}
+	if n := o.suppressedCount(); n > 0 {
+		for i, r := range o.by {
+			if r != nil {
+				v := &o.rep.Violations[i]
+				fmt.Fprintf(w, "%sSUPPRESSED: %s at event %d%s by %s%s\n", s.dim, v.Kind, v.Event, place(v.Line, v.Site), r, s.reset)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	writeSummary(w, o, p, s)
+}
+
+func writeViolation(w io.Writer, v *traces.Violation, st, label string, s style) {
+	fmt.Fprintf(w, "%s%s: %s%s at event %d%s", st, label, v.Kind, s.reset, v.Event, place(v.Line, v.Site))
 	var what []string
 	// A broken protocol (a scope_exit with no scope) often names no
 	// address; NULL is worth naming everywhere else (a read of NULL).
@@ -91,14 +116,28 @@ func place(line int, site string) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-func writeSummary(w io.Writer, rep traces.Report, s style) {
-	if n := len(rep.Violations); n == 0 {
-		fmt.Fprintf(w, "%sOK%s: no violations\n", s.ok, s.reset)
-	} else {
-		counts := make(map[traces.Kind]int)
-		for _, v := range rep.Violations {
+func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
+	rep := o.rep
+	counts := make(map[traces.Kind]int)
+	n := 0
+	for i, v := range rep.Violations {
+		if o.isNew(i) {
 			counts[v.Kind]++
+			n++
 		}
+	}
+	var aside []string // what is not counted, and why
+	if k := o.suppressedCount(); k > 0 {
+		aside = append(aside, fmt.Sprintf("%d suppressed", k))
+	}
+	note := ""
+	if len(aside) > 0 {
+		note = " (" + strings.Join(aside, ", ") + ")"
+	}
+	noun := "violation"
+	if n == 0 {
+		fmt.Fprintf(w, "%sOK%s: no %ss%s\n", s.ok, s.reset, noun, note)
+	} else {
 		var byKind []string
 		for _, k := range traces.Kinds() {
 			if c := counts[k]; c > 0 {
@@ -109,10 +148,15 @@ func writeSummary(w io.Writer, rep traces.Report, s style) {
 		for k, c := range counts { // kinds beyond the contract's, if any
 			byKind = append(byKind, fmt.Sprintf("%d %s", c, k))
 		}
-		fmt.Fprintf(w, "%sSUMMARY%s: %s: %s\n", s.err, s.reset, plural(n, "violation"), strings.Join(byKind, ", "))
+		st := s.err
+		if len(o.failing(p)) == 0 {
+			st = s.warn // none of them fails the run
+		}
+		fmt.Fprintf(w, "%sSUMMARY%s: %s: %s%s\n", st, s.reset, plural(n, noun), strings.Join(byKind, ", "), note)
 	}
 	fmt.Fprintf(w, "  events %d, objects %d, peak live bytes %d\n", rep.Events, rep.Objects, rep.PeakLiveBytes)
-	if !rep.Complete {
+	switch {
+	case !rep.Complete:
 		// Effects can find a leak before the trace stops (a free missed
 		// after a call): then the report must not also say that no leak
 		// check ran, only that the end's did not.
@@ -120,10 +164,14 @@ func writeSummary(w io.Writer, rep traces.Report, s style) {
 		if slices.ContainsFunc(rep.Violations, func(v traces.Violation) bool { return v.Kind == traces.Leak }) {
 			what = "so what it still held was not checked for leaks (the leaks above are frees it missed on the way)"
 		}
-		fmt.Fprintf(w, "  %sINCOMPLETE%s: the trace stops without an end event, %s\n", s.warn, s.reset, what)
-		return
+		st, fails := s.warn, ""
+		if o.incompleteFails(p) {
+			st, fails = s.err, "; --require-end fails it"
+		}
+		fmt.Fprintf(w, "  %sINCOMPLETE%s: the trace stops without an end event, %s%s\n", st, s.reset, what, fails)
+	default:
+		fmt.Fprintf(w, "  leaked %s, still reachable %s\n", totals(rep.Leaked), totals(rep.StillReachable))
 	}
-	fmt.Fprintf(w, "  leaked %s, still reachable %s\n", totals(rep.Leaked), totals(rep.StillReachable))
 }
 
 func totals(t traces.Totals) string {
@@ -152,25 +200,51 @@ func writeJSON(w io.Writer, rep traces.Report) {
 	enc.Encode(contractShape(rep)) // a Report always marshals; w's errors surface at Flush
 }
 
-// fileReport is one line of --json output for several files: the report of
-// one file, or the error that kept it from being checked.
+// fileReport is the JSON of one file's verdict: the contract's report,
+// with a "file" field where the output names files (several files), and
+// what the flags add: the suppressed findings. A file that could not be
+// read has its error instead of a report.
 type fileReport struct {
-	File string `json:"file"`
+	File string `json:"file,omitempty"`
 	*traces.Report
-	Error string `json:"error,omitempty"`
+	Suppressed []suppressedJSON `json:"suppressed,omitempty"`
+	Error      string           `json:"error,omitempty"`
 }
 
-func writeJSONLine(w io.Writer, name string, rep traces.Report, err error) {
-	line := fileReport{File: name}
-	if err != nil {
-		line.Error = err.Error()
+// suppressedJSON is a suppressed finding and the rule that suppressed it.
+type suppressedJSON struct {
+	traces.Violation
+	SuppressedBy string `json:"suppressed_by"` // "FILE:LINE"
+	Rule         string `json:"rule"`          // "KIND:PATTERN"
+}
+
+// writeJSONOutcome writes o as one line of JSON. Its "violations" are the
+// findings that count (not suppressed).
+func writeJSONOutcome(w io.Writer, o *outcome, p *policy, withFile bool) {
+	line := fileReport{}
+	if withFile || o.err != nil {
+		line.File = o.file
+	}
+	if o.err != nil {
+		line.Error = o.err.Error()
 	} else {
+		rep := o.rep
+		rep.Violations = nil
+		for i, v := range o.rep.Violations {
+			switch {
+			case o.by[i] != nil:
+				line.Suppressed = append(line.Suppressed, suppressedJSON{contractViolation(v),
+					fmt.Sprintf("%s:%d", o.by[i].file, o.by[i].line), string(o.by[i].kind) + ":" + o.by[i].pattern})
+			default:
+				rep.Violations = append(rep.Violations, v)
+			}
+		}
 		rep = contractShape(rep)
 		line.Report = &rep
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	enc.Encode(line)
+	enc.Encode(line) // always marshals; w's errors surface at Flush
 }
 
 // contractShape returns rep with empty lists as [] rather than null, as
@@ -180,9 +254,15 @@ func contractShape(rep traces.Report) traces.Report {
 		rep.Violations = []traces.Violation{}
 	}
 	for i := range rep.Violations {
-		if rep.Violations[i].Related == nil {
-			rep.Violations[i].Related = []traces.Related{}
-		}
+		rep.Violations[i] = contractViolation(rep.Violations[i])
 	}
 	return rep
+}
+
+// contractViolation returns v with an empty history as [] rather than null.
+func contractViolation(v traces.Violation) traces.Violation {
+	if v.Related == nil {
+		v.Related = []traces.Related{}
+	}
+	return v
 }
