@@ -15,8 +15,10 @@ import (
 
 // The output formats of --format.
 const (
-	formatText = "text" // the human report
-	formatJSON = "json" // the contract's JSON report
+	formatText  = "text"  // the human report
+	formatJSON  = "json"  // the contract's JSON report
+	formatSARIF = "sarif" // SARIF 2.1.0, for code-scanning systems
+	formatJUnit = "junit" // JUnit XML, for CI test tabs
 )
 
 // checkOptions are the flags of replay and gate that decide what fails
@@ -50,10 +52,10 @@ func (o *checkOptions) resolve() error {
 		o.format = formatText
 	}
 	switch o.format {
-	case formatText, formatJSON:
+	case formatText, formatJSON, formatSARIF, formatJUnit:
 		return nil
 	}
-	return fmt.Errorf("--format %q: want text or json", clip(o.format))
+	return fmt.Errorf("--format %q: want text, json, sarif or junit", clip(o.format))
 }
 
 // policy decides which findings fail a run.
@@ -255,13 +257,19 @@ type runInfo struct {
 	notes   []string // things worth a line that belong to no one file
 }
 
-// writeOutcomes writes every file's verdict in the chosen format.
+// writeOutcomes writes every file's verdict in the chosen format. The
+// text and JSON formats could stream; SARIF and JUnit are one document
+// each, so they need every outcome first.
 func writeOutcomes(w io.Writer, outs []outcome, p *policy, format string, info runInfo, colour bool) {
 	switch format {
 	case formatJSON:
 		for i := range outs {
 			writeJSONOutcome(w, &outs[i], p, len(outs) > 1)
 		}
+	case formatSARIF:
+		writeSARIF(w, outs, p, info)
+	case formatJUnit:
+		writeJUnit(w, outs, p, info)
 	default:
 		for i := range outs {
 			writeTextOutcome(w, &outs[i], p, i, len(outs) > 1, colour)

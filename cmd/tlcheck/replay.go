@@ -16,9 +16,10 @@ import (
 
 const replayUsage = `usage: tlcheck replay [flags] FILE...
 
-  tlcheck replay [--format text|json] [--fail-on KINDS] [--require-end]
-                 [--suppressions FILE]... [--from auto|trace|mtrace]
-                 [--binary PROG] [--cpuprofile OUT] FILE...
+  tlcheck replay [--format text|json|sarif|junit] [--fail-on KINDS]
+                 [--require-end] [--suppressions FILE]...
+                 [--from auto|trace|mtrace] [--binary PROG]
+                 [--cpuprofile OUT] FILE...
 
 Checks each FILE ("-": standard input) against the reference model and
 prints a report per file: every violation with the events that explain it,
@@ -28,7 +29,9 @@ then totals. Flags may come before or after the files.
                  contract's JSON report, one object for one file, or for
                  several files one object per line (JSON Lines) with a
                  "file" field; a file that could not be read gets
-                 {"file":..,"error":..}
+                 {"file":..,"error":..}; sarif: SARIF 2.1.0, one result per
+                 violation, for code-scanning systems; junit: JUnit XML,
+                 one test case per file, for CI test tabs
   --json         the same as --format json
   --fail-on KINDS
                  a comma list of violation kinds that fail the run (exit
@@ -118,6 +121,7 @@ func runReplay(e *env, args []string) (code int) {
 	format := opts.check.format
 	colour := format == formatText && e.colour(e.stdout)
 	worst := exitClean
+	var whole []outcome // for the formats that are one document
 	for i, name := range files {
 		rep, err := replayFile(e, name, opts.from, syms)
 		if err != nil {
@@ -132,9 +136,18 @@ func runReplay(e *env, args []string) (code int) {
 		switch format {
 		case formatJSON:
 			writeJSONOutcome(out, &o, p, len(files) > 1)
-		default:
+		case formatText:
 			writeTextOutcome(out, &o, p, i, len(files) > 1, colour)
+		default:
+			whole = append(whole, o)
 		}
+		if ferr := out.Flush(); ferr != nil {
+			fmt.Fprintf(e.stderr, "tlcheck: writing the report: %v\n", ferr)
+			return exitInput
+		}
+	}
+	if whole != nil {
+		writeOutcomes(out, whole, p, format, runInfo{command: "replay"}, false)
 		if ferr := out.Flush(); ferr != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: writing the report: %v\n", ferr)
 			return exitInput

@@ -320,8 +320,8 @@ func TestParseReplayArgs(t *testing.T) {
 		{[]string{"a", "--from", "mtrace", "b"}, "mtrace", formatText, []string{"a", "b"}},
 		{[]string{"-", "-json"}, "auto", formatJSON, []string{"-"}},
 		{[]string{"--from=mtrace", "--", "-x", "--json"}, "mtrace", formatText, []string{"-x", "--json"}},
-		{[]string{"--format", "json", "a"}, "auto", formatJSON, []string{"a"}},
-		{[]string{"a", "--format=text"}, "auto", formatText, []string{"a"}},
+		{[]string{"--format", "sarif", "a"}, "auto", formatSARIF, []string{"a"}},
+		{[]string{"a", "--format=junit"}, "auto", formatJUnit, []string{"a"}},
 		{[]string{"--json", "--format", "json", "a"}, "auto", formatJSON, []string{"a"}},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// fingerprint identifies a finding across runs: its kind, the site of the
+// event that did it, and the site where the thing it concerns was
+// allocated (the "allocated" related event), either of which may be "".
+type fingerprint struct {
+	Kind      traces.Kind `json:"kind"`
+	Site      string      `json:"site"`
+	AllocSite string      `json:"alloc_site"`
+}
+
+// fingerprintOf is v's fingerprint.
+func fingerprintOf(v *traces.Violation) fingerprint {
+	f := fingerprint{Kind: v.Kind, Site: v.Site}
+	for _, r := range v.Related {
+		if r.What == "allocated" {
+			f.AllocSite = r.Site
+			break
+		}
+	}
+	return f
+}
+
+// hash is the fingerprint as a short opaque string, for SARIF's
+// partialFingerprints: a NUL separates the parts, which never hold one
+// that matters (sites are text from the trace).
+func (f fingerprint) hash() string {
+	sum := sha256.Sum256([]byte(string(f.Kind) + "\x00" + f.Site + "\x00" + f.AllocSite))
+	return hex.EncodeToString(sum[:16])
+}
+
+func (f fingerprint) String() string {
+	s := string(f.Kind)
+	if f.Site != "" {
+		s += " at " + f.Site
+	}
+	if f.AllocSite != "" {
+		s += " allocated at " + f.AllocSite
+	}
+	return s
+}
+
+// compare orders fingerprints by kind, site and allocation site.
+func (f fingerprint) compare(g fingerprint) int {
+	return cmp.Or(
+		strings.Compare(string(f.Kind), string(g.Kind)),
+		strings.Compare(f.Site, g.Site),
+		strings.Compare(f.AllocSite, g.AllocSite))
+}
