@@ -153,7 +153,8 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// outcome is the verdict on one file under the run's policy.
+// outcome is the verdict on one file under the run's policy (and, for
+// gate, its baseline).
 type outcome struct {
 	file string
 	err  error // the file could not be read: nothing was checked
@@ -161,6 +162,13 @@ type outcome struct {
 
 	// by[i] is the rule that suppresses rep.Violations[i], or nil.
 	by []*rule
+
+	// For gate only.
+	gated      bool
+	inBaseline bool              // the baseline had an entry for this trace
+	known      []bool            // known[i]: rep.Violations[i] is in the baseline
+	fixed      []baselineFinding // in the baseline, absent now (Count: how many fewer)
+	growth     []growth          // leaked and peak live bytes against the baseline
 }
 
 // check applies the policy's suppressions to a replayed file.
@@ -177,9 +185,9 @@ func check(file string, rep traces.Report, err error, p *policy) outcome {
 }
 
 // isNew reports whether violation i counts against the run: not
-// suppressed.
+// suppressed and, under a gate, not in the baseline.
 func (o *outcome) isNew(i int) bool {
-	return o.by[i] == nil
+	return o.by[i] == nil && (!o.gated || !o.known[i])
 }
 
 // failing lists the indices of the violations that fail the run.
@@ -209,12 +217,23 @@ func (o *outcome) incompleteFails(p *policy) bool {
 	return o.err == nil && p.requireEnd && !o.rep.Complete
 }
 
+// grew lists the metrics that grew beyond the tolerance.
+func (o *outcome) grew() []growth {
+	var g []growth
+	for _, m := range o.growth {
+		if m.exceeded() {
+			g = append(g, m)
+		}
+	}
+	return g
+}
+
 // code is the file's exit code under p.
 func (o *outcome) code(p *policy) int {
 	switch {
 	case o.err != nil:
 		return exitInput
-	case len(o.failing(p)) > 0, o.incompleteFails(p):
+	case len(o.failing(p)) > 0, o.incompleteFails(p), len(o.grew()) > 0:
 		return exitViolation
 	}
 	return exitClean
@@ -228,10 +247,17 @@ func (o *outcome) failureReasons(p *policy) []string {
 		return []string{"unreadable input"}
 	}
 	if n := len(o.failing(p)); n > 0 {
-		why = append(why, plural(n, "violation"))
+		noun := "violation"
+		if o.gated {
+			noun = "new finding"
+		}
+		why = append(why, plural(n, noun))
 	}
 	if o.incompleteFails(p) {
 		why = append(why, "no end event (--require-end)")
+	}
+	for _, g := range o.grew() {
+		why = append(why, g.name+" grew")
 	}
 	return why
 }
@@ -253,8 +279,9 @@ func (o *checkOptions) policy() (*policy, error) {
 // runInfo says what produced a set of outcomes, for the formats that say
 // it.
 type runInfo struct {
-	command string   // "replay"
-	notes   []string // things worth a line that belong to no one file
+	command  string   // "replay" or "gate"
+	baseline string   // gate: the baseline file
+	notes    []string // things worth a line that belong to no one file
 }
 
 // writeOutcomes writes every file's verdict in the chosen format. The
@@ -264,7 +291,7 @@ func writeOutcomes(w io.Writer, outs []outcome, p *policy, format string, info r
 	switch format {
 	case formatJSON:
 		for i := range outs {
-			writeJSONOutcome(w, &outs[i], p, len(outs) > 1)
+			writeJSONOutcome(w, &outs[i], p, len(outs) > 1 || info.command == "gate")
 		}
 	case formatSARIF:
 		writeSARIF(w, outs, p, info)
@@ -272,7 +299,11 @@ func writeOutcomes(w io.Writer, outs []outcome, p *policy, format string, info r
 		writeJUnit(w, outs, p, info)
 	default:
 		for i := range outs {
-			writeTextOutcome(w, &outs[i], p, i, len(outs) > 1, colour)
+			writeTextOutcome(w, &outs[i], p, i, len(outs) > 1 || info.command == "gate", colour)
+		}
+		if info.command == "gate" {
+			fmt.Fprintln(w)
+			writeGateVerdict(w, outs, p, info, newStyle(colour))
 		}
 	}
 }

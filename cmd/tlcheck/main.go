@@ -80,6 +80,7 @@ type command struct {
 // commands lists the subcommands; each lives in its own file.
 var commands = []command{
 	{"replay", "check recorded traces against the reference model", runReplay},
+	{"gate", "fail CI on findings beyond a baseline (new bugs, growth)", runGate},
 	{"fuzz", "generate programs against the runtime, with the model as oracle", runFuzz},
 	{"faults", "list the runtime's fault catalog", runFaults},
 	{"selftest", "hunt every catalogued fault and report how fast each is caught", runSelftest},

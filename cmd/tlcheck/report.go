@@ -50,7 +50,9 @@ func writeHuman(w io.Writer, rep traces.Report, colour bool) {
 
 // writeOutcome writes one file's verdict for a person: each violation
 // that counts with its history (ERROR where it fails the run, WARNING
-// where --fail-on lets it pass) and one line for each suppressed one.
+// where --fail-on lets it pass), one line for each suppressed one, and,
+// under a gate, what the baseline accepted, what is fixed and how the
+// totals moved.
 func writeOutcome(w io.Writer, o *outcome, p *policy, colour bool) {
 	s := newStyle(colour)
 	for i := range o.rep.Violations {
@@ -127,6 +129,11 @@ func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
 		}
 	}
 	var aside []string // what is not counted, and why
+	if o.gated {
+		if k := len(rep.Violations) - n - o.suppressedCount(); k > 0 {
+			aside = append(aside, fmt.Sprintf("%d known", k))
+		}
+	}
 	if k := o.suppressedCount(); k > 0 {
 		aside = append(aside, fmt.Sprintf("%d suppressed", k))
 	}
@@ -135,6 +142,9 @@ func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
 		note = " (" + strings.Join(aside, ", ") + ")"
 	}
 	noun := "violation"
+	if o.gated {
+		noun = "new finding"
+	}
 	if n == 0 {
 		fmt.Fprintf(w, "%sOK%s: no %ss%s\n", s.ok, s.reset, noun, note)
 	} else {
@@ -172,6 +182,9 @@ func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
 	default:
 		fmt.Fprintf(w, "  leaked %s, still reachable %s\n", totals(rep.Leaked), totals(rep.StillReachable))
 	}
+	if o.gated {
+		writeGateLines(w, o, s)
+	}
 }
 
 func totals(t traces.Totals) string {
@@ -201,14 +214,16 @@ func writeJSON(w io.Writer, rep traces.Report) {
 }
 
 // fileReport is the JSON of one file's verdict: the contract's report,
-// with a "file" field where the output names files (several files), and
-// what the flags add: the suppressed findings. A file that could not be
-// read has its error instead of a report.
+// with a "file" field where the output names files (several files, gate),
+// and what the flags add: the suppressed findings and, under a gate, the
+// known ones and the comparison with the baseline. A file that could not
+// be read has its error instead of a report.
 type fileReport struct {
 	File string `json:"file,omitempty"`
 	*traces.Report
 	Suppressed []suppressedJSON `json:"suppressed,omitempty"`
-	Error      string           `json:"error,omitempty"`
+	*gateJSON
+	Error string `json:"error,omitempty"`
 }
 
 // suppressedJSON is a suppressed finding and the rule that suppressed it.
@@ -219,7 +234,7 @@ type suppressedJSON struct {
 }
 
 // writeJSONOutcome writes o as one line of JSON. Its "violations" are the
-// findings that count (not suppressed).
+// findings that count (not suppressed, not known to the baseline).
 func writeJSONOutcome(w io.Writer, o *outcome, p *policy, withFile bool) {
 	line := fileReport{}
 	if withFile || o.err != nil {
@@ -230,17 +245,23 @@ func writeJSONOutcome(w io.Writer, o *outcome, p *policy, withFile bool) {
 	} else {
 		rep := o.rep
 		rep.Violations = nil
+		var known []traces.Violation
 		for i, v := range o.rep.Violations {
 			switch {
 			case o.by[i] != nil:
 				line.Suppressed = append(line.Suppressed, suppressedJSON{contractViolation(v),
 					fmt.Sprintf("%s:%d", o.by[i].file, o.by[i].line), string(o.by[i].kind) + ":" + o.by[i].pattern})
-			default:
+			case o.isNew(i):
 				rep.Violations = append(rep.Violations, v)
+			default:
+				known = append(known, v)
 			}
 		}
 		rep = contractShape(rep)
 		line.Report = &rep
+		if o.gated {
+			line.gateJSON = newGateJSON(o, p, known)
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

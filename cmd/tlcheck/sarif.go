@@ -17,9 +17,10 @@ import (
 // result per violation (ruleId: its kind), located at its event's site
 // and with its history as related locations. Suppressed violations are
 // results with an external suppression, so that a viewer shows them as
-// dismissed, not as gone. What concerns a file rather than a line
-// (unreadable input, a trace without end) goes to the invocation's
-// toolExecutionNotifications.
+// dismissed, not as gone; under a gate each result has a baselineState.
+// What concerns a file rather than a line (unreadable input, a trace
+// without end, totals grown beyond the tolerance, fixed findings) goes to
+// the invocation's toolExecutionNotifications.
 
 const sarifSchema = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 
@@ -82,6 +83,7 @@ type sarifResult struct {
 	Locations           []sarifLocation    `json:"locations"`
 	RelatedLocations    []sarifLocation    `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string  `json:"partialFingerprints"`
+	BaselineState       string             `json:"baselineState,omitempty"`
 	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
 	Properties          sarifProperties    `json:"properties"`
 }
@@ -200,6 +202,12 @@ func writeSARIF(w io.Writer, outs []outcome, p *policy, info runInfo) {
 			if rule := o.by[j]; rule != nil {
 				r.Suppressions = []sarifSuppression{{Kind: "external", Justification: "suppressed by " + rule.String()}}
 			}
+			if o.gated {
+				r.BaselineState = "new"
+				if o.known[j] {
+					r.BaselineState = "unchanged"
+				}
+			}
 			run.Results = append(run.Results, r)
 		}
 		switch {
@@ -207,6 +215,17 @@ func writeSARIF(w io.Writer, outs []outcome, p *policy, info runInfo) {
 			note("error", o.file, requireEndMessage(o.file))
 		case !o.rep.Complete:
 			note("warning", o.file, o.file+": the trace stops without an end event, so no leak check ran")
+		}
+		for _, g := range o.growth {
+			if g.exceeded() {
+				note("error", o.file, o.file+": "+g.String())
+			}
+		}
+		for _, f := range o.fixed {
+			note("note", o.file, fmt.Sprintf("%s: fixed: %s, %d fewer than the baseline accepts", o.file, f.fingerprint, f.Count))
+		}
+		if o.gated && !o.inBaseline {
+			note("note", o.file, o.file+": not in the baseline "+info.baseline+": every finding is new")
 		}
 	}
 	for _, n := range info.notes {

@@ -95,7 +95,7 @@ func decodeSARIF(t *testing.T, text string) sarifOf {
 }
 
 // TestSARIFSchema validates the SARIF of every shipped trace, and of the
-// cases that add to it (suppressions, an unreadable file, a trace
+// cases that add to it (suppressions, a gate, an unreadable file, a trace
 // without end, sites that are no file:line), against the official schema.
 func TestSARIFSchema(t *testing.T) {
 	schema := loadSARIFSchema(t)
@@ -104,8 +104,12 @@ func TestSARIFSchema(t *testing.T) {
 		t.Fatalf("no corpus: %v", err)
 	}
 	p := files(t, "df.jsonl", doubleFreeNoEnd, "bad.jsonl", badOp, "supp.txt", "double-free:d.c:*\n",
-		"odd.jsonl", oddSites)
-	df, bad, supp, odd := p[0], p[1], p[2], p[3]
+		"odd.jsonl", oddSites, "base.json", "")
+	df, bad, supp, odd, base := p[0], p[1], p[2], p[3], p[4]
+	os.Remove(base)
+	if code, _, stderr := gate("--baseline", base, "--update", df); code != exitClean {
+		t.Fatalf("--update: exit %d: %s", code, stderr)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -116,6 +120,7 @@ func TestSARIFSchema(t *testing.T) {
 		{"require-end", []string{"replay", "--format", "sarif", "--require-end", df}},
 		{"fail-on", []string{"replay", "--format", "sarif", "--fail-on", "leak", df}},
 		{"odd sites", []string{"replay", "--format", "sarif", odd}},
+		{"gate", []string{"gate", "--format", "sarif", "--baseline", base, df, odd}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -287,4 +292,9 @@ func runCmd(stdin string, args ...string) (int, string, string) {
 	e := &env{stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr}
 	code := run(e, args)
 	return code, stdout.String(), stderr.String()
+}
+
+// gate runs "tlcheck gate args...".
+func gate(args ...string) (int, string, string) {
+	return runCmd("", append([]string{"gate"}, args...)...)
 }

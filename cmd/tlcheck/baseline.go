@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// The baseline of tlcheck gate: what a team has accepted, per trace.
+//
+//	{
+//	  "format": "tlcheck-baseline",
+//	  "version": 1,
+//	  "traces": [
+//	    {
+//	      "trace": "traces/train.jsonl",
+//	      "complete": true,
+//	      "leaked_bytes": 364,
+//	      "peak_live_bytes": 464,
+//	      "findings": [
+//	        {"kind": "leak", "site": "", "alloc_site": "main.c:5", "count": 1}
+//	      ]
+//	    }
+//	  ]
+//	}
+//
+// Traces are sorted by name and findings by kind, site and alloc_site, and
+// the file is indented, one finding a line, so that a change to it reads
+// well in a diff. A finding is its fingerprint and how many times it
+// occurs; nothing in it depends on event numbers, lines or addresses,
+// which move with every unrelated edit of the program.
+
+const (
+	baselineFormat  = "tlcheck-baseline"
+	baselineVersion = 1
+)
+
+// baselineFinding is a fingerprint with its multiplicity.
+type baselineFinding struct {
+	fingerprint
+	Count int `json:"count"`
+}
+
+// baselineTrace is what the baseline accepts of one trace.
+type baselineTrace struct {
+	Trace         string            `json:"trace"`
+	Complete      bool              `json:"complete"`
+	LeakedBytes   uint64            `json:"leaked_bytes"`
+	PeakLiveBytes uint64            `json:"peak_live_bytes"`
+	Findings      []baselineFinding `json:"findings"`
+}
+
+// baseline is the whole file.
+type baseline struct {
+	Format  string          `json:"format"`
+	Version int             `json:"version"`
+	Traces  []baselineTrace `json:"traces"`
+}
+
+// traceKey is the name a trace goes by in the baseline: the path as given
+// on the command line, cleaned and with forward slashes, so that one
+// baseline serves every operating system CI runs on.
+func traceKey(name string) string {
+	if name == "-" {
+		return name
+	}
+	return filepath.ToSlash(filepath.Clean(name))
+}
+
+// readBaseline reads and checks a baseline file. Every error names the
+// file.
+func readBaseline(name string) (*baseline, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := parseBaseline(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return b, nil
+}
+
+func parseBaseline(r io.Reader) (*baseline, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields() // a misspelt field would silently accept nothing
+	var b baseline
+	if err := dec.Decode(&b); err != nil {
+		return nil, fmt.Errorf("not a tlcheck baseline: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("not a tlcheck baseline: more than one JSON value")
+	}
+	if b.Format != baselineFormat {
+		return nil, fmt.Errorf("format %q, want %q", clip(b.Format), baselineFormat)
+	}
+	if b.Version != baselineVersion {
+		return nil, fmt.Errorf("version %d: this tlcheck reads version %d", b.Version, baselineVersion)
+	}
+	seen := make(map[string]bool)
+	for i, t := range b.Traces {
+		if t.Trace == "" {
+			return nil, fmt.Errorf("traces[%d]: no trace name", i)
+		}
+		if seen[t.Trace] {
+			return nil, fmt.Errorf("traces[%d]: trace %q appears twice", i, clip(t.Trace))
+		}
+		seen[t.Trace] = true
+		fps := make(map[fingerprint]bool)
+		for j, f := range t.Findings {
+			switch {
+			case !knownKind(f.Kind):
+				return nil, fmt.Errorf("traces[%d].findings[%d]: unknown kind %q", i, j, clip(string(f.Kind)))
+			case f.Count < 1:
+				return nil, fmt.Errorf("traces[%d].findings[%d]: count %d, want at least 1", i, j, f.Count)
+			case fps[f.fingerprint]:
+				return nil, fmt.Errorf("traces[%d].findings[%d]: %s appears twice", i, j, f.fingerprint)
+			}
+			fps[f.fingerprint] = true
+		}
+	}
+	return &b, nil
+}
+
+// find returns the baseline's entry for a trace, or nil.
+func (b *baseline) find(trace string) *baselineTrace {
+	for i := range b.Traces {
+		if b.Traces[i].Trace == trace {
+			return &b.Traces[i]
+		}
+	}
+	return nil
+}
+
+// newBaseline records what the run found: every unsuppressed finding of
+// every trace (of every kind: --fail-on decides what fails, not what is
+// accepted), with each trace's leaked and peak live bytes.
+func newBaseline(outs []outcome) *baseline {
+	b := &baseline{Format: baselineFormat, Version: baselineVersion, Traces: []baselineTrace{}}
+	for i := range outs {
+		o := &outs[i]
+		counts := make(map[fingerprint]int)
+		for j := range o.rep.Violations {
+			if o.by[j] == nil {
+				counts[fingerprintOf(&o.rep.Violations[j])]++
+			}
+		}
+		t := baselineTrace{
+			Trace:         traceKey(o.file),
+			Complete:      o.rep.Complete,
+			LeakedBytes:   o.rep.Leaked.Bytes,
+			PeakLiveBytes: o.rep.PeakLiveBytes,
+			Findings:      []baselineFinding{},
+		}
+		for f, n := range counts {
+			t.Findings = append(t.Findings, baselineFinding{f, n})
+		}
+		slices.SortFunc(t.Findings, func(x, y baselineFinding) int { return x.compare(y.fingerprint) })
+		b.Traces = append(b.Traces, t)
+	}
+	slices.SortFunc(b.Traces, func(x, y baselineTrace) int { return strings.Compare(x.Trace, y.Trace) })
+	return b
+}
+
+// marshal is the file's text: indented, one finding a line, sorted, with
+// a final newline.
+func (b *baseline) marshal() []byte {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "{\n  \"format\": %s,\n  \"version\": %d,\n  \"traces\": [", quote(b.Format), b.Version)
+	for i, t := range b.Traces {
+		if i > 0 {
+			buf.WriteString(",")
+		}
+		fmt.Fprintf(&buf, "\n    {\n      \"trace\": %s,\n      \"complete\": %t,\n      \"leaked_bytes\": %d,\n      \"peak_live_bytes\": %d,\n      \"findings\": [",
+			quote(t.Trace), t.Complete, t.LeakedBytes, t.PeakLiveBytes)
+		for j, f := range t.Findings {
+			if j > 0 {
+				buf.WriteString(",")
+			}
+			fmt.Fprintf(&buf, "\n        {\"kind\": %s, \"site\": %s, \"alloc_site\": %s, \"count\": %d}",
+				quote(string(f.Kind)), quote(f.Site), quote(f.AllocSite), f.Count)
+		}
+		if len(t.Findings) > 0 {
+			buf.WriteString("\n      ")
+		}
+		buf.WriteString("]\n    }")
+	}
+	if len(b.Traces) > 0 {
+		buf.WriteString("\n  ")
+	}
+	buf.WriteString("]\n}\n")
+	return buf.Bytes()
+}
+
+// quote is s as a JSON string, without HTML escaping (sites hold < and >).
+func quote(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// compare marks o's findings against the baseline's entry for its trace:
+// each fingerprint the baseline accepts n times covers the first n
+// findings with it, in event order; the rest are new, and what the
+// baseline has beyond this run's count is fixed.
+func (o *outcome) compare(bt *baselineTrace, tol tolerance) {
+	o.gated = true
+	o.known = make([]bool, len(o.rep.Violations))
+	if o.err != nil {
+		return
+	}
+	left := make(map[fingerprint]int)
+	if bt != nil {
+		o.inBaseline = true
+		for _, f := range bt.Findings {
+			left[f.fingerprint] = f.Count
+		}
+	}
+	for i := range o.rep.Violations {
+		if o.by[i] != nil {
+			continue // suppressed: neither new nor known
+		}
+		f := fingerprintOf(&o.rep.Violations[i])
+		if left[f] > 0 {
+			left[f]--
+			o.known[i] = true
+		}
+	}
+	if bt == nil {
+		return
+	}
+	for _, f := range bt.Findings { // in the baseline's order, which is sorted
+		if f.Kind == traces.Leak && !o.rep.Complete {
+			continue // no leak check ran: its leaks are unknown, not fixed
+		}
+		if n := left[f.fingerprint]; n > 0 {
+			o.fixed = append(o.fixed, baselineFinding{f.fingerprint, n})
+		}
+	}
+	o.growth = []growth{
+		{name: "leaked bytes", was: bt.LeakedBytes, now: o.rep.Leaked.Bytes, allowed: tol.allowed(bt.LeakedBytes)},
+		{name: "peak live bytes", was: bt.PeakLiveBytes, now: o.rep.PeakLiveBytes, allowed: tol.allowed(bt.PeakLiveBytes)},
+	}
+}

@@ -1,0 +1,376 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// leakyV1 leaks one block made at main.c:5 and one at util.c:17.
+const leakyV1 = `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x10","size":64,"site":"main.c:5"}
+{"op":"malloc","addr":"0x100","size":300,"site":"util.c:17"}
+{"op":"end"}
+`
+
+// leakyV2 is the same program after unrelated edits: other addresses,
+// more events, every line moved; the same leaks, matched by fingerprint.
+const leakyV2 = `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x9000","size":8,"site":"other.c:1"}
+{"op":"free","addr":"0x9000","site":"other.c:2"}
+
+{"op":"malloc","addr":"0x7000","size":300,"site":"util.c:17"}
+{"op":"malloc","addr":"0x5000","size":64,"site":"main.c:5"}
+{"op":"end"}
+`
+
+// leakyV3 leaks a second block at main.c:5: one new finding, by count.
+const leakyV3 = `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x10","size":64,"site":"main.c:5"}
+{"op":"malloc","addr":"0x100","size":300,"site":"util.c:17"}
+{"op":"malloc","addr":"0x400","size":64,"site":"main.c:5"}
+{"op":"end"}
+`
+
+// leakyV4 has fixed the util.c:17 leak.
+const leakyV4 = `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x10","size":64,"site":"main.c:5"}
+{"op":"end"}
+`
+
+// leakyV5 has a new kind of finding: a double free.
+const leakyV5 = `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x300","size":4,"site":"x.c:1"}
+{"op":"free","addr":"0x300","site":"x.c:2"}
+{"op":"free","addr":"0x300","site":"x.c:3"}
+{"op":"malloc","addr":"0x10","size":64,"site":"main.c:5"}
+{"op":"malloc","addr":"0x100","size":300,"site":"util.c:17"}
+{"op":"end"}
+`
+
+// leakyV6 leaks the same things, but more bytes at the same sites.
+const leakyV6 = `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x10","size":70,"site":"main.c:5"}
+{"op":"malloc","addr":"0x100","size":300,"site":"util.c:17"}
+{"op":"end"}
+`
+
+// gateDir writes the trace content under the name the baseline knows,
+// t.jsonl, in a fresh folder, makes the baseline b.json there from
+// leakyV1, and returns the folder. The gate runs in that folder so that
+// the trace's name is the same every time, as it is in CI.
+func gateDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("t.jsonl", []byte(leakyV1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := gate("--baseline", "b.json", "--update", "t.jsonl"); code != exitClean ||
+		!strings.Contains(stderr, "wrote b.json: 2 findings in 1 trace") {
+		t.Fatalf("--update: exit %d, stderr %q", code, stderr)
+	}
+	return dir
+}
+
+func TestGate(t *testing.T) {
+	tests := []struct {
+		name   string
+		trace  string
+		args   []string
+		code   int
+		stdout []string // lines that must appear, in order
+		not    []string // text that must not appear
+	}{
+		{"same run", leakyV1, nil, exitClean,
+			[]string{"OK: no new findings (2 known)", "GATE: PASS: nothing beyond b.json (2 known)"}, []string{"ERROR"}},
+		{"unrelated edits", leakyV2, nil, exitClean,
+			[]string{"OK: no new findings (2 known)", "GATE: PASS: nothing beyond b.json (2 known)"}, []string{"ERROR"}},
+		{"one more of a known fingerprint", leakyV3, nil, exitViolation,
+			[]string{"ERROR: leak at event 3 (line 5): addr 0x400, object #3", "    allocated here: event 2 (line 4, main.c:5)",
+				"SUMMARY: 1 new finding: 1 leak (2 known)", "GATE: FAIL: 1 new finding, 2 totals grown beyond the tolerance against b.json (2 known)"},
+			[]string{"addr 0x10,"}},
+		{"more leaked bytes, within the tolerance", leakyV3, []string{"--tolerance", "20%"}, exitViolation,
+			[]string{"  leaked bytes 428 (baseline 364, allowed up to 436)", "GATE: FAIL: 1 new finding against b.json (2 known)"}, nil},
+		{"fixed", leakyV4, nil, exitClean,
+			[]string{"  FIXED: leak allocated at util.c:17, 1 fewer than the baseline accepts (--update tightens it)",
+				"GATE: PASS: nothing beyond b.json (1 known, 1 fixed: --update tightens the baseline)"}, nil},
+		{"new kind", leakyV5, nil, exitViolation,
+			[]string{"ERROR: double-free at event 2 (line 4, x.c:3): addr 0x300, object #1", "GATE: FAIL: 1 new finding against b.json (2 known)"}, nil},
+		{"new kind not in --fail-on", leakyV5, []string{"--fail-on", "leak"}, exitClean,
+			[]string{"WARNING: double-free at event 2 (line 4, x.c:3): addr 0x300, object #1", "GATE: PASS: nothing beyond b.json (2 known)"}, nil},
+		{"new finding suppressed", leakyV5, []string{"--suppressions", "supp.txt"}, exitClean,
+			[]string{"SUPPRESSED: double-free at event 2 (line 4, x.c:3) by supp.txt:1 (double-free:x.c:*)",
+				"OK: no new findings (2 known, 1 suppressed)"}, nil},
+		{"leaked bytes grew", leakyV6, nil, exitViolation,
+			[]string{"OK: no new findings (2 known)", "  leaked bytes 370 (baseline 364): grew beyond the tolerance",
+				"  peak live bytes 370 (baseline 364): grew beyond the tolerance",
+				"GATE: FAIL: 2 totals grown beyond the tolerance against b.json (2 known)"}, nil},
+		{"growth within bytes", leakyV6, []string{"--tolerance", "6"}, exitClean,
+			[]string{"  leaked bytes 370 (baseline 364, allowed up to 370)", "GATE: PASS: nothing beyond b.json (2 known)"}, nil},
+		{"growth beyond bytes", leakyV6, []string{"--tolerance", "5"}, exitViolation,
+			[]string{"  leaked bytes 370 (baseline 364, allowed up to 369): grew beyond the tolerance",
+				"GATE: FAIL: 2 totals grown beyond the tolerance against b.json (2 known)"}, nil},
+		{"growth within a percentage", leakyV6, []string{"--tolerance", "2%"}, exitClean,
+			[]string{"  leaked bytes 370 (baseline 364, allowed up to 371)", "GATE: PASS: nothing beyond b.json (2 known)"}, nil},
+		{"require-end", strings.TrimSuffix(leakyV1, `{"op":"end"}`+"\n"), []string{"--require-end"}, exitViolation,
+			[]string{"GATE: FAIL: 1 trace without end against b.json"}, []string{"FIXED"}},
+		// Without end no leak check runs: the leaks are not found, but
+		// neither are they fixed.
+		{"no end, not required", strings.TrimSuffix(leakyV1, `{"op":"end"}`+"\n"), nil, exitClean,
+			[]string{"  INCOMPLETE: the trace stops without an end event, so no leak check ran", "GATE: PASS: nothing beyond b.json"},
+			[]string{"FIXED"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gateDir(t)
+			if err := os.WriteFile("t.jsonl", []byte(tt.trace), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile("supp.txt", []byte("double-free:x.c:*\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := gate(append([]string{"--baseline", "b.json", "t.jsonl"}, tt.args...)...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr %q", code, tt.code, stderr)
+			}
+			assertLines(t, stdout, tt.stdout)
+			for _, s := range tt.not {
+				if strings.Contains(stdout, s) {
+					t.Errorf("stdout has %q:\n%s", s, stdout)
+				}
+			}
+		})
+	}
+}
+
+func TestGateUsage(t *testing.T) {
+	dir := gateDir(t)
+	if err := os.WriteFile("notes.txt", []byte("my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("bad.jsonl", []byte(badOp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("s.txt", []byte("leak:*\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"no baseline flag", []string{"t.jsonl"}, exitInput, "--baseline FILE is required"},
+		{"no traces", []string{"--baseline", "b.json"}, exitInput, "no traces to gate"},
+		{"missing baseline", []string{"--baseline", "none.json", "t.jsonl"}, exitInput, "run with --update to create it"},
+		{"not a baseline", []string{"--baseline", "notes.txt", "t.jsonl"}, exitInput, "notes.txt: not a tlcheck baseline"},
+		{"update refuses a non-baseline", []string{"--baseline", "notes.txt", "--update", "t.jsonl"}, exitInput, "refusing to replace notes.txt"},
+		{"update refuses a trace", []string{"--baseline", "t.jsonl", "--update", "t.jsonl"}, exitInput, "t.jsonl is one of the inputs"},
+		{"update refuses a trace under another name", []string{"--baseline", filepath.Join(dir, "t.jsonl"), "--update", "./t.jsonl"}, exitInput, "is one of the inputs"},
+		{"update refuses the suppressions", []string{"--baseline", "s.txt", "--suppressions", "s.txt", "--update", "t.jsonl"}, exitInput, "one of the inputs"},
+		{"update with an unreadable trace", []string{"--baseline", "b.json", "--update", "t.jsonl", "bad.jsonl"}, exitInput, "b.json not written"},
+		{"unreadable trace", []string{"--baseline", "b.json", "t.jsonl", "bad.jsonl"}, exitInput, "frobnicate"},
+		{"bad tolerance", []string{"--baseline", "b.json", "--tolerance", "lots", "t.jsonl"}, exitInput, `"lots"`},
+		{"help", []string{"-h"}, exitClean, "usage: tlcheck gate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before, _ := os.ReadFile("b.json")
+			notes, _ := os.ReadFile("notes.txt")
+			trace, _ := os.ReadFile("t.jsonl")
+			supp, _ := os.ReadFile("s.txt")
+			code, _, stderr := gate(tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tt.code, tt.stderr)
+			}
+			for name, was := range map[string][]byte{"b.json": before, "notes.txt": notes, "t.jsonl": trace, "s.txt": supp} {
+				if now, _ := os.ReadFile(name); string(now) != string(was) {
+					t.Errorf("%s changed", name)
+				}
+			}
+		})
+	}
+}
+
+// TestGateUpdate checks that --update writes what the run found, and
+// that a run after it passes.
+func TestGateUpdate(t *testing.T) {
+	gateDir(t)
+	os.WriteFile("t.jsonl", []byte(leakyV5), 0o644)
+	os.WriteFile("u.jsonl", []byte(cleanDoc), 0o644)
+	if code, _, _ := gate("--baseline", "b.json", "t.jsonl", "u.jsonl"); code != exitViolation {
+		t.Fatalf("before --update: exit %d, want 1", code)
+	}
+	if code, _, stderr := gate("--baseline", "b.json", "--update", "t.jsonl", "./u.jsonl"); code != exitClean {
+		t.Fatalf("--update: exit %d, %s", code, stderr)
+	}
+	got, _ := os.ReadFile("b.json")
+	want := `{
+  "format": "tlcheck-baseline",
+  "version": 1,
+  "traces": [
+    {
+      "trace": "t.jsonl",
+      "complete": true,
+      "leaked_bytes": 364,
+      "peak_live_bytes": 364,
+      "findings": [
+        {"kind": "double-free", "site": "x.c:3", "alloc_site": "x.c:1", "count": 1},
+        {"kind": "leak", "site": "", "alloc_site": "main.c:5", "count": 1},
+        {"kind": "leak", "site": "", "alloc_site": "util.c:17", "count": 1}
+      ]
+    },
+    {
+      "trace": "u.jsonl",
+      "complete": true,
+      "leaked_bytes": 0,
+      "peak_live_bytes": 8,
+      "findings": []
+    }
+  ]
+}
+`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("baseline (-want +got):\n%s", diff)
+	}
+	if code, stdout, _ := gate("--baseline", "b.json", "t.jsonl", "u.jsonl"); code != exitClean {
+		t.Errorf("after --update: exit %d, want 0:\n%s", code, stdout)
+	}
+	// A trace of the baseline that is not given is named, not failed.
+	code, stdout, _ := gate("--baseline", "b.json", "t.jsonl")
+	if code != exitClean || !strings.Contains(stdout, "NOTE: the baseline's trace u.jsonl was not given: not compared") {
+		t.Errorf("exit %d:\n%s", code, stdout)
+	}
+	// A trace the baseline does not know: every finding is new.
+	os.WriteFile("v.jsonl", []byte(leakyV1), 0o644)
+	code, stdout, _ = gate("--baseline", "b.json", "t.jsonl", "v.jsonl")
+	if code != exitViolation || !strings.Contains(stdout, "NEW TRACE: not in the baseline") {
+		t.Errorf("exit %d:\n%s", code, stdout)
+	}
+}
+
+// TestGateJSON reads the gate's JSON: one object per trace, a line each.
+func TestGateJSON(t *testing.T) {
+	gateDir(t)
+	os.WriteFile("t.jsonl", []byte(leakyV3), 0o644)
+	os.WriteFile("bad.jsonl", []byte(badOp), 0o644)
+	code, stdout, _ := gate("--baseline", "b.json", "--json", "--tolerance", "20%", "t.jsonl", "bad.jsonl")
+	if code != exitInput {
+		t.Errorf("exit %d, want 2", code)
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 lines:\n%s", stdout)
+	}
+	var got struct {
+		File       string
+		Violations []struct{ Kind string }
+		Known      []struct{ Kind string }
+		Fixed      []baselineFinding
+		InBaseline bool `json:"in_baseline"`
+		Growth     []growthJSON
+		Verdict    string
+		Reasons    []string
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.File != "t.jsonl" || len(got.Violations) != 1 || len(got.Known) != 2 || len(got.Fixed) != 0 ||
+		!got.InBaseline || got.Verdict != "fail" || !cmp.Equal(got.Reasons, []string{"1 new finding"}) {
+		t.Errorf("%+v", got)
+	}
+	wantGrowth := []growthJSON{{"leaked_bytes", 364, 428, 436, false}, {"peak_live_bytes", 364, 428, 436, false}}
+	if diff := cmp.Diff(wantGrowth, got.Growth); diff != "" {
+		t.Errorf("growth (-want +got):\n%s", diff)
+	}
+	var bad map[string]any
+	if err := json.Unmarshal([]byte(lines[1]), &bad); err != nil || bad["file"] != "bad.jsonl" ||
+		!strings.Contains(bad["error"].(string), "frobnicate") {
+		t.Errorf("unreadable: %v %v", err, bad)
+	}
+}
+
+func TestParseBaseline(t *testing.T) {
+	tests := []struct {
+		name, text, err string
+	}{
+		{"empty", `{"format":"tlcheck-baseline","version":1,"traces":[]}`, ""},
+		{"not JSON", `nope`, "not a tlcheck baseline"},
+		{"two values", `{"format":"tlcheck-baseline","version":1,"traces":[]} {}`, "more than one"},
+		{"other format", `{"format":"tlcheck-trace","version":1,"traces":[]}`, `format "tlcheck-trace"`},
+		{"other version", `{"format":"tlcheck-baseline","version":2,"traces":[]}`, "version 2"},
+		{"unknown field", `{"format":"tlcheck-baseline","version":1,"traces":[],"extra":1}`, "extra"},
+		{"no trace name", `{"format":"tlcheck-baseline","version":1,"traces":[{"findings":[]}]}`, "traces[0]: no trace name"},
+		{"trace twice", `{"format":"tlcheck-baseline","version":1,"traces":[{"trace":"a"},{"trace":"a"}]}`, `traces[1]: trace "a" appears twice`},
+		{"bad kind", `{"format":"tlcheck-baseline","version":1,"traces":[{"trace":"a","findings":[{"kind":"oops","count":1}]}]}`, `findings[0]: unknown kind "oops"`},
+		{"count 0", `{"format":"tlcheck-baseline","version":1,"traces":[{"trace":"a","findings":[{"kind":"leak","count":0}]}]}`, "count 0"},
+		{"finding twice", `{"format":"tlcheck-baseline","version":1,"traces":[{"trace":"a","findings":[{"kind":"leak","count":1},{"kind":"leak","count":2}]}]}`, "appears twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseBaseline(strings.NewReader(tt.text))
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Errorf("error %v, want %q", err, tt.err)
+			}
+		})
+	}
+}
+
+// TestBaselineRoundTrip: what newBaseline writes, parseBaseline reads
+// back unchanged, and writing it again gives the same bytes.
+func TestBaselineRoundTrip(t *testing.T) {
+	p := files(t, "a.jsonl", leakyV5, "b.jsonl", `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x10","size":64,"site":"<\"quoted\" & odd>"}
+{"op":"end"}
+`)
+	var outs []outcome
+	for _, name := range p {
+		rep, err := replayFile(&env{}, name, "trace", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, check(name, rep, nil, &policy{}))
+	}
+	b := newBaseline(outs)
+	text := b.marshal()
+	back, err := parseBaseline(strings.NewReader(string(text)))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if diff := cmp.Diff(b, back, cmp.AllowUnexported(baselineFinding{})); diff != "" {
+		t.Errorf("round trip (-wrote +read):\n%s", diff)
+	}
+	if again := back.marshal(); string(again) != string(text) {
+		t.Errorf("not stable:\n%s\n%s", text, again)
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	p := files(t, "v1.jsonl", leakyV1, "v2.jsonl", leakyV2)
+	var fps [2][]fingerprint
+	for i, name := range p {
+		rep, err := replayFile(&env{}, name, "trace", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range rep.Violations {
+			fps[i] = append(fps[i], fingerprintOf(&rep.Violations[j]))
+		}
+	}
+	want := []fingerprint{{"leak", "", "main.c:5"}, {"leak", "", "util.c:17"}}
+	if diff := cmp.Diff(want, fps[0]); diff != "" {
+		t.Errorf("v1 (-want +got):\n%s", diff)
+	}
+	// v2 leaks the same things in the other order, at other addresses.
+	if diff := cmp.Diff([]fingerprint{want[1], want[0]}, fps[1]); diff != "" {
+		t.Errorf("v2 (-want +got):\n%s", diff)
+	}
+	if want[0].hash() == want[1].hash() || len(want[0].hash()) != 32 {
+		t.Errorf("hashes %q %q", want[0].hash(), want[1].hash())
+	}
+}
