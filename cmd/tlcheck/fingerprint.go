@@ -31,8 +31,8 @@ func fingerprintOf(v *traces.Violation) fingerprint {
 }
 
 // hash is the fingerprint as a short opaque string, for SARIF's
-// partialFingerprints: a NUL separates the parts, which never hold one
-// that matters (sites are text from the trace).
+// partialFingerprints. A NUL separates the parts: only sites that hold a
+// NUL of their own could collide, and sites are source locations.
 func (f fingerprint) hash() string {
 	sum := sha256.Sum256([]byte(string(f.Kind) + "\x00" + f.Site + "\x00" + f.AllocSite))
 	return hex.EncodeToString(sum[:16])

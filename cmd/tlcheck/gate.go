@@ -93,6 +93,15 @@ func parseGateArgs(args []string) (gateOptions, []string, error) {
 	case len(files) == 0:
 		return opts, nil, errors.New("no traces to gate")
 	}
+	seen := make(map[string]string)
+	for _, f := range files {
+		// The baseline has one entry per trace name: a name given twice
+		// would count its findings twice, or write a baseline with two.
+		if prev, ok := seen[traceKey(f)]; ok {
+			return opts, nil, fmt.Errorf("%s and %s name the same trace", clip(prev), clip(f))
+		}
+		seen[traceKey(f)] = f
+	}
 	if err := opts.check.resolve(); err != nil {
 		return opts, nil, err
 	}

@@ -175,6 +175,7 @@ func TestGateUsage(t *testing.T) {
 		{"update refuses the suppressions", []string{"--baseline", "s.txt", "--suppressions", "s.txt", "--update", "t.jsonl"}, exitInput, "one of the inputs"},
 		{"update with an unreadable trace", []string{"--baseline", "b.json", "--update", "t.jsonl", "bad.jsonl"}, exitInput, "b.json not written"},
 		{"unreadable trace", []string{"--baseline", "b.json", "t.jsonl", "bad.jsonl"}, exitInput, "frobnicate"},
+		{"a trace twice", []string{"--baseline", "b.json", "--update", "t.jsonl", "./t.jsonl"}, exitInput, "t.jsonl and ./t.jsonl name the same trace"},
 		{"bad tolerance", []string{"--baseline", "b.json", "--tolerance", "lots", "t.jsonl"}, exitInput, `"lots"`},
 		{"help", []string{"-h"}, exitClean, "usage: tlcheck gate"},
 	}
