@@ -281,6 +281,7 @@ func (o *checkOptions) policy() (*policy, error) {
 type runInfo struct {
 	command  string   // "replay" or "gate"
 	baseline string   // gate: the baseline file
+	update   bool     // gate: --update rewrites the baseline from this run
 	notes    []string // things worth a line that belong to no one file
 }
 

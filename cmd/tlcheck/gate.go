@@ -149,7 +149,7 @@ func runGate(e *env, args []string) int {
 		worst = max(worst, o.code(p))
 		outs = append(outs, o)
 	}
-	info := runInfo{command: "gate", baseline: opts.baseline}
+	info := runInfo{command: "gate", baseline: opts.baseline, update: opts.update}
 	for _, t := range base.Traces {
 		if !given[t.Trace] {
 			info.notes = append(info.notes, fmt.Sprintf("the baseline's trace %s was not given: not compared", t.Trace))
@@ -282,7 +282,16 @@ func writeGateVerdict(w io.Writer, outs []outcome, p *policy, info runInfo, s st
 	if len(passes) > 0 {
 		aside = " (" + strings.Join(passes, ", ") + ")"
 	}
-	if len(fails) > 0 {
+	switch {
+	case info.update && bad == 0:
+		// What would have failed is what the new baseline accepts.
+		what := "nothing new"
+		if len(fails) > 0 {
+			what = strings.Join(fails, ", ")
+		}
+		fmt.Fprintf(w, "%sGATE: UPDATE%s: %s, accepted into %s%s\n", s.warn, s.reset, what, info.baseline, aside)
+		return
+	case len(fails) > 0:
 		fmt.Fprintf(w, "%sGATE: FAIL%s: %s against %s%s\n", s.err, s.reset, strings.Join(fails, ", "), info.baseline, aside)
 		return
 	}
