@@ -3,7 +3,9 @@
 //
 // Usage:
 //
-//	tlcheck replay [--json] [--from auto|trace|mtrace] [--binary PROG] [--cpuprofile OUT] FILE...
+//	tlcheck replay [--format text|json|sarif|junit] [--from auto|trace|mtrace] [--binary PROG]
+//	               [--fail-on KINDS] [--require-end] [--suppressions FILE] [--cpuprofile OUT] FILE...
+//	tlcheck gate --baseline FILE [--update] [--tolerance T] [replay's flags] TRACE...
 //	tlcheck fuzz ...
 //	tlcheck faults
 //	tlcheck selftest ...
@@ -16,7 +18,9 @@
 // file:line), checks each against the model and prints a report per file:
 // a human one in the style of AddressSanitizer, or with --json the
 // contract's JSON object (one file) or one such object per line with a
-// "file" field (several files).
+// "file" field (several files); --format sarif and junit write what code
+// scanning and CI test tabs read. gate replays traces the same way and
+// fails only on what a committed baseline does not already hold.
 //
 // Exit codes, for every subcommand:
 //
