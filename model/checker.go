@@ -3,7 +3,6 @@ package model
 import (
 	"errors"
 	"io"
-	"slices"
 
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -49,6 +48,7 @@ type Checker struct {
 	call     hist   // the last event other than a free
 	callOp   traces.Op
 	out      []traces.Violation
+	order    *orderer // Replay's: where violations go instead of out
 	found    []hit    // what an allocation's range meets
 	hits     []*thing // the live things among them of its class
 	work     []*thing
@@ -179,16 +179,31 @@ func (c *Checker) Report() traces.Report {
 // violations in event order. Its error is non-nil only when the input could
 // not be read (exit 2 material); the report is then empty.
 func Replay(src traces.Source) (traces.Report, error) {
-	r := replay{c: New(src.Header()), violations: []traces.Violation{}}
+	vs := []traces.Violation{}
+	rep, err := ReplayFunc(src, func(v traces.Violation, _ uint64) { vs = append(vs, v) })
+	if err != nil {
+		return traces.Report{}, err
+	}
+	rep.Violations = vs
+	return rep, nil
+}
+
+// ReplayFunc checks every event of src as Replay does, but hands each
+// violation to f, in event order, as soon as it is final, and keeps none:
+// its memory grows with what the trace keeps alive, never with what it
+// reports, so a trace that leaks millions of objects can be summed up as
+// it goes. size is the bytes of the thing the violation names, 0 for none.
+// The report's Violations is nil. On an input error f has seen the
+// violations of the events before it, and the report is empty.
+func ReplayFunc(src traces.Source, f func(v traces.Violation, size uint64)) (traces.Report, error) {
+	r := replay{c: New(src.Header())}
+	r.c.order = &orderer{f: f}
 	if err := r.feed(src); err != nil {
 		return traces.Report{}, err
 	}
-	vs := append(r.violations, r.c.Close()...)
-	// Missed frees (effects) are found late but named after their call.
-	slices.SortStableFunc(vs, func(a, b traces.Violation) int { return a.Event - b.Event })
-	rep := r.c.Report()
-	rep.Violations = vs
-	return rep, nil
+	r.c.Close()
+	r.c.order.flush()
+	return r.c.Report(), nil
 }
 
 // feedBatch is how many events feed reads before it steps them. Reading
@@ -196,15 +211,18 @@ func Replay(src traces.Source) (traces.Report, error) {
 // data from the caches: batches cost a twentieth less.
 const feedBatch = 256
 
-// replay is Replay's loop: a Checker and the violations so far.
+// replay is Replay's loop: a Checker whose violations go to its orderer.
 type replay struct {
-	c          *Checker
-	violations []traces.Violation
+	c *Checker
 }
 
 func (r *replay) step(ev *traces.Event, pos traces.Pos) error {
-	vs, err := r.c.Step(ev, pos)
-	r.violations = append(r.violations, vs...)
+	o := r.c.order
+	o.cur, o.call = pos.Event, ev.Op != traces.OpFree
+	_, err := r.c.Step(ev, pos)
+	if o.call && len(o.pending) > 0 {
+		o.flush()
+	}
 	return err
 }
 

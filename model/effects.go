@@ -34,7 +34,7 @@ func (c *Checker) settleSome() {
 			continue // freed
 		}
 		z := t.x.zero
-		c.out = append(c.out, traces.Violation{
+		c.emit(traces.Violation{
 			Kind:   traces.Leak,
 			Event:  z.event,
 			Line:   z.line,
@@ -44,7 +44,7 @@ func (c *Checker) settleSome() {
 			Message: "the runtime did not free " + t.String() + " after the call at " + z.at() +
 				", which took its count to 0; the next call came first",
 			Related: t.history(nil),
-		})
+		}, t)
 		c.missed.Objects++
 		c.missed.Bytes += t.size
 		t.x.missed = true

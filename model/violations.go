@@ -9,7 +9,7 @@ import (
 // report adds a violation found at the current event. Related events come
 // from the things given (their made and died events) and from extra.
 func (c *Checker) report(k traces.Kind, a traces.Addr, t *thing, msg string, rel ...traces.Related) {
-	c.out = append(c.out, traces.Violation{
+	c.emit(traces.Violation{
 		Kind:    k,
 		Event:   c.pos.Event,
 		Line:    c.pos.Line,
@@ -18,7 +18,21 @@ func (c *Checker) report(k traces.Kind, a traces.Addr, t *thing, msg string, rel
 		Object:  objectID(t),
 		Message: msg,
 		Related: nonNil(rel),
-	})
+	}, t)
+}
+
+// emit hands a violation about t (or nil) on: to Replay's orderer, or into
+// what Step returns.
+func (c *Checker) emit(v traces.Violation, t *thing) {
+	if c.order != nil {
+		var size uint64
+		if t != nil {
+			size = t.size
+		}
+		c.order.add(v, size)
+		return
+	}
+	c.out = append(c.out, v)
 }
 
 func objectID(t *thing) int {
