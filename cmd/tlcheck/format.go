@@ -163,25 +163,20 @@ type outcome struct {
 	// by[i] is the rule that suppresses rep.Violations[i], or nil.
 	by []*rule
 
+	// What --max-findings left out of rep.Violations: how many of each
+	// kind counted against the run, and how many were suppressed. And
+	// the leaks summed by allocation site, biggest first, all of them.
+	max                int
+	unlisted           map[traces.Kind]int
+	unlistedSuppressed int
+	sites              []leakSite
+
 	// For gate only.
 	gated      bool
 	inBaseline bool              // the baseline had an entry for this trace
 	known      []bool            // known[i]: rep.Violations[i] is in the baseline
 	fixed      []baselineFinding // in the baseline, absent now (Count: how many fewer)
 	growth     []growth          // leaked and peak live bytes against the baseline
-}
-
-// check applies the policy's suppressions to a replayed file.
-func check(file string, rep traces.Report, err error, p *policy) outcome {
-	o := outcome{file: file, rep: rep, err: err}
-	if err != nil {
-		return o
-	}
-	o.by = make([]*rule, len(rep.Violations))
-	for i := range rep.Violations {
-		o.by[i] = suppressedBy(p.rules, &rep.Violations[i])
-	}
-	return o
 }
 
 // isNew reports whether violation i counts against the run: not
@@ -201,9 +196,29 @@ func (o *outcome) failing(p *policy) []int {
 	return idx
 }
 
+// failCount counts the violations that fail the run, listed or not.
+func (o *outcome) failCount(p *policy) int {
+	n := len(o.failing(p))
+	for k, c := range o.unlisted {
+		if p.fails(k) {
+			n += c
+		}
+	}
+	return n
+}
+
+// unlistedCount counts the violations --max-findings left out.
+func (o *outcome) unlistedCount() int {
+	n := o.unlistedSuppressed
+	for _, c := range o.unlisted {
+		n += c
+	}
+	return n
+}
+
 // suppressedCount counts the suppressed violations.
 func (o *outcome) suppressedCount() int {
-	n := 0
+	n := o.unlistedSuppressed
 	for _, r := range o.by {
 		if r != nil {
 			n++
@@ -233,7 +248,7 @@ func (o *outcome) code(p *policy) int {
 	switch {
 	case o.err != nil:
 		return exitInput
-	case len(o.failing(p)) > 0, o.incompleteFails(p), len(o.grew()) > 0:
+	case o.failCount(p) > 0, o.incompleteFails(p), len(o.grew()) > 0:
 		return exitViolation
 	}
 	return exitClean
@@ -246,7 +261,7 @@ func (o *outcome) failureReasons(p *policy) []string {
 	if o.err != nil {
 		return []string{"unreadable input"}
 	}
-	if n := len(o.failing(p)); n > 0 {
+	if n := o.failCount(p); n > 0 {
 		noun := "violation"
 		if o.gated {
 			noun = "new finding"

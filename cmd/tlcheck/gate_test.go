@@ -331,11 +331,12 @@ func TestBaselineRoundTrip(t *testing.T) {
 `)
 	var outs []outcome
 	for _, name := range p {
-		rep, err := replayFile(&env{}, name, "trace", nil)
+		c := newCollector(name, &policy{}, 0)
+		rep, err := replayFile(&env{}, name, "trace", nil, c.add)
 		if err != nil {
 			t.Fatal(err)
 		}
-		outs = append(outs, check(name, rep, nil, &policy{}))
+		outs = append(outs, c.finish(rep, nil))
 	}
 	b := newBaseline(outs)
 	text := b.marshal()
@@ -355,12 +356,14 @@ func TestFingerprint(t *testing.T) {
 	p := files(t, "v1.jsonl", leakyV1, "v2.jsonl", leakyV2)
 	var fps [2][]fingerprint
 	for i, name := range p {
-		rep, err := replayFile(&env{}, name, "trace", nil)
+		c := newCollector(name, &policy{}, 0)
+		rep, err := replayFile(&env{}, name, "trace", nil, c.add)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for j := range rep.Violations {
-			fps[i] = append(fps[i], fingerprintOf(&rep.Violations[j]))
+		o := c.finish(rep, nil)
+		for j := range o.rep.Violations {
+			fps[i] = append(fps[i], fingerprintOf(&o.rep.Violations[j]))
 		}
 	}
 	want := []fingerprint{{"leak", "", "main.c:5"}, {"leak", "", "util.c:17"}}

@@ -18,8 +18,8 @@ const replayUsage = `usage: tlcheck replay [flags] FILE...
 
   tlcheck replay [--format text|json|sarif|junit] [--fail-on KINDS]
                  [--require-end] [--suppressions FILE]...
-                 [--from auto|trace|mtrace] [--binary PROG]
-                 [--cpuprofile OUT] FILE...
+                 [--max-findings N] [--from auto|trace|mtrace]
+                 [--binary PROG] [--cpuprofile OUT] FILE...
 
 Checks each FILE ("-": standard input) against the reference model and
 prints a report per file: every violation with the events that explain it,
@@ -46,6 +46,14 @@ then totals. Flags may come before or after the files.
                  violation's history; # comments). Suppressed violations
                  are listed as such and do not fail the run. May be given
                  several times
+  --max-findings N
+                 list at most N violations a file (0: all of them); the
+                 rest are counted by kind, still decide the exit status, and
+                 leaks are summed by allocation site whatever N is (LEAKS BY
+                 SITE in the human report, "leak_sites" in JSON), so memory
+                 and output stay small when a trace leaks millions of
+                 objects. Default: 1000 for the human report, all for the
+                 other formats
   --from FORMAT  what the files hold: trace (the tlcheck trace format, either
                  layout), mtrace (a glibc mtrace log), or auto (the default):
                  a file whose first line that is not blank starts as only an
@@ -79,7 +87,18 @@ type replayOptions struct {
 	from       string // "auto", "trace" or "mtrace"
 	cpuprofile string // where to write a CPU profile; "" for none
 	binary     string // the program whose callers to resolve; "" for none
+
+	// maxFindings bounds the violations a report lists (0: all); unset,
+	// it is defaultMaxFindings for the human report and 0 for the rest.
+	maxFindings int
 }
+
+// defaultMaxFindings is how many violations the human report lists by
+// default, as Valgrind stops listing errors after a thousand: no one reads
+// further, and a trace that leaks millions of objects must not cost a
+// report per object. The machine formats list every violation unless
+// --max-findings says otherwise, as the contract's JSON report does.
+const defaultMaxFindings = 1000
 
 func runReplay(e *env, args []string) (code int) {
 	opts, files, err := parseReplayArgs(args)
@@ -123,11 +142,12 @@ func runReplay(e *env, args []string) (code int) {
 	worst := exitClean
 	var whole []outcome // for the formats that are one document
 	for i, name := range files {
-		rep, err := replayFile(e, name, opts.from, syms)
+		c := newCollector(name, p, opts.maxFindings)
+		rep, err := replayFile(e, name, opts.from, syms, c.add)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 		}
-		o := check(name, rep, err, p)
+		o := c.finish(rep, err)
 		if o.incompleteFails(p) {
 			fmt.Fprintf(e.stderr, "tlcheck: %s\n", requireEndMessage(name))
 		}
@@ -165,6 +185,7 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 	fs.StringVar(&opts.from, "from", "auto", "")
 	fs.StringVar(&opts.cpuprofile, "cpuprofile", "", "")
 	fs.StringVar(&opts.binary, "binary", "", "")
+	fs.IntVar(&opts.maxFindings, "max-findings", -1, "")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return opts, nil, err
@@ -178,13 +199,23 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 	if err := opts.check.resolve(); err != nil {
 		return opts, nil, err
 	}
+	switch {
+	case opts.maxFindings < -1:
+		return opts, nil, fmt.Errorf("--max-findings %d: want a count, or 0 for no limit", opts.maxFindings)
+	case opts.maxFindings == -1 && opts.check.format == formatText:
+		opts.maxFindings = defaultMaxFindings
+	case opts.maxFindings == -1:
+		opts.maxFindings = 0
+	}
 	return opts, files, nil
 }
 
 // replayFile checks one file against the model, resolving an mtrace log's
-// callers with syms when it is not nil. Its error is an input error naming
-// the file (exit 2); the report is then meaningless.
-func replayFile(e *env, name, from string, syms *mtrace.Symbols) (traces.Report, error) {
+// callers with syms when it is not nil, and hands each violation to f in
+// event order (see model.ReplayFunc); the report's Violations is nil. Its
+// error is an input error naming the file (exit 2); the report is then
+// meaningless.
+func replayFile(e *env, name, from string, syms *mtrace.Symbols, f func(traces.Violation, uint64)) (traces.Report, error) {
 	var r io.Reader
 	display := name
 	if name == "-" {
@@ -228,7 +259,7 @@ func replayFile(e *env, name, from string, syms *mtrace.Symbols) (traces.Report,
 	}
 	pf, stop := prefetch(src)
 	defer stop()
-	rep, err := model.Replay(pf)
+	rep, err := model.ReplayFunc(pf, f)
 	if err != nil {
 		if from == "mtrace" && looksLikeTrace(prefix) {
 			err = fmt.Errorf("%w (this looks like a tlcheck trace: replay it with --from trace, or without --from)", err)

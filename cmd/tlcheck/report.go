@@ -76,7 +76,40 @@ func writeOutcome(w io.Writer, o *outcome, p *policy, colour bool) {
 		}
 		fmt.Fprintln(w)
 	}
+	writeLeakSites(w, o, s)
 	writeSummary(w, o, p, s)
+}
+
+// writeLeakSites writes the leaks summed by allocation site, biggest first,
+// as LeakSanitizer does, where that says more than the list above: when a
+// site leaked more than once, or leaks went unlisted. At most max sites
+// are named.
+func writeLeakSites(w io.Writer, o *outcome, s style) {
+	leaks := 0
+	for _, site := range o.sites {
+		leaks += site.Objects
+	}
+	if leaks == len(o.sites) && o.unlisted[traces.Leak] == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%sLEAKS BY SITE%s (biggest first):\n", s.bold, s.reset)
+	for i, site := range o.sites {
+		if o.max > 0 && i == o.max {
+			fmt.Fprintf(w, "  ... and %s\n", plural(len(o.sites)-i, "more site"))
+			break
+		}
+		from := site.Site
+		if from == "" {
+			from = "an event with no site"
+		}
+		first := "event " + strconv.Itoa(site.Event)
+		if site.Line > 0 {
+			first += ", line " + strconv.Itoa(site.Line)
+		}
+		fmt.Fprintf(w, "  %s in %s allocated from %s (the first at %s)\n",
+			plural(site.Bytes, "byte"), plural(site.Objects, "object"), from, first)
+	}
+	fmt.Fprintln(w)
 }
 
 func writeViolation(w io.Writer, v *traces.Violation, st, label string, s style) {
@@ -128,9 +161,13 @@ func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
 			n++
 		}
 	}
+	for k, c := range o.unlisted {
+		counts[k] += c
+		n += c
+	}
 	var aside []string // what is not counted, and why
 	if o.gated {
-		if k := len(rep.Violations) - n - o.suppressedCount(); k > 0 {
+		if k := len(rep.Violations) + o.unlistedCount() - n - o.suppressedCount(); k > 0 {
 			aside = append(aside, fmt.Sprintf("%d known", k))
 		}
 	}
@@ -159,10 +196,13 @@ func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
 			byKind = append(byKind, fmt.Sprintf("%d %s", c, k))
 		}
 		st := s.err
-		if len(o.failing(p)) == 0 {
+		if o.failCount(p) == 0 {
 			st = s.warn // none of them fails the run
 		}
 		fmt.Fprintf(w, "%sSUMMARY%s: %s: %s%s\n", st, s.reset, plural(n, noun), strings.Join(byKind, ", "), note)
+	}
+	if k := o.unlistedCount(); k > 0 {
+		fmt.Fprintf(w, "  %s not listed above (--max-findings %d; 0 lists all)\n", plural(k, "more violation"), o.max)
 	}
 	fmt.Fprintf(w, "  events %d, objects %d, peak live bytes %d\n", rep.Events, rep.Objects, rep.PeakLiveBytes)
 	switch {
@@ -171,7 +211,7 @@ func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
 		// after a call): then the report must not also say that no leak
 		// check ran, only that the end's did not.
 		what := "so no leak check ran"
-		if slices.ContainsFunc(rep.Violations, func(v traces.Violation) bool { return v.Kind == traces.Leak }) {
+		if len(o.sites) > 0 || slices.ContainsFunc(rep.Violations, func(v traces.Violation) bool { return v.Kind == traces.Leak }) {
 			what = "so what it still held was not checked for leaks (the leaks above are frees it missed on the way)"
 		}
 		st, fails := s.warn, ""
@@ -222,6 +262,11 @@ type fileReport struct {
 	File string `json:"file,omitempty"`
 	*traces.Report
 	Suppressed []suppressedJSON `json:"suppressed,omitempty"`
+	// With --max-findings: how many violations of each kind count against
+	// the run but are not listed. And the leaks by allocation site,
+	// biggest first, every one of them.
+	Unlisted  map[traces.Kind]int `json:"unlisted,omitempty"`
+	LeakSites []leakSite          `json:"leak_sites,omitempty"`
 	*gateJSON
 	Error string `json:"error,omitempty"`
 }
@@ -259,6 +304,7 @@ func writeJSONOutcome(w io.Writer, o *outcome, p *policy, withFile bool) {
 		}
 		rep = contractShape(rep)
 		line.Report = &rep
+		line.Unlisted, line.LeakSites = o.unlisted, o.sites
 		if o.gated {
 			line.gateJSON = newGateJSON(o, p, known)
 		}

@@ -11,6 +11,9 @@
 // list, runs the JSON Lines benchmarks (BenchmarkJSONL in cmd/tlcheck), and
 // writes the figures as ratios, with the machine they came from, to
 // reports/replay.md (atomically: a temporary file renamed into place).
+// Then it replays a generated trace of 2 million leaks three ways and
+// writes reports/leaks.md. -only leaks writes that report alone (it needs
+// no more than Go).
 //
 // It needs Linux, gcc, glibc's libc_malloc_debug.so.0 and mtrace script,
 // and python3; it is never run by go test. The report is regenerated, never
@@ -34,8 +37,15 @@ func main() {
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
+	only := flag.String("only", "", `"leaks": write only the leak-scale report`)
+	leaksOut := flag.String("leaks-out", filepath.Join("reports", "leaks.md"), "leak-scale report to write")
+	leaks := flag.Int("leaks", 2_000_000, "leaked blocks in the leak-scale trace")
 	flag.Parse()
-	if err := generate(*out, *iterations, *runs, *benchCount, *keep, *pgo); err != nil {
+	if *only != "" && *only != "leaks" {
+		fmt.Fprintln(os.Stderr, `gen: -only takes "leaks"`)
+		os.Exit(2)
+	}
+	if err := generate(*out, *leaksOut, *only, *iterations, *runs, *benchCount, *leaks, *keep, *pgo); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -57,7 +67,7 @@ type figures struct {
 	BenchCount int
 }
 
-func generate(out string, iterations, runs, benchCount int, keep, pgo bool) error {
+func generate(out, leaksOut, only string, iterations, runs, benchCount, leaks int, keep, pgo bool) error {
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository root: %w", err)
 	}
@@ -76,6 +86,9 @@ func generate(out string, iterations, runs, benchCount int, keep, pgo bool) erro
 	tlcheck := filepath.Join(work, "tlcheck")
 	if err := command("go", "build", "-o", tlcheck, "./cmd/tlcheck").Run(); err != nil {
 		return fmt.Errorf("building tlcheck: %w", err)
+	}
+	if only == "leaks" {
+		return writeLeakScale(tlcheck, work, leaksOut, leaks, runs)
 	}
 	preload, err := buildShim(work)
 	if err != nil {
@@ -123,7 +136,10 @@ func generate(out string, iterations, runs, benchCount int, keep, pgo bool) erro
 	}
 
 	step("writing %s", out)
-	return atomicfile.Replace(out, render(f))
+	if err := atomicfile.Replace(out, render(f)); err != nil {
+		return err
+	}
+	return writeLeakScale(tlcheck, work, leaksOut, leaks, runs)
 }
 
 func step(format string, args ...any) {
