@@ -68,6 +68,7 @@ type command struct {
 var commands = []command{
 	{"replay", "check recorded traces against the reference model", runReplay},
 	{"fuzz", "generate programs against the runtime, with the model as oracle", runFuzz},
+	{"export", "write a trace as a Perfetto timeline, a pprof profile or an HTML page", runExport},
 	{"faults", "list the runtime's fault catalog", runFaults},
 	{"selftest", "hunt every catalogued fault and report how fast each is caught", runSelftest},
 }
