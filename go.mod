@@ -10,7 +10,7 @@ require (
 	pgregory.net/rapid v1.3.0 // state-machine property tests with shrinking
 )
 
-require github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b // reports/gen only: merges and strips the profiles behind cmd/tlcheck/default.pgo
+require github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b // reports/gen merges the profiles behind cmd/tlcheck/default.pgo; export --format pprof writes one
 
 require (
 	github.com/chromedp/cdproto v0.159.0 // Chrome DevTools protocol types, for chromedp

@@ -34,8 +34,10 @@ what it did in a form other tools show:
 
   --format FORMAT  perfetto, pprof or html (required)
   --out FILE       write to FILE, replaced whole and only on success; it may
-                   not be TRACE. Without it the export goes to standard
-                   output, which for pprof (binary) must not be a terminal
+                   not be TRACE. Without it (or with "-") the export goes to
+                   standard output, which for pprof (binary) must not be a
+                   terminal; there, perfetto streams, so an input error
+                   leaves what came before it
   --from FORMAT    what TRACE holds: trace (the tlcheck trace format, either
                    layout; the default) or mtrace (a glibc mtrace log)
 
@@ -54,6 +56,9 @@ func runExport(e *env, args []string) int {
 	opts, file, err := parseExportArgs(args)
 	if code, ok := badFlags(e, "export", exportUsage, err); !ok {
 		return code
+	}
+	if opts.out == "-" {
+		opts.out = "" // "-" is standard output, as it is standard input for the trace
 	}
 	if opts.out == "" && opts.format == "pprof" && e.isTTY != nil && e.isTTY(e.stdout) {
 		fmt.Fprint(e.stderr, "tlcheck export: a pprof profile is binary: name a file with --out, or redirect standard output\n")

@@ -92,6 +92,7 @@ func TestExportOut(t *testing.T) {
 		{"the trace itself", []string{"--format", "html", "--out", stale, stale}, false, exitInput, stale, `"op":"alloc"`, true},
 		{"the trace under another name", []string{"--format", "html", "--out", filepath.Join(dir, ".", "stale.jsonl"), stale}, false, exitInput, stale, `"op":"alloc"`, true},
 		{"missing folder", []string{"--format", "html", "--out", filepath.Join(dir, "no", "a.html"), stale}, false, exitInput, "", "", true},
+		{"dash is standard output", []string{"--format", "html", "--out", "-", stale}, true, exitViolation, "", "", false},
 		{"pprof to a terminal", []string{"--format", "pprof", stale}, true, exitInput, "", "", true},
 		{"pprof to a pipe", []string{"--format", "pprof", stale}, false, exitViolation, "", "", false},
 	}

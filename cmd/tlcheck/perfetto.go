@@ -38,7 +38,7 @@ func newPerfetto(w *bufio.Writer, name string) *perfetto {
 }
 
 func (p *perfetto) begin(h traces.Header) error {
-	p.w.WriteString(`{"displayTimeUnit":"ns","traceEvents":[`)
+	p.w.WriteString(`{"traceEvents":[`)
 	title := "tlcheck: " + p.name
 	if h.Source != "" {
 		title += " (" + h.Source + ")"
@@ -182,6 +182,11 @@ func (p *perfetto) finish(sum *exportSummary, live []*life, last stamp) error {
 	}
 	r := sum.report
 	b := append(p.buf[:0], "\n],\n"...)
+	if last.hasT {
+		// Times are the trace's own, in ns: show them so. Event numbers
+		// keep the viewers' default unit.
+		b = append(b, `"displayTimeUnit":"ns",`...)
+	}
 	b = append(b, `"otherData":{"trace":`...)
 	b = appendJSONString(b, p.name)
 	b = appendKey(b, "verdict")

@@ -159,6 +159,9 @@ func TestExportPerfetto(t *testing.T) {
 			if err := checkChromeTrace(tr, rep); err != nil {
 				t.Errorf("%v\n%s", err, stdout)
 			}
+			if timed := strings.Contains(tc.trace, `"t":`); (tr.DisplayTimeUnit == "ns") != timed {
+				t.Errorf("displayTimeUnit %q for a trace with times: %v", tr.DisplayTimeUnit, timed)
+			}
 			var got []float64
 			for _, ev := range tr.TraceEvents {
 				if ev.Ph == "b" && len(got) < len(tc.ts) {
