@@ -112,7 +112,12 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 		x = newHTMLExport(out, name)
 	}
 	sum, err := exportTrace(src, x)
-	if err != nil {
+	var werr *exportWriteError
+	switch {
+	case errors.As(err, &werr):
+		fmt.Fprintf(e.stderr, "tlcheck export: writing the %s export: %v\n", opts.format, werr.err)
+		return exitInput, false
+	case err != nil:
 		fmt.Fprintf(e.stderr, "tlcheck: %v\n", inFile(err, display))
 		return exitInput, false
 	}
@@ -221,7 +226,8 @@ type exportSummary struct {
 }
 
 // exportTrace replays src against the model and the lives tracker and
-// feeds x. Its error is an input error (exit 2) or x's.
+// feeds x. Its error is an input error (exit 2) or, as an
+// *exportWriteError, x's.
 func exportTrace(src traces.Source, x exporter) (*exportSummary, error) {
 	h := src.Header()
 	c := model.New(h)
@@ -303,10 +309,16 @@ func exportTrace(src traces.Source, x exporter) (*exportSummary, error) {
 	counters(cur)
 	sum.report = c.Report()
 	if err := x.finish(sum, lv.liveLives(), cur); err != nil {
-		return nil, err
+		return nil, &exportWriteError{err}
 	}
 	return sum, nil
 }
+
+// exportWriteError is an exporter's failure to write, which is no fault
+// of the input.
+type exportWriteError struct{ err error }
+
+func (e *exportWriteError) Error() string { return e.err.Error() }
 
 // exportClock turns events into stamps. An event's time is its "t" where
 // it has one; an event without one after one that had it takes the last

@@ -127,3 +127,25 @@ func TestExportOut(t *testing.T) {
 		})
 	}
 }
+
+// failWriter fails every write, as a closed pipe or a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
+
+// TestExportWriteFails checks that a failed write is exit 2, named as a
+// write and not blamed on the trace.
+func TestExportWriteFails(t *testing.T) {
+	for _, format := range []string{"perfetto", "pprof", "html"} {
+		t.Run(format, func(t *testing.T) {
+			var stderr bytes.Buffer
+			e := &env{stdin: strings.NewReader(manyDoubleFrees(3000)), stdout: failWriter{}, stderr: &stderr}
+			if code := run(e, []string{"export", "--format", format, "-"}); code != exitInput {
+				t.Errorf("exit %d, want %d", code, exitInput)
+			}
+			if msg := stderr.String(); !strings.Contains(msg, "writing") || strings.Contains(msg, "<stdin>") {
+				t.Errorf("stderr: %s", msg)
+			}
+		})
+	}
+}

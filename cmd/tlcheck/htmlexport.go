@@ -35,7 +35,7 @@ type htmlFinding struct {
 // At is where the finding happened: "event 7 (line 9) a.tl:4".
 func (f htmlFinding) At() string { return eventAt(f.Event, f.Line, f.Site) }
 
-// Object names the model's object, or "".
+// ObjectName names the model's object, or is "".
 func (f htmlFinding) ObjectName() string {
 	if f.Object == 0 {
 		return ""
