@@ -27,10 +27,12 @@ type perfetto struct {
 	first bool // no event written yet: no comma before the next
 }
 
-// perfettoPid and perfettoViolationsTid place the events.
+// perfettoPid and the tids place the events. Async slices belong to the
+// process, but chrome://tracing's importer files each under a thread too.
 const (
 	perfettoPid           = 1
 	perfettoViolationsTid = 1
+	perfettoLivesTid      = 2
 )
 
 func newPerfetto(w *bufio.Writer, name string) *perfetto {
@@ -45,6 +47,7 @@ func (p *perfetto) begin(h traces.Header) error {
 	}
 	p.meta("process_name", 0, title)
 	p.meta("thread_name", perfettoViolationsTid, "violations")
+	p.meta("thread_name", perfettoLivesTid, "lives")
 	return nil
 }
 
@@ -101,6 +104,8 @@ func lifeName(l *life) string {
 // lifeEvent writes the "b" or "e" of l's slice at stamp at.
 func (p *perfetto) lifeEvent(ph string, l *life, at stamp) []byte {
 	b := p.open(ph, lifeName(l), l.kind.space().String())
+	b = appendKey(b, "tid")
+	b = strconv.AppendInt(b, perfettoLivesTid, 10)
 	b = appendKey(b, "id")
 	b = strconv.AppendInt(b, int64(l.id), 10)
 	b = appendTS(b, at)

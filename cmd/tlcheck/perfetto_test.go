@@ -58,8 +58,8 @@ func checkChromeTrace(tr chromeTrace, rep traces.Report) error {
 		}
 		switch ev.Ph {
 		case "b":
-			if ev.ID == nil {
-				return fmt.Errorf("event %d: a slice without id", i)
+			if ev.ID == nil || ev.Tid != perfettoLivesTid {
+				return fmt.Errorf("event %d: a slice without id or on another thread", i)
 			}
 			if _, dup := begins[*ev.ID]; dup {
 				return fmt.Errorf("slice %d begins twice", *ev.ID)
