@@ -210,9 +210,13 @@ type exporter interface {
 	born(l *life)
 	died(l *life, at stamp)
 	counter(at stamp, sp traces.Space, bytes uint64)
-	// violation hears of a violation found at stamp at; l is the thing it
-	// names where that is still live (a leak's), else nil.
+	// violation hears of a violation found at stamp at. For a leak that
+	// counts toward the leaked totals (one found up to end), l is the
+	// leaked thing; else it is nil.
 	violation(v *traces.Violation, at stamp, l *life)
+	// unleaked hears that a leak no longer counts: a missed free came
+	// late, before end.
+	unleaked(l *life)
 	// finish ends the export: live are the things still live, in the
 	// order made, and last the stamp of the last event.
 	finish(sum *exportSummary, live []*life, last stamp) error
@@ -232,7 +236,7 @@ func exportTrace(src traces.Source, x exporter) (*exportSummary, error) {
 	h := src.Header()
 	c := model.New(h)
 	sum := &exportSummary{byKind: make(map[traces.Kind]int)}
-	lv := newLives(h, lifeHooks{born: x.born, died: x.died})
+	lv := newLives(h, lifeHooks{born: x.born, died: x.died, unleaked: x.unleaked})
 	if err := x.begin(h); err != nil {
 		return nil, err
 	}
@@ -242,9 +246,14 @@ func exportTrace(src traces.Source, x exporter) (*exportSummary, error) {
 		shown     [2]uint64 // live bytes last given to counter
 	)
 	call.event = -1
+	ended := false // the first end has been stepped: leaks found later are not counted
 	emit := func(vs []traces.Violation) {
 		for i := range vs {
 			v := &vs[i]
+			var leaked *life
+			if v.Kind == traces.Leak && !ended {
+				leaked = lv.byID[v.Object]
+			}
 			at := cur
 			if v.Event == call.event {
 				at = call // a missed free (effects), named after its call
@@ -253,7 +262,7 @@ func exportTrace(src traces.Source, x exporter) (*exportSummary, error) {
 			}
 			sum.violations++
 			sum.byKind[v.Kind]++
-			x.violation(v, at, lv.byID[v.Object])
+			x.violation(v, at, leaked)
 		}
 	}
 	counters := func(at stamp) {
@@ -271,8 +280,9 @@ func exportTrace(src traces.Source, x exporter) (*exportSummary, error) {
 			return err
 		}
 		emit(vs)
-		lv.step(ev, cur)
+		lv.step(ev, cur, quietFree(vs, pos.Event))
 		counters(cur)
+		ended = ended || ev.Op == traces.OpEnd
 		if ev.Op != traces.OpFree {
 			call = cur
 		}
@@ -305,8 +315,6 @@ func exportTrace(src traces.Source, x exporter) (*exportSummary, error) {
 		return nil, err
 	}
 	emit(c.Close())
-	lv.close()
-	counters(cur)
 	sum.report = c.Report()
 	if err := x.finish(sum, lv.liveLives(), cur); err != nil {
 		return nil, &exportWriteError{err}
@@ -319,6 +327,18 @@ func exportTrace(src traces.Source, x exporter) (*exportSummary, error) {
 type exportWriteError struct{ err error }
 
 func (e *exportWriteError) Error() string { return e.err.Error() }
+
+// quietFree reports whether the model found nothing wrong with event's
+// free: no violation named after the event, but an overlap (which only a
+// realloc's malloc half can cause).
+func quietFree(vs []traces.Violation, event int) bool {
+	for _, v := range vs {
+		if v.Event == event && v.Kind != traces.Overlap {
+			return false
+		}
+	}
+	return true
+}
 
 // exportClock turns events into stamps. An event's time is its "t" where
 // it has one; an event without one after one that had it takes the last

@@ -66,6 +66,7 @@ func (h *htmlExport) begin(hd traces.Header) error {
 
 func (h *htmlExport) born(*life)        {}
 func (h *htmlExport) died(*life, stamp) {}
+func (h *htmlExport) unleaked(*life)    {}
 
 func (h *htmlExport) counter(at stamp, sp traces.Space, bytes uint64) {
 	h.plots[sp].set(at.event, bytes)

@@ -78,6 +78,9 @@ type lifeHooks struct {
 	// died hears of a death at stamp at; a due object the runtime never
 	// freed dies at the call that made it due, heard of later.
 	died func(l *life, at stamp)
+	// unleaked hears of a late free, before end, of an object reported as
+	// a missed free: the model no longer counts it as leaked.
+	unleaked func(l *life)
 }
 
 // lives tracks the live things of one trace.
@@ -94,6 +97,8 @@ type lives struct {
 	frames  []lframe
 	params  map[string]*life
 	due     []*life
+	missed  map[traces.Addr]*life // effects: the last missed free at each address, until it is freed late or the address reused
+	ended   bool
 	bytes   [2]uint64 // live bytes by traces.Space
 	peak    uint64    // most bytes live at once, both spaces together
 	here    stamp
@@ -117,14 +122,18 @@ func newLives(h traces.Header, hooks lifeHooks) *lives {
 		heap:    make(map[traces.Addr][]*life),
 		dev:     make(map[traces.Addr][]*life),
 		params:  make(map[string]*life),
+		missed:  make(map[traces.Addr]*life),
 	}
 }
 
 // live returns the bytes live now in space sp.
 func (s *lives) live(sp traces.Space) uint64 { return s.bytes[sp] }
 
-// step applies one event at stamp at.
-func (s *lives) step(ev *traces.Event, at stamp) {
+// step applies one event at stamp at. quiet says that the model found
+// nothing wrong with the event's free (free, or realloc's free half): a
+// free of an object reported as a missed free is then the model accepting
+// it late, which a model that rejects late frees reports instead.
+func (s *lives) step(ev *traces.Event, at stamp, quiet bool) {
 	s.here = at
 	if ev.Op != traces.OpFree {
 		s.settle()
@@ -133,18 +142,20 @@ func (s *lives) step(ev *traces.Event, at stamp) {
 	case traces.OpMalloc:
 		s.malloc(ev.Addr, ev.Size, ev.Site)
 	case traces.OpFree:
-		s.free(ev.Addr)
+		s.free(ev.Addr, quiet)
 	case traces.OpRealloc:
-		s.free(ev.Addr)
+		s.free(ev.Addr, quiet)
 		s.malloc(ev.NewAddr, ev.Size, ev.Site)
+	case traces.OpEnd:
+		s.ended = true
 	case traces.OpScopeEnter:
 		s.scopes = append(s.scopes, nil)
 	case traces.OpScopeExit:
 		if n := len(s.scopes); n > 0 {
 			recs := s.scopes[n-1]
 			s.scopes = s.scopes[:n-1]
-			for _, l := range recs { // oldest first, as the model does
-				if !l.dead && !l.due {
+			for i := len(recs) - 1; i >= 0; i-- { // newest first, as the contract says
+				if l := recs[i]; !l.dead && !l.due {
 					s.release(l)
 				}
 			}
@@ -217,9 +228,6 @@ func (s *lives) step(ev *traces.Event, at stamp) {
 	}
 }
 
-// close ends the trace: due objects never freed die, as in Checker.Close.
-func (s *lives) close() { s.settle() }
-
 // liveLives returns the things still live (due ones included), in the
 // order made.
 func (s *lives) liveLives() []*life {
@@ -233,12 +241,15 @@ func (s *lives) liveLives() []*life {
 }
 
 // settle kills the due objects whose free did not come (effects): they
-// died, as far as the model knows, at the call that made them due.
+// died, as far as the model knows, at the call that made them due. Due
+// objects at the end of the file stay live: the run may have been cut off
+// between the call and its frees.
 func (s *lives) settle() {
 	for _, l := range s.due {
 		if l.due {
 			l.due = false
 			s.kill(l, l.zero)
+			s.missed[l.addr] = l
 		}
 	}
 	clear(s.due)
@@ -278,6 +289,9 @@ func (s *lives) object(a traces.Addr) *life {
 func (s *lives) make(k lifeKind, a traces.Addr, size uint64, site string) *life {
 	s.made++
 	l := &life{id: s.made, kind: k, addr: a, size: size, site: site, made: s.here}
+	if len(s.missed) > 0 && k.space() == traces.SpaceHeap {
+		delete(s.missed, a) // a free of a now names the new thing, or its death
+	}
 	s.byID[l.id] = l
 	m := s.shadow(k.space())
 	m[a] = append(m[a], l)
@@ -347,8 +361,9 @@ func (s *lives) malloc(a traces.Addr, size uint64, site string) {
 	}
 }
 
-// free ends a block or, with effects, an object.
-func (s *lives) free(a traces.Addr) {
+// free ends a block or, with effects, an object; or, quiet and before
+// end, frees late an object reported as a missed free.
+func (s *lives) free(a traces.Addr, quiet bool) {
 	if a == 0 {
 		return
 	}
@@ -362,6 +377,12 @@ func (s *lives) free(a traces.Addr) {
 	}
 	switch {
 	case l == nil:
+		if m := s.missed[a]; m != nil && quiet {
+			delete(s.missed, a)
+			if !s.ended && s.hooks.unleaked != nil {
+				s.hooks.unleaked(m)
+			}
+		}
 	case l.kind == lkBlock || l.due:
 		s.kill(l, s.here)
 	default: // a premature free: the object dies, a struct releases its fields

@@ -17,25 +17,31 @@ import (
 // The lives tracker recomputes what the model knows of lives. These tests
 // hold it to the model after every event of many traces, clean and broken:
 // things made (so that a violation's object number names the same thing
-// in both), peak live bytes, and every leak naming a thing the tracker
-// still holds, whose sizes add up to the model's leaked bytes.
+// in both), peak live bytes, and every leak found up to end naming a thing
+// the tracker still holds, whose sizes (less those freed late) add up to
+// the model's leaked totals.
 
 // agreeWithModel steps events through a Checker and a tracker side by
-// side and reports the first disagreement.
+// side, as exportTrace does, and reports the first disagreement.
 func agreeWithModel(h traces.Header, events []traces.Event) error {
 	c := model.New(h)
-	lv := newLives(h, lifeHooks{})
-	var leakedBytes uint64
+	var leaked traces.Totals
+	lv := newLives(h, lifeHooks{unleaked: func(l *life) {
+		leaked.Objects--
+		leaked.Bytes -= l.size
+	}})
+	ended, endLast := false, false
 	leaks := func(vs []traces.Violation, where string) error {
 		for _, v := range vs {
-			if v.Kind != traces.Leak {
+			if v.Kind != traces.Leak || ended {
 				continue
 			}
 			l := lv.byID[v.Object]
 			if l == nil {
 				return fmt.Errorf("%s: the leak of object #%d names no live thing of the tracker", where, v.Object)
 			}
-			leakedBytes += l.size
+			leaked.Objects++
+			leaked.Bytes += l.size
 		}
 		return nil
 	}
@@ -49,7 +55,7 @@ func agreeWithModel(h traces.Header, events []traces.Event) error {
 		if err := leaks(vs, where); err != nil {
 			return err
 		}
-		lv.step(ev, stamp{event: i})
+		lv.step(ev, stamp{event: i}, quietFree(vs, i))
 		r := c.Report()
 		if r.Objects != lv.made {
 			return fmt.Errorf("%s: the model made %d things, the tracker %d", where, r.Objects, lv.made)
@@ -57,13 +63,17 @@ func agreeWithModel(h traces.Header, events []traces.Event) error {
 		if r.PeakLiveBytes != lv.peak {
 			return fmt.Errorf("%s: peak live bytes %d in the model, %d in the tracker", where, r.PeakLiveBytes, lv.peak)
 		}
+		if ev.Op == traces.OpEnd && !ended {
+			ended, endLast = true, i == len(events)-1
+		}
 	}
 	if err := leaks(c.Close(), "close"); err != nil {
 		return err
 	}
-	lv.close()
-	if r := c.Report(); r.Complete && r.Leaked.Bytes != leakedBytes {
-		return fmt.Errorf("the model leaked %d bytes, the leaks' things hold %d", r.Leaked.Bytes, leakedBytes)
+	// Where events follow end, models have differed on whether missed
+	// frees found after it count; at the last event they agree.
+	if r := c.Report(); endLast && r.Leaked != leaked {
+		return fmt.Errorf("the model leaked %+v, the leaks' things hold %+v", r.Leaked, leaked)
 	}
 	return nil
 }
@@ -135,8 +145,8 @@ func TestLivesAgreeWithModelOnRandomTraces(t *testing.T) {
 			if ev.Op == traces.OpStructInit {
 				ev.Fields = []traces.Addr{addr(), addr()}
 			}
-			if ev.Op == traces.OpEnd && rng.IntN(3) > 0 {
-				continue
+			if ev.Op == traces.OpEnd && (seed%4 < 2 || rng.IntN(3) > 0) {
+				continue // half the traces end only at the last event, so their totals are compared
 			}
 			evs = append(evs, ev)
 		}

@@ -177,6 +177,8 @@ func (p *perfetto) violation(v *traces.Violation, at stamp, _ *life) {
 	p.flush(b)
 }
 
+func (p *perfetto) unleaked(*life) {}
+
 // finish ends the slices of things still live at the last event, so that
 // the viewers draw them to the end, and writes the verdict.
 func (p *perfetto) finish(sum *exportSummary, live []*life, last stamp) error {

@@ -119,6 +119,13 @@ func (p *pprofExport) violation(v *traces.Violation, _ stamp, l *life) {
 	s.leakedBytes += int64(l.size)
 }
 
+// unleaked takes back a leak: the missed free came late, before end.
+func (p *pprofExport) unleaked(l *life) {
+	s := p.stats(l.site)
+	s.leakedObjects--
+	s.leakedBytes -= int64(l.size)
+}
+
 // finish writes the profile: one sample per site, sites in name order so
 // that the same trace gives the same file.
 func (p *pprofExport) finish(*exportSummary, []*life, stamp) error {

@@ -176,3 +176,48 @@ func mustSource(t *testing.T, trace string) traces.Source {
 	t.Cleanup(done)
 	return src
 }
+
+// A missed free, then its free after a later call: whether it still counts
+// as leaked is the model's call, and the profile must make the same.
+const lateFree = `{"format":"tlcheck-trace","version":1,"effects":true}
+{"op":"scope_enter","site":"step.tl:1"}
+{"op":"alloc","addr":"0x1000","size":64,"site":"step.tl:2"}
+{"op":"alloc","addr":"0x2000","size":32,"site":"step.tl:3"}
+{"op":"release","addr":"0x1000","site":"step.tl:4"}
+{"op":"malloc","addr":"0x3000","size":16,"site":"step.tl:5"}
+{"op":"free","addr":"0x1000"}
+{"op":"free","addr":"0x3000","site":"step.tl:6"}
+{"op":"scope_exit","site":"step.tl:7"}
+{"op":"end"}
+`
+
+// TestExportPprofTotalsMatchReport holds the profile's totals to the
+// replay's report: leaked objects and bytes, and the peak.
+func TestExportPprofTotalsMatchReport(t *testing.T) {
+	tests := []struct{ name, trace string }{
+		{"sites", sitesTrace},
+		{"stale reuse", staleReuse},
+		{"hostile sites", hostileTrace},
+		{"late free", lateFree},
+		{"double frees", manyDoubleFrees(3)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, rep := replayJSON(t, tc.trace)
+			p := newPprofExport(io.Discard)
+			if _, err := exportTrace(mustSource(t, tc.trace), p); err != nil {
+				t.Fatal(err)
+			}
+			var leaked traces.Totals
+			var peak int64
+			for _, s := range p.sites {
+				leaked.Objects += int(s.leakedObjects)
+				leaked.Bytes += uint64(s.leakedBytes)
+				peak += s.peakBytes
+			}
+			if leaked != rep.Leaked || uint64(peak) != rep.PeakLiveBytes {
+				t.Errorf("the profile has leaked %+v and a peak of %d; the report %+v and %d", leaked, peak, rep.Leaked, rep.PeakLiveBytes)
+			}
+		})
+	}
+}
