@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -237,6 +238,7 @@ func TestExportPerfettoCheckFails(t *testing.T) {
 // written as the events are replayed, not held until the end.
 func TestExportPerfettoStreams(t *testing.T) {
 	pr, pw := io.Pipe()
+	defer pw.Close() // on a failure too, so that the export ends
 	outR, outW := io.Pipe()
 	e := &env{stdin: pr, stdout: outW, stderr: io.Discard}
 	done := make(chan int)
@@ -246,19 +248,15 @@ func TestExportPerfettoStreams(t *testing.T) {
 		done <- code
 	}()
 	// Read the output as it comes, counting its lines.
-	lines := make(chan int, 1)
+	var lines atomic.Int64
+	scanned := make(chan struct{})
 	go func() {
-		n := 0
+		defer close(scanned)
 		sc := bufio.NewScanner(outR)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
-			n++
-			select {
-			case lines <- n:
-			default:
-			}
+			lines.Add(1)
 		}
-		close(lines)
 	}()
 	w := bufio.NewWriter(pw)
 	fmt.Fprintln(w, `{"format":"tlcheck-trace","version":1}`)
@@ -267,24 +265,24 @@ func TestExportPerfettoStreams(t *testing.T) {
 		fmt.Fprintf(w, "{\"op\":\"malloc\",\"addr\":%d,\"size\":8}\n{\"op\":\"free\",\"addr\":%d}\n", 16+i%64*16, 16+i%64*16)
 	}
 	w.Flush()
-	// The whole trace is in the pipe but not ended: most of the export
-	// must be out already (4 lines an event pair: b, C, e, C).
-	deadline := time.After(60 * time.Second)
-	for seen := 0; seen < events; {
+	// The whole trace has been read (the pipe holds nothing), but it has
+	// not ended: most of the export must be out already (4 lines an event
+	// pair: b, C, e, C).
+	deadline := time.Now().Add(60 * time.Second)
+	for lines.Load() < events {
 		select {
-		case n, ok := <-lines:
-			if !ok {
-				t.Fatal("the export ended before the trace did")
-			}
-			seen = n
-		case <-deadline:
-			t.Fatalf("only %d lines out after the trace's %d events went in", seen, events)
+		case <-scanned:
+			t.Fatal("the export ended before the trace did")
+		default:
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d lines out after the trace's %d events went in", lines.Load(), events)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	pw.Close()
 	if code := <-done; code != exitClean {
 		t.Errorf("exit %d", code)
 	}
-	for range lines {
-	}
+	<-scanned
 }
