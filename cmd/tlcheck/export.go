@@ -23,8 +23,9 @@ what it did in a form other tools show:
   perfetto  Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing:
             each thing's life an async slice (named by kind and site), live
             bytes of the heap and of device memory counter tracks, each
-            violation an instant event with its kind and message; times are
-            the events' "t" (ns) where the trace has them, else event numbers
+            violation an instant event with its kind, message and history;
+            times are the events' "t" (ns) where the trace has them, else
+            event numbers
   pprof     a profile for go tool pprof, by allocation site: leaked_bytes
             (the default), leaked_objects, peak_live_bytes and
             peak_live_objects (what each site held when the trace's live

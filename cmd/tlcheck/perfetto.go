@@ -173,6 +173,14 @@ func (p *perfetto) violation(v *traces.Violation, at stamp, _ *life) {
 		b = appendKey(b, "site")
 		b = appendJSONString(b, v.Site)
 	}
+	if len(v.Related) > 0 { // the history, as the viewers' argument panes show lists
+		b = appendKey(b, "history")
+		for i, r := range v.Related {
+			b = append(b, "[,"[min(i, 1)])
+			b = appendJSONString(b, r.What+": "+eventAt(r.Event, r.Line, r.Site))
+		}
+		b = append(b, ']')
+	}
 	b = append(b, "}}"...)
 	p.flush(b)
 }

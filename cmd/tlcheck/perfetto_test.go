@@ -88,6 +88,13 @@ func checkChromeTrace(tr chromeTrace, rep traces.Report) error {
 			if ev.Args["kind"] != ev.Name || ev.Args["message"] == "" || ev.Tid != perfettoViolationsTid {
 				return fmt.Errorf("event %d: a violation without kind or message: %+v", i, ev)
 			}
+			if len(kinds) >= len(rep.Violations) {
+				return fmt.Errorf("event %d: more violations than the model's %d", i, len(rep.Violations))
+			}
+			v := rep.Violations[len(kinds)]
+			if h, _ := ev.Args["history"].([]any); len(h) != len(v.Related) {
+				return fmt.Errorf("event %d: a history of %d events, the violation's has %d", i, len(h), len(v.Related))
+			}
 			kinds = append(kinds, ev.Name)
 		}
 	}
