@@ -10,6 +10,14 @@ require (
 	pgregory.net/rapid v1.3.0 // state-machine property tests with shrinking
 )
 
-require github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b // reports/gen only: merges and strips the profiles behind cmd/tlcheck/default.pgo
+require github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b // reports/gen merges the profiles behind cmd/tlcheck/default.pgo; export --format pprof writes one
 
-require golang.org/x/text v0.14.0 // indirect
+require (
+	github.com/chromedp/cdproto v0.159.0 // Chrome DevTools protocol types, for chromedp
+	github.com/chromedp/chromedp v0.23.0 // tests only: loads the HTML export in a headless Chromium
+)
+
+require (
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	golang.org/x/text v0.14.0 // indirect
+)

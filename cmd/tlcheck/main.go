@@ -86,6 +86,7 @@ var commands = []command{
 	{"replay", "check recorded traces against the reference model", runReplay},
 	{"gate", "fail CI on findings beyond a baseline (new bugs, growth)", runGate},
 	{"fuzz", "generate programs against the runtime, with the model as oracle", runFuzz},
+	{"export", "write a trace as a Perfetto timeline, a pprof profile or an HTML page", runExport},
 	{"faults", "list the runtime's fault catalog", runFaults},
 	{"selftest", "hunt every catalogued fault and report how fast each is caught", runSelftest},
 	{"version", "print tlcheck's version and how it was built", runVersion},

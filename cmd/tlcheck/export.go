@@ -1,0 +1,357 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/traces"
+	"github.com/tlcheck/tlcheck/traces/mtrace"
+)
+
+const exportUsage = `usage: tlcheck export --format perfetto|pprof|html [--out FILE] [--from trace|mtrace] TRACE
+
+Replays TRACE ("-": standard input) against the reference model and writes
+what it did in a form other tools show:
+
+  perfetto  Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing:
+            each thing's life an async slice (named by kind and site), live
+            bytes of the heap and of device memory counter tracks, each
+            violation an instant event with its kind, message and history;
+            times are the events' "t" (ns) where the trace has them, else
+            event numbers
+  pprof     a profile for go tool pprof, by allocation site: leaked_bytes
+            (the default), leaked_objects, peak_live_bytes and
+            peak_live_objects (what each site held when the trace's live
+            bytes peaked), alloc_bytes and alloc_objects
+  html      one self-contained page (no network): the verdict, each finding
+            with its history, and plots of live bytes per address space
+
+  --format FORMAT  perfetto, pprof or html (required)
+  --out FILE       write to FILE, replaced whole and only on success; it may
+                   not be TRACE. Without it (or with "-") the export goes to
+                   standard output, which for pprof (binary) must not be a
+                   terminal; there, perfetto streams, so an input error
+                   leaves what came before it
+  --from FORMAT    what TRACE holds: trace (the tlcheck trace format, either
+                   layout; the default) or mtrace (a glibc mtrace log)
+
+Exit status: 0 no violation, 1 a violation (the export is written either
+way), 2 bad usage or unreadable input (nothing is written to --out).
+`
+
+// exportOptions are export's flags.
+type exportOptions struct {
+	format string // "perfetto", "pprof" or "html"
+	out    string // "" for standard output
+	from   string // "trace" or "mtrace"
+}
+
+func runExport(e *env, args []string) int {
+	opts, file, err := parseExportArgs(args)
+	if code, ok := badFlags(e, "export", exportUsage, err); !ok {
+		return code
+	}
+	if opts.out == "-" {
+		opts.out = "" // "-" is standard output, as it is standard input for the trace
+	}
+	if opts.out == "" && opts.format == "pprof" && e.isTTY != nil && e.isTTY(e.stdout) {
+		fmt.Fprint(e.stderr, "tlcheck export: a pprof profile is binary: name a file with --out, or redirect standard output\n")
+		return exitInput
+	}
+	if opts.out != "" && file != "-" && samePath(file, opts.out) {
+		fmt.Fprintf(e.stderr, "tlcheck export: --out %s is the trace being exported\n", opts.out)
+		return exitInput
+	}
+
+	if opts.out == "" {
+		code, _ := exportTo(e, e.stdout, file, opts)
+		return code
+	}
+	w, err := atomicfile.NewWriter(opts.out)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck export: --out: %v\n", err)
+		return exitInput
+	}
+	defer w.Abort() // a no-op once committed
+	code, ok := exportTo(e, w, file, opts)
+	if !ok {
+		return code // the target stays as it was
+	}
+	if err := w.Commit(); err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck export: --out: %v\n", err)
+		return exitInput
+	}
+	return code
+}
+
+// exportTo exports file to dst and returns the exit code; ok is false when
+// nothing worth keeping was written (an unreadable input, a failed write).
+func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int, ok bool) {
+	src, display, closeSrc, err := openSource(e, file, opts.from)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
+		return exitInput, false
+	}
+	defer closeSrc()
+
+	out := bufio.NewWriterSize(dst, 64<<10)
+	var x exporter
+	name := filepath.Base(display)
+	switch opts.format {
+	case "perfetto":
+		x = newPerfetto(out, name)
+	case "pprof":
+		x = newPprofExport(out)
+	default:
+		x = newHTMLExport(out, name)
+	}
+	sum, err := exportTrace(src, x)
+	var werr *exportWriteError
+	switch {
+	case errors.As(err, &werr):
+		fmt.Fprintf(e.stderr, "tlcheck export: writing the %s export: %v\n", opts.format, werr.err)
+		return exitInput, false
+	case err != nil:
+		fmt.Fprintf(e.stderr, "tlcheck: %v\n", inFile(err, display))
+		return exitInput, false
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck export: writing: %v\n", err)
+		return exitInput, false
+	}
+	if sum.violations > 0 {
+		return exitViolation, true
+	}
+	return exitClean, true
+}
+
+// parseExportArgs parses export's flags, which may come before or after
+// the trace; "--" ends the flags.
+func parseExportArgs(args []string) (exportOptions, string, error) {
+	opts := exportOptions{from: "trace"}
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // export prints its own usage
+	fs.StringVar(&opts.format, "format", "", "")
+	fs.StringVar(&opts.out, "out", "", "")
+	fs.StringVar(&opts.from, "from", "trace", "")
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return opts, "", err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			files = append(files, rest...)
+			break
+		}
+		files = append(files, rest[0])
+		args = rest[1:]
+	}
+	switch {
+	case opts.format == "":
+		return opts, "", errors.New("--format is required: perfetto, pprof or html")
+	case opts.format != "perfetto" && opts.format != "pprof" && opts.format != "html":
+		return opts, "", fmt.Errorf("--format %q: want perfetto, pprof or html", opts.format)
+	case opts.from != "trace" && opts.from != "mtrace":
+		return opts, "", fmt.Errorf("--from %q: want trace or mtrace", opts.from)
+	case len(files) == 0:
+		return opts, "", errors.New("no trace to export")
+	case len(files) > 1:
+		return opts, "", fmt.Errorf("one trace at a time, not %d", len(files))
+	}
+	return opts, files[0], nil
+}
+
+// openSource opens a trace or mtrace log ("-": standard input) and returns
+// its events, read ahead on a goroutine of their own, the name that errors
+// give it, and what to call when done. Its error names the file.
+func openSource(e *env, name, from string) (src traces.Source, display string, done func(), err error) {
+	var r io.Reader
+	display = name
+	closeFile := func() {}
+	if name == "-" {
+		r, display = e.stdin, "<stdin>"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, "", nil, err // *PathError: "open NAME: ..."
+		}
+		r, closeFile = f, func() { f.Close() }
+	}
+	if from == "mtrace" {
+		src = mtrace.NewReader(r)
+	} else {
+		tr, err := traces.NewReader(r)
+		if err != nil {
+			closeFile()
+			return nil, "", nil, inFile(err, display)
+		}
+		src = tr
+	}
+	pf, stop := prefetch(src)
+	return pf, display, func() { stop(); closeFile() }, nil
+}
+
+// exporter is one output format. The driver calls it as the trace is
+// replayed: born and died as things are made and end, counter after an
+// event that changed the live bytes, violation as the model finds one,
+// and finish once, at the end.
+type exporter interface {
+	begin(h traces.Header) error
+	born(l *life)
+	died(l *life, at stamp)
+	counter(at stamp, sp traces.Space, bytes uint64)
+	// violation hears of a violation found at stamp at. For a leak that
+	// counts toward the leaked totals (one found up to end), l is the
+	// leaked thing; else it is nil.
+	violation(v *traces.Violation, at stamp, l *life)
+	// unleaked hears that a leak no longer counts: a missed free came
+	// late, before end.
+	unleaked(l *life)
+	// finish ends the export: live are the things still live, in the
+	// order made, and last the stamp of the last event.
+	finish(sum *exportSummary, live []*life, last stamp) error
+}
+
+// exportSummary is the verdict on the trace, as the exports give it.
+type exportSummary struct {
+	report     traces.Report // Violations left nil: they stream
+	violations int
+	byKind     map[traces.Kind]int
+}
+
+// exportTrace replays src against the model and the lives tracker and
+// feeds x. Its error is an input error (exit 2) or, as an
+// *exportWriteError, x's.
+func exportTrace(src traces.Source, x exporter) (*exportSummary, error) {
+	h := src.Header()
+	c := model.New(h)
+	sum := &exportSummary{byKind: make(map[traces.Kind]int)}
+	lv := newLives(h, lifeHooks{born: x.born, died: x.died, unleaked: x.unleaked})
+	if err := x.begin(h); err != nil {
+		return nil, err
+	}
+	var (
+		clock     exportClock
+		cur, call stamp
+		shown     [2]uint64 // live bytes last given to counter
+	)
+	call.event = -1
+	ended := false // the first end has been stepped: leaks found later are not counted
+	emit := func(vs []traces.Violation) {
+		for i := range vs {
+			v := &vs[i]
+			var leaked *life
+			if v.Kind == traces.Leak && !ended {
+				leaked = lv.byID[v.Object]
+			}
+			at := cur
+			if v.Event == call.event {
+				at = call // a missed free (effects), named after its call
+			} else if v.Event != cur.event {
+				at.event = v.Event
+			}
+			sum.violations++
+			sum.byKind[v.Kind]++
+			x.violation(v, at, leaked)
+		}
+	}
+	counters := func(at stamp) {
+		for _, sp := range []traces.Space{traces.SpaceHeap, traces.SpaceDevice} {
+			if b := lv.live(sp); b != shown[sp] {
+				shown[sp] = b
+				x.counter(at, sp, b)
+			}
+		}
+	}
+	step := func(ev *traces.Event, pos traces.Pos) error {
+		cur = clock.stamp(ev, pos)
+		vs, err := c.Step(ev, pos)
+		if err != nil {
+			return err
+		}
+		emit(vs)
+		lv.step(ev, cur, quietFree(vs, pos.Event))
+		counters(cur)
+		ended = ended || ev.Op == traces.OpEnd
+		if ev.Op != traces.OpFree {
+			call = cur
+		}
+		return nil
+	}
+	var err error
+	if l, ok := src.(traces.Lender); ok {
+		for {
+			var ev *traces.Event
+			var pos traces.Pos
+			if ev, pos, err = l.Lend(); err != nil {
+				break
+			}
+			if err = step(ev, pos); err != nil {
+				break
+			}
+		}
+	} else {
+		var ev traces.Event
+		for {
+			if err = src.Next(&ev); err != nil {
+				break
+			}
+			if err = step(&ev, src.Pos()); err != nil {
+				break
+			}
+		}
+	}
+	if err != io.EOF {
+		return nil, err
+	}
+	emit(c.Close())
+	sum.report = c.Report()
+	if err := x.finish(sum, lv.liveLives(), cur); err != nil {
+		return nil, &exportWriteError{err}
+	}
+	return sum, nil
+}
+
+// exportWriteError is an exporter's failure to write, which is no fault
+// of the input.
+type exportWriteError struct{ err error }
+
+func (e *exportWriteError) Error() string { return e.err.Error() }
+
+// quietFree reports whether the model found nothing wrong with event's
+// free: no violation named after the event, but an overlap (which only a
+// realloc's malloc half can cause).
+func quietFree(vs []traces.Violation, event int) bool {
+	for _, v := range vs {
+		if v.Event == event && v.Kind != traces.Overlap {
+			return false
+		}
+	}
+	return true
+}
+
+// exportClock turns events into stamps. An event's time is its "t" where
+// it has one; an event without one after one that had it takes the last
+// time seen, so that times never run backwards for want of a field.
+type exportClock struct {
+	t    int64
+	hasT bool
+}
+
+func (k *exportClock) stamp(ev *traces.Event, pos traces.Pos) stamp {
+	if ev.T != 0 {
+		k.t, k.hasT = ev.T, true
+	}
+	return stamp{event: pos.Event, t: k.t, hasT: k.hasT}
+}

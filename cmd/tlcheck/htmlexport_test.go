@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A site that is markup: the page must show it as text and run nothing.
+const hostileSite = `<script>window.injected=1</script><img src=x onerror="window.injected=2">`
+
+// hostileTrace leaks one block made at hostileSite and double-frees
+// another: two findings.
+var hostileTrace = `{"format":"tlcheck-trace","version":1,"source":"</title><script>window.injected=3</script>"}
+{"op":"malloc","addr":"0x10","size":8,"site":` + jsonString(hostileSite) + `}
+{"op":"malloc","addr":"0x20","size":16,"site":"ok.c:2"}
+{"op":"free","addr":"0x20"}
+{"op":"free","addr":"0x20","site":"ok.c:4"}
+{"op":"dev_malloc","addr":"0x9000","size":4096}
+{"op":"dev_free","addr":"0x9000"}
+{"op":"end"}
+`
+
+func jsonString(s string) string { return string(appendJSONString(nil, s)) }
+
+// manyDoubleFrees is a trace with n double frees.
+func manyDoubleFrees(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"format":"tlcheck-trace","version":1}` + "\n")
+	b.WriteString(`{"op":"malloc","addr":"0x10","size":8}` + "\n")
+	for range n + 1 {
+		b.WriteString(`{"op":"free","addr":"0x10"}` + "\n")
+	}
+	b.WriteString(`{"op":"end"}` + "\n")
+	return b.String()
+}
+
+func TestExportHTML(t *testing.T) {
+	tests := []struct {
+		name     string
+		trace    string
+		verdict  string // a part of the verdict
+		findings int    // findings shown
+		hidden   string // the note on findings not shown, "" for none
+		plots    []string
+	}{
+		{"clean", cleanDoc, "clean: no violation", 0, "", []string{"heap"}},
+		{"stale reuse, incomplete", staleReuse, "1 violation: 1 stale-reuse (incomplete", 1, "", []string{"heap"}},
+		{"markup in sites", hostileTrace, "2 violations: 1 double-free, 1 leak", 2, "", []string{"heap", "device"}},
+		{"findings beyond the bound", manyDoubleFrees(maxHTMLFindings + 5), fmt.Sprintf("%d violations: %d double-free", maxHTMLFindings+5, maxHTMLFindings+5),
+			maxHTMLFindings, "and 5 more findings", []string{"heap"}},
+	}
+	finding := regexp.MustCompile(`<li class="finding"`)
+	plot := regexp.MustCompile(`<figure class="space" data-space="(\w+)">`)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, page, stderr := export(tc.trace, "--format", "html", "-")
+			if !strings.Contains(page, `<p id="verdict"`) {
+				t.Fatalf("no page; stderr:\n%s", stderr)
+			}
+			if v := between(page, `<p id="verdict"`, "</p>"); !strings.Contains(v, tc.verdict) {
+				t.Errorf("verdict %q, want it to hold %q", v, tc.verdict)
+			}
+			if n := len(finding.FindAllString(page, -1)); n != tc.findings {
+				t.Errorf("%d findings shown, want %d", n, tc.findings)
+			}
+			if tc.hidden != "" && !strings.Contains(page, tc.hidden) {
+				t.Errorf("the page does not say %q", tc.hidden)
+			}
+			var spaces []string
+			for _, m := range plot.FindAllStringSubmatch(page, -1) {
+				spaces = append(spaces, m[1])
+			}
+			if fmt.Sprint(spaces) != fmt.Sprint(tc.plots) {
+				t.Errorf("plots of %v, want %v", spaces, tc.plots)
+			}
+			checkSelfContained(t, page)
+		})
+	}
+}
+
+// checkSelfContained fails on anything in page that runs or loads: a tag
+// other than the page's own, an event handler, a source or link, a URL.
+// Text is escaped, so a "<" in it is "&lt;" and starts no tag.
+func checkSelfContained(t *testing.T, page string) {
+	t.Helper()
+	allowed := map[string]bool{"html": true, "head": true, "meta": true, "title": true, "style": true,
+		"body": true, "h1": true, "h2": true, "p": true, "span": true, "table": true, "tr": true, "td": true,
+		"figure": true, "figcaption": true, "svg": true, "path": true, "div": true, "ol": true, "ul": true,
+		"li": true, "code": true}
+	tag := regexp.MustCompile(`<(/?)([a-zA-Z][a-zA-Z0-9]*)([^>]*)>`)
+	attr := regexp.MustCompile(`(?i)\s(on\w+|src|href|xlink:href|action|srcset)\s*=`)
+	for _, m := range tag.FindAllStringSubmatch(page, -1) {
+		if !allowed[strings.ToLower(m[2])] {
+			t.Errorf("the page has a <%s> tag: %s", m[2], m[0])
+		}
+		if a := attr.FindString(m[3]); a != "" {
+			t.Errorf("the page has an attribute %q: %s", a, m[0])
+		}
+	}
+	for _, bad := range []string{"http://", "https://", "url(", "@import"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q: %s", bad, around(page, bad))
+		}
+	}
+}
+
+func between(s, from, to string) string {
+	_, s, _ = strings.Cut(s, from)
+	s, _, _ = strings.Cut(s, to)
+	return s
+}
+
+func around(s, sub string) string {
+	i := strings.Index(s, sub)
+	return s[max(i-60, 0):min(i+60, len(s))]
+}
+
+func TestPlotSeries(t *testing.T) {
+	tests := []struct {
+		name   string
+		sets   func(s *plotSeries) int // makes the series; returns the events
+		bounds int                     // at most this many buckets
+		check  func(s *plotSeries) error
+	}{
+		{"one spike among a million events survives", func(s *plotSeries) int {
+			for ev := range 1_000_000 {
+				v := uint64(ev % 7)
+				if ev == 777_777 {
+					v = 1 << 40
+				}
+				s.set(ev, v)
+			}
+			return 1_000_000
+		}, maxPlotPoints, func(s *plotSeries) error {
+			if s.top != 1<<40 {
+				return fmt.Errorf("top %d", s.top)
+			}
+			n := 0
+			for _, b := range s.buckets {
+				if b.max == 1<<40 {
+					n++
+				}
+			}
+			if n != 1 {
+				return fmt.Errorf("%d buckets hold the spike, want 1", n)
+			}
+			return nil
+		}},
+		{"a value set at a bucket's first event replaces the one carried in", func(s *plotSeries) int {
+			s.set(0, 64)
+			s.set(3, 0)
+			return 8
+		}, 8, func(s *plotSeries) error {
+			want := []uint64{64, 64, 64, 0}
+			for i, w := range want {
+				if s.buckets[i].max != w {
+					return fmt.Errorf("bucket %d max %d, want %d (all: %+v)", i, s.buckets[i].max, w, s.buckets)
+				}
+			}
+			return nil
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newPlotSeries()
+			events := tc.sets(s)
+			s.extend(events - 1)
+			if len(s.buckets) > tc.bounds {
+				t.Errorf("%d buckets, want at most %d", len(s.buckets), tc.bounds)
+			}
+			if err := tc.check(s); err != nil {
+				t.Error(err)
+			}
+			line, area := s.path(events, s.top)
+			if ok, _ := regexp.MatchString(`^[MHVZ0-9. ]+$`, area); !ok || !strings.HasPrefix(area, line) {
+				t.Errorf("path %.80q, area %.80q", line, area)
+			}
+		})
+	}
+}

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// Three sites: a.c:1 allocates twice and leaks its second block, b.c:2's
+// block is freed after the peak, c.c:3's block comes after the peak and
+// leaks, and an mtrace-style site that is no file:line leaks 9 bytes.
+// Live bytes peak at event 2 (600: a.c:1 400, b.c:2 200).
+const sitesTrace = `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x100","size":100,"site":"a.c:1"}
+{"op":"malloc","addr":"0x200","size":200,"site":"b.c:2"}
+{"op":"malloc","addr":"0x300","size":300,"site":"a.c:1"}
+{"op":"free","addr":"0x200"}
+{"op":"free","addr":"0x100"}
+{"op":"malloc","addr":"0x400","size":50,"site":"c.c:3"}
+{"op":"malloc","addr":"0x500","size":9,"site":"./prog:[0x11ce]"}
+{"op":"end"}
+`
+
+// goTool returns the go command, which runs these tests.
+func goTool(t *testing.T) string {
+	t.Helper()
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+		return p
+	}
+	p, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command to run go tool pprof with: %v", err)
+	}
+	return p
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// pprofTop runs go tool pprof -top on file for one sample type and
+// returns each site's flat value, as pprof prints it.
+func pprofTop(t *testing.T, file, sampleIndex string) map[string]int64 {
+	t.Helper()
+	cmd := exec.Command(goTool(t), "tool", "pprof", "-symbolize=none", "-sample_index="+sampleIndex, "-top", file)
+	cmd.Env = append(os.Environ(), "PPROF_TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof -top: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Type: "+sampleIndex) {
+		t.Fatalf("go tool pprof shows another sample type:\n%s", out)
+	}
+	// "      300B 82.42% 82.42%       300B 82.42%  util.c:17"
+	row := regexp.MustCompile(`^\s*(\d+)B?\s+[\d.]+%\s+[\d.]+%\s+\S+\s+[\d.]+%\s+(.+?)\s*$`)
+	got := map[string]int64{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if m := row.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.ParseInt(m[1], 10, 64)
+			got[m[2]] = n
+		}
+	}
+	return got
+}
+
+func TestExportPprofOpensInGoToolPprof(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "leaks.pb.gz")
+	code, _, stderr := export(sitesTrace, "--format", "pprof", "--out", out, "-")
+	if code != exitViolation {
+		t.Fatalf("exit %d, want %d (leaks); stderr:\n%s", code, exitViolation, stderr)
+	}
+	tests := []struct {
+		sampleIndex string
+		want        map[string]int64 // sites with a non-zero value; pprof leaves out the rest
+	}{
+		{"leaked_bytes", map[string]int64{"a.c:1": 300, "c.c:3": 50, "./prog:[0x11ce]": 9}},
+		{"leaked_objects", map[string]int64{"a.c:1": 1, "c.c:3": 1, "./prog:[0x11ce]": 1}},
+		{"peak_live_bytes", map[string]int64{"a.c:1": 400, "b.c:2": 200}},
+		{"peak_live_objects", map[string]int64{"a.c:1": 2, "b.c:2": 1}},
+		{"alloc_bytes", map[string]int64{"a.c:1": 400, "b.c:2": 200, "c.c:3": 50, "./prog:[0x11ce]": 9}},
+		{"alloc_objects", map[string]int64{"a.c:1": 2, "b.c:2": 1, "c.c:3": 1, "./prog:[0x11ce]": 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.sampleIndex, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, pprofTop(t, out, tc.sampleIndex)); diff != "" {
+				t.Errorf("go tool pprof -top (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestExportPprofPeak checks the peak's shares where the peak is reached
+// more than once and sites change between: each site's share is what it
+// held at the last (highest) peak, and the shares add up to the peak.
+func TestExportPprofPeak(t *testing.T) {
+	tests := []struct {
+		name  string
+		trace string
+		want  map[string]int64 // peak_live_bytes by site
+	}{
+		{"a later, higher peak replaces the first", `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x100","size":100,"site":"x:1"}
+{"op":"free","addr":"0x100"}
+{"op":"malloc","addr":"0x200","size":150,"site":"y:1"}
+{"op":"end"}
+`, map[string]int64{"x:1": 0, "y:1": 150}},
+		{"a site that changed between peaks", `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x100","size":100,"site":"x:1"}
+{"op":"malloc","addr":"0x200","size":10,"site":"y:1"}
+{"op":"free","addr":"0x200"}
+{"op":"malloc","addr":"0x300","size":20,"site":"x:1"}
+{"op":"free","addr":"0x300"}
+{"op":"end"}
+`, map[string]int64{"x:1": 120, "y:1": 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPprofExport(io.Discard)
+			if _, err := exportTrace(mustSource(t, tc.trace), p); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int64{}
+			var sum int64
+			for site, s := range p.sites {
+				got[site] = s.peakBytes
+				sum += s.peakBytes
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("peak_live_bytes (-want +got):\n%s", diff)
+			}
+			if uint64(sum) != p.peak {
+				t.Errorf("shares add up to %d, the peak is %d", sum, p.peak)
+			}
+		})
+	}
+}
+
+func TestSplitSite(t *testing.T) {
+	tests := []struct {
+		site string
+		file string
+		line int64
+	}{
+		{"a.c:12", "a.c", 12},
+		{"C:/src/a.c:3", "C:/src/a.c", 3},
+		{"./prog:[0x11ce]", "", 0},
+		{"main.go:0", "", 0},
+		{":7", "", 0},
+		{"noline", "", 0},
+	}
+	for _, tc := range tests {
+		if file, line := splitSite(tc.site); file != tc.file || line != tc.line {
+			t.Errorf("splitSite(%q) = %q, %d; want %q, %d", tc.site, file, line, tc.file, tc.line)
+		}
+	}
+}
+
+// mustSource opens a trace held in a string.
+func mustSource(t *testing.T, trace string) traces.Source {
+	t.Helper()
+	src, _, done, err := openSource(&env{stdin: strings.NewReader(trace)}, "-", "trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(done)
+	return src
+}
+
+// A missed free, then its free after a later call: whether it still counts
+// as leaked is the model's call, and the profile must make the same.
+const lateFree = `{"format":"tlcheck-trace","version":1,"effects":true}
+{"op":"scope_enter","site":"step.tl:1"}
+{"op":"alloc","addr":"0x1000","size":64,"site":"step.tl:2"}
+{"op":"alloc","addr":"0x2000","size":32,"site":"step.tl:3"}
+{"op":"release","addr":"0x1000","site":"step.tl:4"}
+{"op":"malloc","addr":"0x3000","size":16,"site":"step.tl:5"}
+{"op":"free","addr":"0x1000"}
+{"op":"free","addr":"0x3000","site":"step.tl:6"}
+{"op":"scope_exit","site":"step.tl:7"}
+{"op":"end"}
+`
+
+// TestExportPprofTotalsMatchReport holds the profile's totals to the
+// replay's report: leaked objects and bytes, and the peak.
+func TestExportPprofTotalsMatchReport(t *testing.T) {
+	tests := []struct{ name, trace string }{
+		{"sites", sitesTrace},
+		{"stale reuse", staleReuse},
+		{"hostile sites", hostileTrace},
+		{"late free", lateFree},
+		{"double frees", manyDoubleFrees(3)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, rep := replayJSON(t, tc.trace)
+			p := newPprofExport(io.Discard)
+			if _, err := exportTrace(mustSource(t, tc.trace), p); err != nil {
+				t.Fatal(err)
+			}
+			var leaked traces.Totals
+			var peak int64
+			for _, s := range p.sites {
+				leaked.Objects += int(s.leakedObjects)
+				leaked.Bytes += uint64(s.leakedBytes)
+				peak += s.peakBytes
+			}
+			if leaked != rep.Leaked || uint64(peak) != rep.PeakLiveBytes {
+				t.Errorf("the profile has leaked %+v and a peak of %d; the report %+v and %d", leaked, peak, rep.Leaked, rep.PeakLiveBytes)
+			}
+		})
+	}
+}

@@ -1,0 +1,61 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Writer writes a file whose size is not known in advance (an export of a
+// trace of any length) without holding it in memory: the data streams to
+// a temporary file in the target's directory, which takes the target's
+// name only at Commit. Until then a reader sees the old file, or none.
+type Writer struct {
+	f    *os.File
+	path string
+}
+
+// NewWriter starts replacing path. Call Commit to finish, or Abort to
+// leave path as it was; Abort after Commit does nothing, so that a
+// deferred Abort is always safe.
+func NewWriter(path string) (*Writer, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{f: f, path: path}, nil
+}
+
+// Write writes to the temporary file.
+func (w *Writer) Write(p []byte) (int, error) { return w.f.Write(p) }
+
+// Commit closes the temporary file and gives it the target's name,
+// readable by all as a report should be. On an error the target is left
+// as it was and the temporary file is removed.
+func (w *Writer) Commit() error {
+	if w.f == nil {
+		return os.ErrClosed
+	}
+	f := w.f
+	w.f = nil
+	err := f.Close()
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), w.path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// Abort removes the temporary file and leaves the target as it was.
+func (w *Writer) Abort() {
+	if w.f == nil {
+		return
+	}
+	w.f.Close()
+	os.Remove(w.f.Name())
+	w.f = nil
+}
