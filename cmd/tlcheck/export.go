@@ -6,16 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
-	"github.com/tlcheck/tlcheck/traces/mtrace"
 )
 
-const exportUsage = `usage: tlcheck export --format perfetto|pprof|html [--out FILE] [--from trace|mtrace] TRACE
+const exportUsage = `usage: tlcheck export --format perfetto|pprof|html [--out FILE] [--from auto|trace|mtrace] TRACE
 
 Replays TRACE ("-": standard input) against the reference model and writes
 what it did in a form other tools show:
@@ -40,7 +38,9 @@ what it did in a form other tools show:
                    terminal; there, perfetto streams, so an input error
                    leaves what came before it
   --from FORMAT    what TRACE holds: trace (the tlcheck trace format, either
-                   layout; the default) or mtrace (a glibc mtrace log)
+                   layout), mtrace (a glibc mtrace log), or auto (the
+                   default), which tells them apart by the first line as
+                   replay does
 
 Exit status: 0 no violation, 1 a violation (the export is written either
 way), 2 bad usage or unreadable input (nothing is written to --out).
@@ -50,7 +50,7 @@ way), 2 bad usage or unreadable input (nothing is written to --out).
 type exportOptions struct {
 	format string // "perfetto", "pprof" or "html"
 	out    string // "" for standard output
-	from   string // "trace" or "mtrace"
+	from   string // "auto", "trace" or "mtrace"
 }
 
 func runExport(e *env, args []string) int {
@@ -94,12 +94,13 @@ func runExport(e *env, args []string) int {
 // exportTo exports file to dst and returns the exit code; ok is false when
 // nothing worth keeping was written (an unreadable input, a failed write).
 func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int, ok bool) {
-	src, display, closeSrc, err := openSource(e, file, opts.from)
+	in, err := openInput(e, file, opts.from, nil)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 		return exitInput, false
 	}
-	defer closeSrc()
+	defer in.close()
+	src, display := in.src, in.display
 
 	out := bufio.NewWriterSize(dst, 64<<10)
 	var x exporter
@@ -119,7 +120,7 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 		fmt.Fprintf(e.stderr, "tlcheck export: writing the %s export: %v\n", opts.format, werr.err)
 		return exitInput, false
 	case err != nil:
-		fmt.Fprintf(e.stderr, "tlcheck: %v\n", inFile(err, display))
+		fmt.Fprintf(e.stderr, "tlcheck: %v\n", in.explain(err))
 		return exitInput, false
 	}
 	if err := out.Flush(); err != nil {
@@ -135,12 +136,12 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 // parseExportArgs parses export's flags, which may come before or after
 // the trace; "--" ends the flags.
 func parseExportArgs(args []string) (exportOptions, string, error) {
-	opts := exportOptions{from: "trace"}
+	opts := exportOptions{from: "auto"}
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // export prints its own usage
 	fs.StringVar(&opts.format, "format", "", "")
 	fs.StringVar(&opts.out, "out", "", "")
-	fs.StringVar(&opts.from, "from", "trace", "")
+	fs.StringVar(&opts.from, "from", "auto", "")
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -162,44 +163,14 @@ func parseExportArgs(args []string) (exportOptions, string, error) {
 		return opts, "", errors.New("--format is required: perfetto, pprof or html")
 	case opts.format != "perfetto" && opts.format != "pprof" && opts.format != "html":
 		return opts, "", fmt.Errorf("--format %q: want perfetto, pprof or html", opts.format)
-	case opts.from != "trace" && opts.from != "mtrace":
-		return opts, "", fmt.Errorf("--from %q: want trace or mtrace", opts.from)
+	case opts.from != "auto" && opts.from != "trace" && opts.from != "mtrace":
+		return opts, "", fmt.Errorf("--from %q: want auto, trace or mtrace", opts.from)
 	case len(files) == 0:
 		return opts, "", errors.New("no trace to export")
 	case len(files) > 1:
 		return opts, "", fmt.Errorf("one trace at a time, not %d", len(files))
 	}
 	return opts, files[0], nil
-}
-
-// openSource opens a trace or mtrace log ("-": standard input) and returns
-// its events, read ahead on a goroutine of their own, the name that errors
-// give it, and what to call when done. Its error names the file.
-func openSource(e *env, name, from string) (src traces.Source, display string, done func(), err error) {
-	var r io.Reader
-	display = name
-	closeFile := func() {}
-	if name == "-" {
-		r, display = e.stdin, "<stdin>"
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, "", nil, err // *PathError: "open NAME: ..."
-		}
-		r, closeFile = f, func() { f.Close() }
-	}
-	if from == "mtrace" {
-		src = mtrace.NewReader(r)
-	} else {
-		tr, err := traces.NewReader(r)
-		if err != nil {
-			closeFile()
-			return nil, "", nil, inFile(err, display)
-		}
-		src = tr
-	}
-	pf, stop := prefetch(src)
-	return pf, display, func() { stop(); closeFile() }, nil
 }
 
 // exporter is one output format. The driver calls it as the trace is

@@ -149,3 +149,17 @@ func TestExportWriteFails(t *testing.T) {
 		})
 	}
 }
+
+// TestExportDetectsMtrace: export tells an mtrace log from a trace by its
+// first line, as replay does, unless --from names the format.
+func TestExportDetectsMtrace(t *testing.T) {
+	log := "= Start\n@ ./prog:[0x1149] + 0x5555555592a0 0x20\n"
+	code, stdout, stderr := export(log, "--format", "html", "-")
+	if code != exitViolation || !strings.Contains(stdout, "leak") {
+		t.Errorf("auto: exit %d, stderr %q; want the log's leak exported (exit 1)", code, stderr)
+	}
+	code, _, stderr = export(log, "--format", "html", "--from", "trace", "-")
+	if code != exitInput || !strings.Contains(stderr, "looks like a glibc mtrace log") {
+		t.Errorf("--from trace: exit %d, stderr %q; want exit 2 with a hint", code, stderr)
+	}
+}

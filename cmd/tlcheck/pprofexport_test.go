@@ -169,12 +169,12 @@ func TestSplitSite(t *testing.T) {
 // mustSource opens a trace held in a string.
 func mustSource(t *testing.T, trace string) traces.Source {
 	t.Helper()
-	src, _, done, err := openSource(&env{stdin: strings.NewReader(trace)}, "-", "trace")
+	in, err := openInput(&env{stdin: strings.NewReader(trace)}, "-", "trace", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(done)
-	return src
+	t.Cleanup(in.close)
+	return in.src
 }
 
 // A missed free, then its free after a later call: whether it still counts

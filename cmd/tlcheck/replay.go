@@ -216,33 +216,64 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 // error is an input error naming the file (exit 2); the report is then
 // meaningless.
 func replayFile(e *env, name, from string, syms *mtrace.Symbols, f func(traces.Violation, uint64)) (traces.Report, error) {
+	in, err := openInput(e, name, from, syms)
+	if err != nil {
+		return traces.Report{}, err
+	}
+	defer in.close()
+	rep, err := model.ReplayFunc(in.src, f)
+	if err != nil {
+		return traces.Report{}, in.explain(err)
+	}
+	return rep, nil
+}
+
+// input is an opened trace or mtrace log, read ahead on a goroutine of its
+// own (see prefetch).
+type input struct {
+	src     traces.Source
+	display string // the name messages give it: the file, or <stdin>
+	from    string // "trace" or "mtrace": what it was read as
+	prefix  []byte // its first bytes, which told the formats apart
+	close   func()
+}
+
+// openInput opens name ("-": standard input) as from says: "trace",
+// "mtrace", or "auto", which reads a file whose first line starts as only
+// an mtrace line can as mtrace and anything else as a trace. An mtrace
+// log's callers are resolved with syms when it is not nil. Its error is
+// an input error naming the file, with a hint where the file looks like
+// the other format.
+func openInput(e *env, name, from string, syms *mtrace.Symbols) (*input, error) {
 	var r io.Reader
-	display := name
+	in := &input{display: name, close: func() {}}
 	if name == "-" {
-		r, display = e.stdin, "<stdin>"
+		r, in.display = e.stdin, "<stdin>"
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
-			return traces.Report{}, err // *PathError: "open NAME: ..."
+			return nil, err // *PathError: "open NAME: ..."
 		}
-		defer f.Close()
-		r = f
+		r, in.close = f, func() { f.Close() }
 	}
 
 	r, prefix, err := sniff(r)
 	if err != nil {
-		return traces.Report{}, fmt.Errorf("%s: %w", display, err)
+		in.close()
+		return nil, fmt.Errorf("%s: %w", in.display, err)
 	}
+	in.prefix = prefix
 	isLog := mtrace.Sniff(prefix)
+	in.from = from
 	if from == "auto" {
-		from = "trace"
+		in.from = "trace"
 		if isLog {
-			from = "mtrace"
+			in.from = "mtrace"
 		}
 	}
 
 	var src traces.Source
-	if from == "mtrace" {
+	if in.from == "mtrace" {
 		src = mtrace.NewReader(r)
 		if syms != nil {
 			src = syms.Source(src)
@@ -250,23 +281,28 @@ func replayFile(e *env, name, from string, syms *mtrace.Symbols, f func(traces.V
 	} else {
 		tr, err := traces.NewReader(r)
 		if err != nil {
+			in.close()
 			if isLog {
-				err = fmt.Errorf("%w (this looks like a glibc mtrace log: replay it with --from mtrace, or without --from)", err)
+				err = fmt.Errorf("%w (this looks like a glibc mtrace log: read it with --from mtrace, or without --from)", err)
 			}
-			return traces.Report{}, inFile(err, display)
+			return nil, inFile(err, in.display)
 		}
 		src = tr
 	}
 	pf, stop := prefetch(src)
-	defer stop()
-	rep, err := model.ReplayFunc(pf, f)
-	if err != nil {
-		if from == "mtrace" && looksLikeTrace(prefix) {
-			err = fmt.Errorf("%w (this looks like a tlcheck trace: replay it with --from trace, or without --from)", err)
-		}
-		return traces.Report{}, inFile(err, display)
+	closeFile := in.close
+	in.src, in.close = pf, func() { stop(); closeFile() }
+	return in, nil
+}
+
+// explain names the file in an error met while reading the input, with a
+// hint where an mtrace log's error comes from a file that looks like a
+// trace.
+func (in *input) explain(err error) error {
+	if in.from == "mtrace" && looksLikeTrace(in.prefix) {
+		err = fmt.Errorf("%w (this looks like a tlcheck trace: read it with --from trace, or without --from)", err)
 	}
-	return rep, nil
+	return inFile(err, in.display)
 }
 
 // sniffSize is how much of an input replay reads to tell the formats apart:
