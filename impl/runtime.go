@@ -54,6 +54,7 @@ type Runtime struct {
 	record func(traces.Event)
 	errs   errs
 	held   []ref // StructInit's scratch list of the fields it will hold
+	arena  arena // layer 3: the frames and their chunks
 }
 
 // New returns a Runtime configured by cfg. It panics if cfg does not pass
@@ -82,15 +83,17 @@ func (r *Runtime) emit(ev traces.Event) {
 }
 
 // End records the end of the run. It changes nothing: what remains is
-// what State shows, and the leak check is the model's to make. Scopes
-// still open are a misuse.
+// what State shows, and the leak check is the model's to make. Scopes or
+// frames still open are a misuse (one error each, scopes first).
 func (r *Runtime) End() error {
 	r.emit(traces.Event{Op: traces.OpEnd})
 	if r.depth > 0 {
-		return &Error{Kind: traces.Misuse, Op: traces.OpEnd,
-			Msg: fmt.Sprintf("%d scope(s) still open", r.depth)}
+		r.errs.add(traces.Misuse, traces.OpEnd, 0, "", fmt.Sprintf("%d scope(s) still open", r.depth))
 	}
-	return nil
+	if r.arena.depth > 0 {
+		r.errs.add(traces.Misuse, traces.OpEnd, 0, "", fmt.Sprintf("%d function frame(s) still open", r.arena.depth))
+	}
+	return r.errs.take()
 }
 
 // State returns the observable layer-2 state as the runtime's books have

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -94,8 +95,8 @@ func (s *session) mismatch(index int, kind MismatchKind, format string, args ...
 	s.res.Mismatches = append(s.res.Mismatches, Mismatch{Call: index, Kind: kind, What: fmt.Sprintf(format, args...)})
 }
 
-// finish ends the run as a well-behaved caller ends one: it exits the scopes
-// left open and releases the params left held (in name order), then calls
+// finish ends the run as a well-behaved caller ends one: it exits the
+// frames the program left open, then the scopes left open, and releases the params left held (in name order), then calls
 // end. The teardown turns any difference in counts or records into a free
 // that one side does and the other does not, so that a failure shows in the
 // trace alone. Then the model closes, and the recorded trace is written,
@@ -105,6 +106,9 @@ func (s *session) finish() *Result {
 		return s.res
 	}
 	s.done = true
+	for range len(s.frames) {
+		s.apply(Step{Op: traces.OpFnExit})
+	}
 	for range len(s.state.Scopes) {
 		s.apply(Step{Op: traces.OpScopeExit})
 	}
@@ -163,10 +167,21 @@ func describe(ev traces.Event) string {
 	var b strings.Builder
 	b.WriteString(ev.Op.String())
 	switch ev.Op {
-	case traces.OpScopeEnter, traces.OpScopeExit, traces.OpEnd:
+	case traces.OpScopeEnter, traces.OpScopeExit, traces.OpEnd, traces.OpFnExit:
 		return b.String()
 	case traces.OpParamRelease:
 		return b.String() + " " + ev.Name
+	case traces.OpFnEnter:
+		return b.String() + " " + strconv.Itoa(ev.Slots)
+	case traces.OpArenaGet:
+		fmt.Fprintf(&b, " slot %d %v size %d", ev.Slot, ev.Addr, ev.Size)
+		if ev.Var != "" {
+			b.WriteString(" var " + ev.Var)
+		}
+		return b.String()
+	case traces.OpRead, traces.OpWrite:
+		fmt.Fprintf(&b, " %v size %d var %q", ev.Addr, ev.Size, ev.Var)
+		return b.String()
 	}
 	if ev.Name != "" {
 		b.WriteString(" " + ev.Name)

@@ -59,8 +59,36 @@ func Generate(r *rand.Rand) Program {
 // steps say (the runtime's answers may differ; Refs, resolved at run time,
 // stay meaningful regardless).
 type shape struct {
-	depth int
-	names []string // registered, oldest first
+	depth  int
+	names  []string     // registered, oldest first
+	frames []frameShape // layer 3: the frames entered, bottom first
+}
+
+// frameShape is a frame as the steps declare it: how many variables, and
+// how many of them the arena_gets so far defined.
+type frameShape struct{ vars, stmt int }
+
+// enter, exit and define return the shape with a frame of vars variables
+// pushed, the top frame popped, or the top frame's next variable defined.
+// Shapes share their slices, so each copies before it changes one.
+func (sh shape) enter(vars int) shape {
+	sh.frames = append(slices.Clip(sh.frames), frameShape{vars: vars})
+	return sh
+}
+
+func (sh shape) exit() shape {
+	if n := len(sh.frames); n > 0 {
+		sh.frames = slices.Clip(sh.frames[:n-1])
+	}
+	return sh
+}
+
+func (sh shape) define() shape {
+	if n := len(sh.frames); n > 0 {
+		sh.frames = slices.Clone(sh.frames)
+		sh.frames[n-1].stmt++
+	}
+	return sh
 }
 
 // after returns the shape after step s.

@@ -16,7 +16,7 @@ import (
 const (
 	huntPrograms   = 5000 // generated programs Search may run per fault
 	maxShrunkTrace = 12   // events in a shrunk counterexample
-	gopterTests    = 300  // gopter runs per fault
+	gopterTests    = 1000 // gopter runs per fault
 	rapidChecks    = "500"
 )
 

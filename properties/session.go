@@ -25,6 +25,9 @@ type session struct {
 	state  traces.State   // the model's state after the last call
 	differ bool           // the runtime's state differed from it after the last call
 	done   bool
+
+	frames  []progFrame // the frames the program entered, as it knows them (frames.go)
+	planned impl.Plan   // the plan of the fn_enter being made
 }
 
 // stateOpts compares States with nil and empty maps and slices equal.
@@ -59,8 +62,14 @@ func (s *session) apply(st Step) {
 	for _, o := range c.operands {
 		o.row().resolve(s, st.Op, &st, &want)
 	}
+	if c.prepare != nil {
+		c.prepare(s, &st, &want)
+	}
 	var err error
-	panicked := s.invoke(func() { err = c.invoke(s.rt, &want) })
+	panicked := s.invoke(func() { err = c.invoke(s.rt, &st, &want) })
+	if c.learn != nil {
+		c.learn(s, &st, &want, err)
+	}
 	s.res.Calls = append(s.res.Calls, Call{Step: st, Index: index, Event: -1, Err: err})
 	if panicked != nil {
 		s.mismatch(index, MismatchPanic, "the runtime panicked: %v", panicked)
@@ -155,7 +164,9 @@ func (s *session) checkRecorded(index int, c *call, want traces.Event) {
 	}
 	got := s.rec[0]
 	if got.Op != want.Op || got.Addr != want.Addr || got.Name != want.Name ||
-		c.creates() && got.Size != want.Size || !slices.Equal(got.Fields, want.Fields) {
+		c.sized() && (got.Size != want.Size || got.HasSize != want.HasSize) ||
+		!slices.Equal(got.Fields, want.Fields) ||
+		got.Slots != want.Slots || got.Slot != want.Slot || got.Var != want.Var {
 		s.mismatch(index, MismatchRecord, "the runtime recorded %s for the call %s", describe(got), describe(want))
 	}
 	for _, ev := range s.rec[1:] {
