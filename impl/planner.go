@@ -53,26 +53,27 @@ func planFrame(vars []Interval, endExclusive bool) (Plan, error) {
 			return Plan{}, fmt.Errorf("impl: plan: variable %d lives from statement %d to %d: want 0 <= first <= last", i, v.First, v.Last)
 		}
 	}
-	order := make([]int, len(vars))
-	for i := range order {
-		order[i] = i
-	}
 	// By start, then end, then index: a total order, so the plan is
-	// deterministic whatever the sort's stability.
-	slices.SortFunc(order, func(a, b int) int {
-		if c := vars[a].First - vars[b].First; c != 0 {
+	// deterministic whatever the sort's stability. The lifetimes are
+	// copied beside their index so that the sort reads memory in order.
+	order := make([]ordered, len(vars))
+	for i, v := range vars {
+		order[i] = ordered{v, i}
+	}
+	slices.SortFunc(order, func(a, b ordered) int {
+		if c := a.First - b.First; c != 0 {
 			return c
 		}
-		if c := vars[a].Last - vars[b].Last; c != 0 {
+		if c := a.Last - b.Last; c != 0 {
 			return c
 		}
-		return a - b
+		return a.index - b.index
 	})
 	p := Plan{Slots: make([]int, len(vars))}
 	live := minHeap[held]{before: heldBefore} // variables holding a slot, soonest to end first
 	free := minHeap[int]{before: intBefore}   // slots given back, lowest first
-	for _, i := range order {
-		v := vars[i]
+	for _, v := range order {
+		i := v.index
 		// A variable whose last statement is before this one's first is
 		// over: its slot is free. The fault's off-by-one frees it when
 		// the last statement is this one's first too.
@@ -89,6 +90,12 @@ func planFrame(vars []Interval, endExclusive bool) (Plan, error) {
 		live.push(held{last: v.Last, slot: slot})
 	}
 	return p, nil
+}
+
+// ordered is a lifetime and the variable's index, as the scan visits them.
+type ordered struct {
+	Interval
+	index int
 }
 
 // held is a slot held by a live variable until statement last.
