@@ -43,8 +43,8 @@ func (s *session) checkRefusal(index int) {
 // compare checks, after a call, that the runtime's observable state is the
 // model's: live objects with their counts, scope records, params.
 func (s *session) compare(index int) {
-	var got traces.State
-	if p := s.invoke(func() { got = s.rt.State() }); p != nil {
+	got, p := s.runtimeState()
+	if p != nil {
 		s.mismatch(index, MismatchPanic, "the runtime panicked in State: %v", p)
 	}
 	s.state = s.chk.State()
@@ -135,17 +135,14 @@ func (s *session) finish() *Result {
 func (s *session) roundTrip() {
 	r := s.res
 	last := len(r.Calls) - 1
-	var buf bytes.Buffer
-	if err := writeTrace(&buf, r.Header, r.Trace); err != nil {
-		s.mismatch(last, MismatchReplay, "writing the trace: %v", err)
-		return
-	}
-	src, err := traces.NewReader(&buf)
+	buf := encodeTrace(r.Header, r.Trace)
+	defer releaseTrace(buf)
+	src, err := traces.NewReader(bytes.NewReader(*buf))
 	if err != nil {
 		s.mismatch(last, MismatchReplay, "reading the written trace back: %v", err)
 		return
 	}
-	rep, err := model.Replay(src)
+	rep, err := model.Replay(&lender{Reader: src})
 	if err != nil {
 		s.mismatch(last, MismatchReplay, "replaying the written trace: %v", err)
 		return
