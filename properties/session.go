@@ -43,12 +43,13 @@ var stateOpts = cmp.Options{cmpopts.EquateEmpty()}
 func newSession(cfg impl.Config, p Program) *session {
 	h := traces.Header{Format: traces.FormatName, Version: traces.Version, Effects: true, Source: source(cfg)}
 	s := &session{chk: model.New(h), res: &Result{Program: p, Header: h}}
-	// Room for the steps, the teardown and end, and for about as many
-	// frees as calls, so that a run seldom grows its slices.
+	// Room for the steps, the teardown and end, and for a free to every
+	// other call or so (generated programs record about 1.25 events a
+	// call), so that a run seldom grows its slices.
 	calls := len(p.Steps) + 8
 	s.res.Calls = make([]Call, 0, calls)
-	s.res.Trace = make([]traces.Event, 0, 2*calls)
-	s.res.eventCall = make([]int, 0, 2*calls)
+	s.res.Trace = make([]traces.Event, 0, calls+calls/2)
+	s.res.eventCall = make([]int, 0, calls+calls/2)
 	user := cfg.Record
 	cfg.Record = func(ev traces.Event) {
 		ev.Fields = slices.Clone(ev.Fields) // the runtime may reuse its slice
