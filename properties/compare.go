@@ -47,7 +47,7 @@ func (s *session) compare(index int) {
 	if p != nil {
 		s.mismatch(index, MismatchPanic, "the runtime panicked in State: %v", p)
 	}
-	s.state = s.chk.State()
+	s.chk.StateInto(&s.state) // nothing keeps the last one: refill it
 	switch {
 	case sameState(got, s.state):
 		s.differ = false
