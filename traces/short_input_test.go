@@ -2,6 +2,8 @@ package traces
 
 import (
 	"bytes"
+	"hash/maphash"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -42,5 +44,25 @@ func TestLexerSizesToInput(t *testing.T) {
 		if n := cap(rd.lex.buf); n > c.most {
 			t.Errorf("%s: a buffer of %d bytes for %d bytes of input", c.name, n, len(trace))
 		}
+	}
+}
+
+// TestInternerGrows: the interner starts small and grows with the strings
+// it makes, up to its bound, and still finds what it holds.
+func TestInternerGrows(t *testing.T) {
+	in := interner{seed: maphash.MakeSeed()}
+	for range 100 {
+		in.intern([]byte("a0"))
+	}
+	if n := len(in.slots); n != minInternSets*internWays {
+		t.Errorf("%d slots after one string, want %d", n, minInternSets*internWays)
+	}
+	for i := range 10 * internSets * internWays {
+		if s := in.intern([]byte(strconv.Itoa(i))); s != strconv.Itoa(i) {
+			t.Fatalf("intern(%d) = %q", i, s)
+		}
+	}
+	if n := len(in.slots); n != internSets*internWays {
+		t.Errorf("%d slots after many strings, want the bound %d", n, internSets*internWays)
 	}
 }
