@@ -17,7 +17,7 @@ const (
 	huntPrograms   = 5000 // generated programs Search may run per fault
 	maxShrunkTrace = 12   // events in a shrunk counterexample
 	gopterTests    = 1000 // gopter runs per fault
-	rapidChecks    = "500"
+	rapidChecks    = "1000"
 )
 
 // TestEveryFaultIsCaught is the proof of power: each fault of the catalog,
