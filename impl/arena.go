@@ -61,8 +61,31 @@ type slotBuf struct {
 type frame struct {
 	mark   bump // the bump pointer at FnEnter, restored at FnExit
 	nslots int
-	slots  []slotBuf // slots below len(slots) that were ever asked for; the rest are empty
-	freed  []span    // arena-grow-frees-old: old buffers given back at once
+	slots  []slotBuf        // slots below denseSlots, grown to the highest asked for
+	sparse map[int]*slotBuf // slots from denseSlots up: a frame declaring a billion costs nothing up front
+	freed  []span           // arena-grow-frees-old: old buffers given back at once
+}
+
+// denseSlots bounds the slots a frame keeps in a slice.
+const denseSlots = 4096
+
+// slot returns slot i's buffer record, made empty on first use.
+func (f *frame) slot(i int) *slotBuf {
+	if i < denseSlots {
+		if i >= len(f.slots) {
+			f.slots = append(f.slots, make([]slotBuf, i+1-len(f.slots))...)
+		}
+		return &f.slots[i]
+	}
+	if f.sparse == nil {
+		f.sparse = make(map[int]*slotBuf)
+	}
+	s := f.sparse[i]
+	if s == nil {
+		s = new(slotBuf)
+		f.sparse[i] = s
+	}
+	return s
 }
 
 // arena is the bump allocator and the frame stack.
@@ -112,7 +135,7 @@ func (r *Runtime) FnExit() error {
 	f := &a.frames[a.depth]
 	a.pos = f.mark
 	clear(f.slots)
-	f.slots, f.freed = f.slots[:0], f.freed[:0]
+	f.slots, f.freed, f.sparse = f.slots[:0], f.freed[:0], nil
 	return nil
 }
 
@@ -147,10 +170,7 @@ func (r *Runtime) ArenaGet(slot int, size uint64, v string) (traces.Addr, error)
 		return 0, nil
 	}
 	f := &a.frames[a.depth-1]
-	if slot >= len(f.slots) {
-		f.slots = append(f.slots, make([]slotBuf, slot+1-len(f.slots))...)
-	}
-	s := &f.slots[slot]
+	s := f.slot(slot)
 	if s.addr == 0 || s.cap < size {
 		need, err := roundArena(size)
 		if err != nil {
