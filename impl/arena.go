@@ -2,6 +2,7 @@ package impl
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/tlcheck/tlcheck/traces"
@@ -97,13 +98,17 @@ type arena struct {
 	depth  int
 }
 
+// MaxSlots is the most slots a frame may have: a trace writes slot
+// numbers as 31-bit integers.
+const MaxSlots = math.MaxInt32
+
 // FnEnter pushes a frame of slots slots, numbered from 0: a function (or a
-// method: see MethodEnter) begins. A negative count is refused with an
-// error that is no violation of the contract, and nothing is recorded, as
-// a trace cannot say it.
+// method: see MethodEnter) begins. A count below 0 or above MaxSlots is
+// refused with an error that is no violation of the contract, and nothing
+// is recorded, as a trace cannot say it.
 func (r *Runtime) FnEnter(slots int) error {
-	if slots < 0 {
-		return fmt.Errorf("impl: fn_enter with %d slots: want 0 or more", slots)
+	if slots < 0 || slots > MaxSlots {
+		return fmt.Errorf("impl: fn_enter with %d slots: want 0 to %d", slots, MaxSlots)
 	}
 	r.emit(traces.Event{Op: traces.OpFnEnter, Slots: slots})
 	r.arena.push(slots)
@@ -116,7 +121,7 @@ func (r *Runtime) FnEnter(slots int) error {
 // fault can skip the frame, as TensorLogic's codegen did before commit
 // 3e006db. A method's frame is left with FnExit.
 func (r *Runtime) MethodEnter(slots int) error {
-	if r.faults.has(fMethodWithoutFrame) && slots >= 0 {
+	if r.faults.has(fMethodWithoutFrame) && slots >= 0 && slots <= MaxSlots {
 		return nil // the bug: no frame, and so nothing to record
 	}
 	return r.FnEnter(slots)
@@ -144,12 +149,12 @@ func (r *Runtime) FnExit() error {
 // again if it holds size bytes, else a new one (the old one stays valid
 // until FnExit). Size 0 is a zero-sized tensor: NULL, and the slot is left
 // as it was. With no frame, or a slot out of range, it is a misuse and
-// hands out nothing; a negative slot is refused unrecorded, as FnEnter's
-// negative count is. A buffer larger than MaxArenaSize, or one the arena's
+// hands out nothing; a slot below 0 or above MaxSlots is refused
+// unrecorded, as FnEnter's count is. A buffer larger than MaxArenaSize, or one the arena's
 // address space has no room for, is ErrOutOfMemory, recorded nowhere.
 func (r *Runtime) ArenaGet(slot int, size uint64, v string) (traces.Addr, error) {
-	if slot < 0 {
-		return 0, fmt.Errorf("impl: arena_get of slot %d: want 0 or more", slot)
+	if slot < 0 || slot > MaxSlots {
+		return 0, fmt.Errorf("impl: arena_get of slot %d: want 0 to %d", slot, MaxSlots)
 	}
 	ev := traces.Event{Op: traces.OpArenaGet, Slot: slot, Size: size, Var: v}
 	a := &r.arena

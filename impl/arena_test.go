@@ -132,13 +132,20 @@ func TestArenaRefusals(t *testing.T) {
 	var rec impl.Recording
 	rt := impl.New(impl.Config{Record: rec.Record})
 	var ie *impl.Error
-	if err := rt.FnEnter(-1); err == nil || errors.As(err, &ie) {
-		t.Errorf("FnEnter(-1) = %v, want a plain error", err)
+	for _, n := range []int{-1, impl.MaxSlots + 1} {
+		if err := rt.FnEnter(n); err == nil || errors.As(err, &ie) {
+			t.Errorf("FnEnter(%d) = %v, want a plain error", n, err)
+		}
+		if err := rt.MethodEnter(n); err == nil || errors.As(err, &ie) {
+			t.Errorf("MethodEnter(%d) = %v, want a plain error", n, err)
+		}
 	}
 	_ = rt.FnEnter(2)
 	_, _ = rt.ArenaGet(1, 16, "")
-	if _, err := rt.ArenaGet(-1, 16, ""); err == nil || errors.As(err, &ie) {
-		t.Errorf("ArenaGet(-1, ...) = %v, want a plain error", err)
+	for _, n := range []int{-1, impl.MaxSlots + 1} {
+		if _, err := rt.ArenaGet(n, 16, ""); err == nil || errors.As(err, &ie) {
+			t.Errorf("ArenaGet(%d, ...) = %v, want a plain error", n, err)
+		}
 	}
 	if _, err := rt.ArenaGet(0, impl.MaxArenaSize+1, ""); !errors.Is(err, impl.ErrOutOfMemory) {
 		t.Errorf("ArenaGet of more than MaxArenaSize = %v, want ErrOutOfMemory", err)
