@@ -18,6 +18,16 @@
 // call. What this page adds is what a runtime decides for itself: its
 // addresses, its errors, what it records.
 //
+// Layer 3, arena frames, has FnEnter (fn_enter), FnExit (fn_exit) and
+// ArenaGet (arena_get, with the variable); MethodEnter is FnEnter for a
+// method's body; Read and Write record the accesses of tensor operations
+// through variables. A function's temporaries are planned by PlanFrame,
+// the compiler's liveness planner: variables whose lifetimes do not
+// overlap share a slot, and the frame has as many slots as variables are
+// live at once. Buffers come from chunks by bump allocation and die
+// together at FnExit; a slot that grows gets a new buffer and keeps the
+// old one valid until then. See arena.go and planner.go.
+//
 // A borrowed argument is expressed by making no call at all: a callee that
 // only uses a value its caller owns neither registers nor acquires it, and
 // the caller's record keeps it alive for the duration of the call. A callee
@@ -36,7 +46,9 @@
 // (the default) hands back the most recently freed block first, as glibc's
 // tcache does, so a new object often lands where one just died; ReuseFIFO
 // holds freed blocks in a quarantine and reuses the oldest, as ASan does.
-// Addresses are deterministic, 16-byte aligned and never 0.
+// Addresses are deterministic, 16-byte aligned and never 0. Arena
+// chunks take addresses below the heap's, so an arena buffer never
+// overlaps a heap block.
 //
 // Records, fields and parameters hold an address together with the
 // generation of the block at that address when they were made, so they

@@ -33,6 +33,9 @@ type Fault string
 //	zst-allocates                   a zero-sized value gets a dangling address, not NULL
 //	heap-double-handout             the heap hands a freed block out twice
 //	scope-exit-oldest-first         scope exit releases its records oldest first
+//	arena-grow-frees-old            a slot that grows frees its old buffer at once
+//	planner-shares-overlapping      the planner shares a slot between lifetimes that meet at a statement
+//	method-without-frame            a method runs without a frame of its own
 //
 // Catalog gives each one's summary, the bug it reproduces and its trigger.
 const (
@@ -54,6 +57,9 @@ const (
 	FaultZSTAllocates                Fault = "zst-allocates"
 	FaultHeapDoubleHandout           Fault = "heap-double-handout"
 	FaultScopeExitOldestFirst        Fault = "scope-exit-oldest-first"
+	FaultArenaGrowFreesOld           Fault = "arena-grow-frees-old"
+	FaultPlannerSharesOverlapping    Fault = "planner-shares-overlapping"
+	FaultMethodWithoutFrame          Fault = "method-without-frame"
 )
 
 // FaultInfo documents one fault of the catalog.
@@ -139,6 +145,18 @@ var catalog = [...]FaultInfo{
 		"scope exit releases its records oldest first, so a struct made after its field releases a field that its own record already freed",
 		"TensorLogic's exit_scope frees a scope's allocations in reverse order (LIFO), as C++ runs destructors and Rust drops values: a value made later may hold one made earlier, never the other way round. Walking the records oldest first frees a tensor whose only remaining reference is a struct made after it, and the struct's death then releases a dead field: a double free reported, or done, on a correct program. tlcheck's own model and runtime read the scope this way until the contract was corrected.",
 		"ScopeEnter; t=Alloc(16); s=StructInit(16,[t]); Release(t); ScopeExit [t freed by its record, then s releases a dead t]"},
+	{FaultArenaGrowFreesOld,
+		"a slot that grows gives its old buffer back at once, and the arena hands it to the next buffer while the contract keeps it alive until fn_exit",
+		"TensorLogic's arena grew a slot by freeing the old buffer and allocating a bigger one; a variable that still pointed into the old buffer then read memory the arena had handed to another tensor. Commit 4c299a7 keeps every old buffer until the frame exits.",
+		"FnEnter(2); ArenaGet(0,16); ArenaGet(0,32) [grows: the old buffer is given back]; ArenaGet(1,16) [handed the old buffer's address: overlaps it]"},
+	{FaultPlannerSharesOverlapping,
+		"the slot planner takes a lifetime's last statement as already over, so a variable shares its slot with the one defined by the statement that last reads it",
+		"An off-by-one at an interval's end in the liveness planner: the expiry test compared last < first as last <= first, so in x1 = f(x0), where x0 is last used, x1 was given x0's slot and the statement overwrote its own operand. The frame is one slot too small, and a read of x0 then finds x1 in its slot.",
+		"PlanFrame([{0,1},{1,1}]) = slots [0 0], size 1; FnEnter(1); ArenaGet(0,16,v0); ArenaGet(0,16,v1); Read(v0) [v0's slot holds v1]"},
+	{FaultMethodWithoutFrame,
+		"a method runs without a frame of its own: its arena_gets land in its caller's frame (or in none), and its fn_exit pops the caller's",
+		"TensorLogic V2.1 compiled method bodies without the function-frame prologue, so a method that asked the arena for a buffer panicked with \"No function frame\" at top level, or, called from a function, took slots of the caller's frame; commit 3e006db gives methods a frame like functions.",
+		"MethodEnter(1) [no fn_enter recorded]; ArenaGet(0,16) [No function frame]"},
 }
 
 // Catalog lists every fault, in a stable order.
@@ -183,6 +201,9 @@ const (
 	fZSTAllocates
 	fHeapDoubleHandout
 	fScopeExitOldestFirst
+	fArenaGrowFreesOld
+	fPlannerSharesOverlapping
+	fMethodWithoutFrame
 )
 
 func (s faultSet) has(bit faultSet) bool { return s&bit != 0 }

@@ -70,6 +70,15 @@ var faultTriggers = map[impl.Fault]struct {
 	impl.FaultScopeExitOldestFirst: {
 		script{"enter", "t=alloc 16", "s=struct 16 t", "release t", "exit"},
 		"scope_enter; alloc t 16; struct_init s 16 [t]; release t; scope_exit; free t; free s"},
+	impl.FaultArenaGrowFreesOld: {
+		script{"fn 2", "x=get 0 16", "y=get 0 32", "z=get 1 16", "fnexit"},
+		"fn_enter 2; arena_get 0 16 x@x; arena_get 0 32 y@y; arena_get 1 16 z@x; fn_exit"},
+	impl.FaultPlannerSharesOverlapping: {
+		script{"plan 0-1 1-1", "v0=get @0 16", "v1=get @1 16", "read v0", "fnexit"},
+		"fn_enter 1; arena_get 0 16 v0@v0; arena_get 0 16 v1@v0; read v0@v0; fn_exit"},
+	impl.FaultMethodWithoutFrame: {
+		script{"method 1", "x=get 0 16", "fnexit"},
+		"arena_get 0 16 x@null; fn_exit"},
 }
 
 // TestFaultsShow runs each fault's trigger on a correct runtime and on one

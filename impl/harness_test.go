@@ -19,6 +19,8 @@ import (
 //	enter | exit | end
 //	a=alloc 64 | s=struct 32 a null | acquire a | release a
 //	register a | unregister a | param w a | unparam w
+//	fn 2 | method 2 | fnexit | x=get 0 16 | read x | write x
+//	plan 0-1 1-1 (FnEnter with the planned size) | x=get @1 16 (variable 1's planned slot)
 //
 // An operand is a variable, "null" or a literal address ("0x1234"). A line
 // may end in "!kind[,kind...]": the violation kinds the call must return,
@@ -33,7 +35,10 @@ type run struct {
 	rt     *impl.Runtime
 	rec    impl.Recording
 	vars   map[string]traces.Addr
+	sizes  map[string]uint64 // arena variables' sizes, for their reads
+	plan   impl.Plan
 	latest map[traces.Addr]string // the variable bound last to each address
+	first  map[traces.Addr]string // the variable bound first to each address: arena addresses are written so
 	trace  []string
 	kinds  [][]traces.Kind
 	states []traces.State
@@ -44,7 +49,7 @@ type run struct {
 // the line's "!kinds".
 func execute(t *testing.T, cfg impl.Config, check bool, s script) *run {
 	t.Helper()
-	r := &run{t: t, vars: map[string]traces.Addr{}, latest: map[traces.Addr]string{}}
+	r := &run{t: t, vars: map[string]traces.Addr{}, sizes: map[string]uint64{}, latest: map[traces.Addr]string{}, first: map[traces.Addr]string{}}
 	cfg.Record = r.rec.Record
 	r.rt = impl.New(cfg)
 	for i, line := range s {
@@ -137,6 +142,41 @@ func (r *run) step(call string) (traces.Op, error) {
 		return traces.OpParamRegister, r.rt.ParamRegister(f[1], r.addr(f[2]))
 	case "unparam":
 		return traces.OpParamRelease, r.rt.ParamRelease(f[1])
+	case "fn":
+		return traces.OpFnEnter, r.rt.FnEnter(int(r.size(f[1])))
+	case "method":
+		return traces.OpFnEnter, r.rt.MethodEnter(int(r.size(f[1])))
+	case "plan":
+		var lives []impl.Interval
+		for _, iv := range f[1:] {
+			var l impl.Interval
+			if _, err := fmt.Sscanf(iv, "%d-%d", &l.First, &l.Last); err != nil {
+				r.t.Fatalf("bad interval %q", iv)
+			}
+			lives = append(lives, l)
+		}
+		var err error
+		if r.plan, err = r.rt.PlanFrame(lives); err != nil {
+			r.t.Fatal(err)
+		}
+		return traces.OpFnEnter, r.rt.FnEnter(r.plan.Size)
+	case "fnexit":
+		return traces.OpFnExit, r.rt.FnExit()
+	case "get":
+		slot := 0
+		if v, ok := strings.CutPrefix(f[1], "@"); ok {
+			slot = r.plan.Slots[r.size(v)]
+		} else {
+			slot = int(r.size(f[1]))
+		}
+		a, err := r.rt.ArenaGet(slot, r.size(f[2]), bind)
+		r.bind(bind, a)
+		r.sizes[bind] = r.size(f[2])
+		return traces.OpArenaGet, err
+	case "read":
+		return traces.OpRead, r.rt.Read(r.addr(f[1]), r.sizes[f[1]], f[1])
+	case "write":
+		return traces.OpWrite, r.rt.Write(r.addr(f[1]), r.sizes[f[1]], f[1])
 	}
 	r.t.Fatalf("bad script line %q", call)
 	return 0, nil
@@ -172,6 +212,9 @@ func (r *run) bind(v string, a traces.Addr) {
 	r.vars[v] = a
 	if a != 0 {
 		r.latest[a] = v
+		if _, ok := r.first[a]; !ok {
+			r.first[a] = v
+		}
 	}
 }
 
@@ -184,6 +227,16 @@ func (r *run) name(a traces.Addr) string {
 		return v
 	}
 	return a.String()
+}
+
+// firstName writes a as the variable bound first to it: an arena
+// buffer's address keeps the name of the variable it was made for, so a
+// trace shows which variables share a buffer.
+func (r *run) firstName(a traces.Addr) string {
+	if v, ok := r.first[a]; ok {
+		return v
+	}
+	return r.name(a)
 }
 
 // render writes ev as "alloc a 64", "struct_init s 32 [a null]",
@@ -205,6 +258,12 @@ func (r *run) render(ev traces.Event) string {
 		s += " " + ev.Name + " " + r.name(ev.Addr)
 	case traces.OpParamRelease:
 		s += " " + ev.Name
+	case traces.OpFnEnter:
+		s += fmt.Sprintf(" %d", ev.Slots)
+	case traces.OpArenaGet:
+		s += fmt.Sprintf(" %d %d %s@%s", ev.Slot, ev.Size, ev.Var, r.firstName(ev.Addr))
+	case traces.OpRead, traces.OpWrite:
+		s += " " + ev.Var + "@" + r.firstName(ev.Addr)
 	}
 	return s
 }

@@ -166,6 +166,9 @@ func TestFaultBits(t *testing.T) {
 		FaultZSTAllocates:                fZSTAllocates,
 		FaultHeapDoubleHandout:           fHeapDoubleHandout,
 		FaultScopeExitOldestFirst:        fScopeExitOldestFirst,
+		FaultArenaGrowFreesOld:           fArenaGrowFreesOld,
+		FaultPlannerSharesOverlapping:    fPlannerSharesOverlapping,
+		FaultMethodWithoutFrame:          fMethodWithoutFrame,
 	}
 	if len(bits) != len(catalog) {
 		t.Fatalf("%d fault bits for %d catalog entries", len(bits), len(catalog))

@@ -159,3 +159,23 @@ func TestRecordToRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestStateIntoReuses: StateInto, refilling one State call after call as
+// scopes open and close, gives what State gives afresh each time.
+func TestStateIntoReuses(t *testing.T) {
+	s := script{"enter", "a=alloc 64", "enter", "b=alloc 16", "register a", "param w b",
+		"exit", "enter", "enter", "c=alloc 32", "exit", "exit", "unparam w", "exit"}
+	var st traces.State
+	r := &run{t: t, vars: map[string]traces.Addr{}, sizes: map[string]uint64{},
+		latest: map[traces.Addr]string{}, first: map[traces.Addr]string{}}
+	r.rt = impl.New(impl.Config{})
+	for _, line := range s {
+		if _, err := r.step(line); err != nil {
+			t.Fatal(err)
+		}
+		r.rt.StateInto(&st)
+		if want := r.rt.State(); !reflect.DeepEqual(st, want) {
+			t.Fatalf("after %q: StateInto gave %s, State %s", line, r.renderState(st), r.renderState(want))
+		}
+	}
+}

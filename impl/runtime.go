@@ -54,6 +54,7 @@ type Runtime struct {
 	record func(traces.Event)
 	errs   errs
 	held   []ref // StructInit's scratch list of the fields it will hold
+	arena  arena // layer 3: the frames and their chunks
 }
 
 // New returns a Runtime configured by cfg. It panics if cfg does not pass
@@ -82,15 +83,17 @@ func (r *Runtime) emit(ev traces.Event) {
 }
 
 // End records the end of the run. It changes nothing: what remains is
-// what State shows, and the leak check is the model's to make. Scopes
-// still open are a misuse.
+// what State shows, and the leak check is the model's to make. Scopes or
+// frames still open are a misuse (one error each, scopes first).
 func (r *Runtime) End() error {
 	r.emit(traces.Event{Op: traces.OpEnd})
 	if r.depth > 0 {
-		return &Error{Kind: traces.Misuse, Op: traces.OpEnd,
-			Msg: fmt.Sprintf("%d scope(s) still open", r.depth)}
+		r.errs.add(traces.Misuse, traces.OpEnd, 0, "", fmt.Sprintf("%d scope(s) still open", r.depth))
 	}
-	return nil
+	if r.arena.depth > 0 {
+		r.errs.add(traces.Misuse, traces.OpEnd, 0, "", fmt.Sprintf("%d function frame(s) still open", r.arena.depth))
+	}
+	return r.errs.take()
 }
 
 // State returns the observable layer-2 state as the runtime's books have
@@ -98,23 +101,45 @@ func (r *Runtime) End() error {
 // objects (bottom scope first, oldest record first) and every parameter
 // name with the address it holds. Maps and slices are never nil.
 func (r *Runtime) State() traces.State {
-	st := traces.State{
-		Objects: make(map[traces.Addr]int),
-		Scopes:  make([][]traces.Addr, r.depth),
-		Params:  make(map[string]traces.Addr, len(r.params)),
+	var st traces.State
+	r.StateInto(&st)
+	return st
+}
+
+// StateInto writes what State returns into st, reusing its maps and
+// slices: for a caller that compares the state after every call and
+// keeps none of them. What st held before is overwritten.
+func (r *Runtime) StateInto(st *traces.State) {
+	if st.Objects == nil {
+		st.Objects = make(map[traces.Addr]int)
+	}
+	if st.Params == nil {
+		st.Params = make(map[string]traces.Addr, len(r.params))
+	}
+	clear(st.Objects)
+	clear(st.Params)
+	scopes := st.Scopes[:0]
+	if scopes == nil {
+		scopes = make([][]traces.Addr, 0, r.depth)
 	}
 	r.heap.each(func(a traces.Addr, b *block) { st.Objects[a] = b.count })
 	for i, recs := range r.scopes[:r.depth] {
-		live := make([]traces.Addr, 0, len(recs))
+		var live []traces.Addr
+		if i < cap(scopes) {
+			live = scopes[:i+1][i][:0] // the slice this scope had last time
+		}
+		if live == nil {
+			live = make([]traces.Addr, 0, len(recs))
+		}
 		for _, rec := range recs {
 			if b := r.heap.lookup(rec.addr); b != nil && r.names(rec, b) {
 				live = append(live, rec.addr)
 			}
 		}
-		st.Scopes[i] = live
+		scopes = append(scopes, live)
 	}
+	st.Scopes = scopes
 	for name, p := range r.params {
 		st.Params[name] = p.addr
 	}
-	return st
 }

@@ -114,10 +114,27 @@ func (c *Checker) markHeld() {
 // record first) and the params. Maps and slices are never nil. Where two
 // live objects share an address (after an overlap), the newer one shows.
 func (c *Checker) State() traces.State {
-	st := traces.State{
-		Objects: make(map[traces.Addr]int),
-		Scopes:  make([][]traces.Addr, len(c.scopes)),
-		Params:  make(map[string]traces.Addr, len(c.params)),
+	var st traces.State
+	c.StateInto(&st)
+	return st
+}
+
+// StateInto writes what State returns into st, reusing its maps and
+// slices: for a caller that compares the state after every event and
+// keeps none of them (a property test's thousands of short runs). What st
+// held before is overwritten.
+func (c *Checker) StateInto(st *traces.State) {
+	if st.Objects == nil {
+		st.Objects = make(map[traces.Addr]int)
+	}
+	if st.Params == nil {
+		st.Params = make(map[string]traces.Addr, len(c.params))
+	}
+	clear(st.Objects)
+	clear(st.Params)
+	scopes := st.Scopes[:0]
+	if scopes == nil {
+		scopes = make([][]traces.Addr, 0, len(c.scopes))
 	}
 	// The store indexes every object the shadow remembers, so scanning it
 	// costs what is remembered, not the size of the shadow's tables.
@@ -135,16 +152,22 @@ func (c *Checker) State() traces.State {
 	clear(objs)
 	c.stateBuf = objs[:0]
 	for i, s := range c.scopes {
-		recs := make([]traces.Addr, 0, len(s.recs))
+		var recs []traces.Addr
+		if i < cap(scopes) {
+			recs = scopes[:i+1][i][:0] // the slice this scope had last time
+		}
+		if recs == nil {
+			recs = make([]traces.Addr, 0, len(s.recs))
+		}
 		for _, r := range s.recs {
 			if r.t.state() == live {
 				recs = append(recs, r.t.addr())
 			}
 		}
-		st.Scopes[i] = recs
+		scopes = append(scopes, recs)
 	}
+	st.Scopes = scopes
 	for name, p := range c.params {
 		st.Params[name] = p.t.addr()
 	}
-	return st
 }

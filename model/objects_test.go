@@ -1,6 +1,12 @@
 package model_test
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/traces"
+)
 
 func TestObjects(t *testing.T) {
 	runScenarios(t, []scenario{
@@ -127,4 +133,28 @@ func TestObjects(t *testing.T) {
 {"op":"free","addr":"0x100"}
 {"op":"end"}`, []string{"overlap 2 0x120", "leaked 0 0", "complete true"}},
 	})
+}
+
+// TestStateIntoReuses: StateInto, refilling one State event after event
+// as scopes open and close, gives what State gives afresh each time.
+func TestStateIntoReuses(t *testing.T) {
+	evs := []traces.Event{
+		{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Addr: 0x100, Size: 16},
+		{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Addr: 0x200, Size: 16},
+		{Op: traces.OpRegister, Addr: 0x100}, {Op: traces.OpParamRegister, Name: "w", Addr: 0x200},
+		{Op: traces.OpScopeExit}, {Op: traces.OpScopeEnter}, {Op: traces.OpScopeEnter},
+		{Op: traces.OpAlloc, Addr: 0x300, Size: 16}, {Op: traces.OpScopeExit}, {Op: traces.OpScopeExit},
+		{Op: traces.OpParamRelease, Name: "w"}, {Op: traces.OpScopeExit},
+	}
+	c := model.New(traces.Header{})
+	var st traces.State
+	for i := range evs {
+		if _, err := c.Step(&evs[i], traces.Pos{Event: i}); err != nil {
+			t.Fatal(err)
+		}
+		c.StateInto(&st)
+		if want := c.State(); !reflect.DeepEqual(st, want) {
+			t.Fatalf("after event %d (%v): StateInto gave %v, State %v", i, evs[i].Op, st, want)
+		}
+	}
 }

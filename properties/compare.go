@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,11 +43,11 @@ func (s *session) checkRefusal(index int) {
 // compare checks, after a call, that the runtime's observable state is the
 // model's: live objects with their counts, scope records, params.
 func (s *session) compare(index int) {
-	var got traces.State
-	if p := s.invoke(func() { got = s.rt.State() }); p != nil {
+	got, p := s.runtimeState()
+	if p != nil {
 		s.mismatch(index, MismatchPanic, "the runtime panicked in State: %v", p)
 	}
-	s.state = s.chk.State()
+	s.chk.StateInto(&s.state) // nothing keeps the last one: refill it
 	switch {
 	case sameState(got, s.state):
 		s.differ = false
@@ -94,8 +95,8 @@ func (s *session) mismatch(index int, kind MismatchKind, format string, args ...
 	s.res.Mismatches = append(s.res.Mismatches, Mismatch{Call: index, Kind: kind, What: fmt.Sprintf(format, args...)})
 }
 
-// finish ends the run as a well-behaved caller ends one: it exits the scopes
-// left open and releases the params left held (in name order), then calls
+// finish ends the run as a well-behaved caller ends one: it exits the
+// frames the program left open, then the scopes left open, and releases the params left held (in name order), then calls
 // end. The teardown turns any difference in counts or records into a free
 // that one side does and the other does not, so that a failure shows in the
 // trace alone. Then the model closes, and the recorded trace is written,
@@ -105,6 +106,9 @@ func (s *session) finish() *Result {
 		return s.res
 	}
 	s.done = true
+	for range len(s.frames) {
+		s.apply(Step{Op: traces.OpFnExit})
+	}
 	for range len(s.state.Scopes) {
 		s.apply(Step{Op: traces.OpScopeExit})
 	}
@@ -131,17 +135,14 @@ func (s *session) finish() *Result {
 func (s *session) roundTrip() {
 	r := s.res
 	last := len(r.Calls) - 1
-	var buf bytes.Buffer
-	if err := writeTrace(&buf, r.Header, r.Trace); err != nil {
-		s.mismatch(last, MismatchReplay, "writing the trace: %v", err)
-		return
-	}
-	src, err := traces.NewReader(&buf)
+	buf := encodeTrace(r.Header, r.Trace)
+	defer releaseTrace(buf)
+	src, err := traces.NewReader(bytes.NewReader(*buf))
 	if err != nil {
 		s.mismatch(last, MismatchReplay, "reading the written trace back: %v", err)
 		return
 	}
-	rep, err := model.Replay(src)
+	rep, err := model.Replay(&lender{Reader: src})
 	if err != nil {
 		s.mismatch(last, MismatchReplay, "replaying the written trace: %v", err)
 		return
@@ -163,10 +164,21 @@ func describe(ev traces.Event) string {
 	var b strings.Builder
 	b.WriteString(ev.Op.String())
 	switch ev.Op {
-	case traces.OpScopeEnter, traces.OpScopeExit, traces.OpEnd:
+	case traces.OpScopeEnter, traces.OpScopeExit, traces.OpEnd, traces.OpFnExit:
 		return b.String()
 	case traces.OpParamRelease:
 		return b.String() + " " + ev.Name
+	case traces.OpFnEnter:
+		return b.String() + " " + strconv.Itoa(ev.Slots)
+	case traces.OpArenaGet:
+		fmt.Fprintf(&b, " slot %d %v size %d", ev.Slot, ev.Addr, ev.Size)
+		if ev.Var != "" {
+			b.WriteString(" var " + ev.Var)
+		}
+		return b.String()
+	case traces.OpRead, traces.OpWrite:
+		fmt.Fprintf(&b, " %v size %d var %q", ev.Addr, ev.Size, ev.Var)
+		return b.String()
 	}
 	if ev.Name != "" {
 		b.WriteString(" " + ev.Name)

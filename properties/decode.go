@@ -36,10 +36,17 @@ const (
 // mostly names a registered parameter. The misuse that stays is on purpose.
 func Decode(data []byte) Program {
 	d := decoder{data: data}
+	// A step takes two or three bytes on average: room for that many,
+	// decoded in place, so that a program seldom grows its slice.
 	var p Program
+	if len(data) > 0 {
+		p.Steps = make([]Step, 0, min(len(data)/2+1, MaxSteps))
+	}
 	for len(d.data) > 0 && len(p.Steps) < MaxSteps {
-		if s, ok := d.step(); ok {
-			p.Steps = append(p.Steps, s)
+		n := len(p.Steps)
+		p.Steps = append(p.Steps, Step{})
+		if !d.stepInto(&p.Steps[n]) {
+			p.Steps = p.Steps[:n]
 		}
 	}
 	return p
@@ -59,8 +66,36 @@ func Generate(r *rand.Rand) Program {
 // steps say (the runtime's answers may differ; Refs, resolved at run time,
 // stay meaningful regardless).
 type shape struct {
-	depth int
-	names []string // registered, oldest first
+	depth  int
+	names  []string     // registered, oldest first
+	frames []frameShape // layer 3: the frames entered, bottom first
+}
+
+// frameShape is a frame as the steps declare it: how many variables, and
+// how many of them the arena_gets so far defined.
+type frameShape struct{ vars, stmt int }
+
+// enter, exit and define return the shape with a frame of vars variables
+// pushed, the top frame popped, or the top frame's next variable defined.
+// Shapes share their slices, so each copies before it changes one.
+func (sh shape) enter(vars int) shape {
+	sh.frames = append(slices.Clip(sh.frames), frameShape{vars: vars})
+	return sh
+}
+
+func (sh shape) exit() shape {
+	if n := len(sh.frames); n > 0 {
+		sh.frames = slices.Clip(sh.frames[:n-1])
+	}
+	return sh
+}
+
+func (sh shape) define() shape {
+	if n := len(sh.frames); n > 0 {
+		sh.frames = slices.Clone(sh.frames)
+		sh.frames[n-1].stmt++
+	}
+	return sh
 }
 
 // after returns the shape after step s.
@@ -151,18 +186,25 @@ const nameAny = 224
 
 // step decodes the next step; ok is false for an op byte no call owns.
 func (d *decoder) step() (s Step, ok bool) {
+	ok = d.stepInto(&s)
+	return s, ok
+}
+
+// stepInto decodes the next step into *s, which must be zero, and reports
+// whether there was one: false for an op byte no call owns.
+func (d *decoder) stepInto(s *Step) bool {
 	b := d.byte()
 	c := codeTable[b]
 	if c == nil {
-		return Step{}, false
+		return false
 	}
 	if sure, instead := d.shape.misuse(c); sure && !keepsMisuse(b) {
 		c = callOf(instead)
 	}
-	s = Step{Op: c.op}
+	s.Op = c.op
 	for _, o := range c.operands {
-		o.row().decode(d, &s)
+		o.row().decode(d, s)
 	}
-	d.shape = d.shape.after(s)
-	return s, true
+	d.shape = d.shape.after(*s)
+	return true
 }

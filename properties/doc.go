@@ -3,9 +3,13 @@
 // (with fuzz/ and cmd/) where the two meet.
 //
 // A Program is a sequence of runtime calls: any call of the table in
-// calls.go, one row per call (today the layer-2 calls scope_enter,
+// calls.go, one row per call (the layer-2 calls scope_enter,
 // scope_exit, alloc, struct_init, acquire, release, register, unregister,
-// param_register and param_release). A row says everything about its call:
+// param_register and param_release, and the layer-3 calls fn_enter,
+// fn_exit, arena_get, read and write). A layer-3 frame is planned: its
+// fn_enter declares its variables' lifetimes, the runtime's planner gives
+// each a slot, and reads and writes go through variables live at the
+// current statement, as the program itself knows them (frames.go). A row says everything about its call:
 // its op bytes, its operands, what it needs of the program so far, and how
 // the harness makes it on the runtime; a call of a new layer is one row,
 // and the tests fail by name when a step of adding one is left out. Its
@@ -17,8 +21,9 @@
 // back, for fuzz seeds; ParseProgram reads a listing (Program.String) back.
 //
 // The byte encoding is stable: each call owns a fixed range of op bytes,
-// and bytes from 192 up are reserved for the calls of later layers, so a
-// call added there leaves every saved program's meaning alone. fuzz/ keeps
+// and bytes from 240 up are reserved for the calls of later layers (layer
+// 3 took 192 to 239), so a call added there leaves every saved program's
+// meaning alone. fuzz/ keeps
 // each FuzzProgram seed beside its readable program and checks that the
 // one still decodes to the other.
 //

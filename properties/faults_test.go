@@ -16,8 +16,8 @@ import (
 const (
 	huntPrograms   = 5000 // generated programs Search may run per fault
 	maxShrunkTrace = 12   // events in a shrunk counterexample
-	gopterTests    = 300  // gopter runs per fault
-	rapidChecks    = "500"
+	gopterTests    = 1000 // gopter runs per fault
+	rapidChecks    = "1000"
 )
 
 // TestEveryFaultIsCaught is the proof of power: each fault of the catalog,

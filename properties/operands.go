@@ -20,6 +20,9 @@ const (
 	operandTarget                      // Step.Target: the object the call acts on
 	operandName                        // Step.Name: any parameter name
 	operandHeldName                    // Step.Name: mostly a name registered now
+	operandKind                        // Step.Method: a function's frame or a method's
+	operandLives                       // Step.Lives: the frame's variables' lifetimes, which the planner plans
+	operandVar                         // Step.Var: a variable live now, through which to access
 )
 
 type operandRow struct {
@@ -143,6 +146,117 @@ var operandRows = [...]operandRow{
 		parse:   parseName,
 		simpler: simplerName,
 		resolve: func(_ *session, _ traces.Op, s *Step, ev *traces.Event) { ev.Name = s.Name }},
+	operandKind: {name: "kind",
+		decode: func(d *decoder, s *Step) { s.Method = d.byte()%4 == 3 },
+		encode: func(out []byte, s Step, _ shape) []byte {
+			if s.Method {
+				return append(out, 3)
+			}
+			return append(out, 0)
+		},
+		format: func(s Step) string {
+			if s.Method {
+				return "method"
+			}
+			return "fn"
+		},
+		parse: func(tok string, s *Step) error {
+			switch tok {
+			case "fn", "method":
+				s.Method = tok == "method"
+				return nil
+			}
+			return fmt.Errorf("kind %q: want fn or method", tok)
+		},
+		simpler: func(s Step) []Step {
+			if !s.Method {
+				return nil
+			}
+			s.Method = false
+			return []Step{s}
+		},
+		resolve: func(*session, traces.Op, *Step, *traces.Event) {}}, // the row's invoke picks the call
+	operandLives: {name: "lives",
+		decode: func(d *decoder, s *Step) {
+			s.Lives = nil
+			for range int(d.byte() % (maxLives + 1)) {
+				s.Lives = append(s.Lives, lifeTable[d.byte()%4])
+			}
+		},
+		encode: func(out []byte, s Step, _ shape) []byte {
+			out = append(out, byte(len(s.Lives)))
+			for _, l := range s.Lives {
+				out = append(out, lifeByte(l))
+			}
+			return out
+		},
+		format: func(s Step) string {
+			ls := make([]string, len(s.Lives))
+			for i, l := range s.Lives {
+				ls[i] = strconv.Itoa(int(l))
+			}
+			return "[" + strings.Join(ls, " ") + "]"
+		},
+		parse: func(tok string, s *Step) error {
+			inner, ok := strings.CutPrefix(tok, "[")
+			if inner, ok = strings.CutSuffix(inner, "]"); !ok {
+				return fmt.Errorf("lives %q: want [n ...]", tok)
+			}
+			s.Lives = nil
+			for _, f := range strings.Fields(inner) {
+				n, err := strconv.ParseUint(f, 10, 8)
+				if err != nil || n >= lifeSpan {
+					return fmt.Errorf("lives %q: %q is not a lifetime from 0 to %d", tok, f, lifeSpan-1)
+				}
+				s.Lives = append(s.Lives, uint8(n))
+			}
+			if len(s.Lives) > maxLives {
+				return fmt.Errorf("lives %q: at most %d variables", tok, maxLives)
+			}
+			return nil
+		},
+		simpler: func(s Step) []Step {
+			var out []Step
+			for j := len(s.Lives) - 1; j >= 0; j-- {
+				c := s
+				c.Lives = slices.Delete(slices.Clone(s.Lives), j, j+1)
+				out = append(out, c)
+			}
+			for j, l := range s.Lives {
+				if l > 0 {
+					c := s
+					c.Lives = slices.Clone(s.Lives)
+					c.Lives[j]--
+					out = append(out, c)
+				}
+			}
+			return out
+		},
+		resolve: func(sess *session, _ traces.Op, s *Step, ev *traces.Event) { sess.planFrame(s, ev) }},
+	operandVar: {name: "var",
+		decode: func(d *decoder, s *Step) { s.Var = d.byte() % maxLives },
+		encode: func(out []byte, s Step, _ shape) []byte { return append(out, s.Var) },
+		format: func(s Step) string { return "var[" + strconv.Itoa(int(s.Var)) + "]" },
+		parse: func(tok string, s *Step) error {
+			inner, ok := strings.CutPrefix(tok, "var[")
+			if inner, ok = strings.CutSuffix(inner, "]"); !ok {
+				return fmt.Errorf("var %q: want var[i]", tok)
+			}
+			n, err := strconv.ParseUint(inner, 10, 8)
+			if err != nil || n >= maxLives {
+				return fmt.Errorf("var %q: want an index from 0 to %d", tok, maxLives-1)
+			}
+			s.Var = uint8(n)
+			return nil
+		},
+		simpler: func(s Step) []Step {
+			if s.Var == 0 {
+				return nil
+			}
+			s.Var--
+			return []Step{s}
+		},
+		resolve: func(sess *session, _ traces.Op, s *Step, ev *traces.Event) { sess.resolveVar(s, ev) }},
 }
 
 func (o operand) row() *operandRow { return &operandRows[o] }

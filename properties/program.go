@@ -27,6 +27,11 @@ type Step struct {
 	Target Ref
 	Name   string
 	Fields []Ref
+
+	// Layer 3 (see frames.go).
+	Method bool    // fn_enter: a method's frame (impl.Runtime.MethodEnter)
+	Lives  []uint8 // fn_enter: per variable, the statements it lives after the one defining it
+	Var    uint8   // read, write: which of the variables live now, oldest first
 }
 
 // Pick says which of the objects a program knows a Ref chooses among.
@@ -96,6 +101,7 @@ func (p Program) clone() Program {
 	steps := make([]Step, len(p.Steps))
 	for i, s := range p.Steps {
 		s.Fields = append([]Ref(nil), s.Fields...)
+		s.Lives = append([]uint8(nil), s.Lives...)
 		steps[i] = s
 	}
 	return Program{Steps: steps}
@@ -147,7 +153,7 @@ func parseStep(toks []string) (Step, error) {
 }
 
 // tokens splits a line at spaces outside brackets, so that a field list
-// "[live[0] null]" is one token.
+// "[live[0] null]" or a frame's lifetimes "[1 0 2]" is one token.
 func tokens(line string) []string {
 	var out []string
 	depth, start := 0, -1

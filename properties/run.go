@@ -32,8 +32,11 @@ func Run(p Program, cfg impl.Config) (*Result, *Failure) {
 }
 
 // visibleGrace is how many more programs Search runs, after a failure
-// that does not show in its trace, to find one that does.
-const visibleGrace = 200
+// that does not show in its trace, to find one that does. Some faults
+// show in the trace only in one program of several hundred (a runtime
+// that refuses a correct program shows only in its answer), and layer 3's
+// calls thin out each layer's share of a program.
+const visibleGrace = 1000
 
 // Search runs programs generated from seed against cfg until one fails or
 // more(programs run so far) returns false. It returns the failing program

@@ -138,7 +138,7 @@ func TestSameStateAgreesWithCmp(t *testing.T) {
 		s := newSession(impl.Config{}, Program{})
 		for _, st := range Generate(r).Steps {
 			s.apply(st)
-			states = append(states, s.state, s.rt.State())
+			states = append(states, s.chk.State(), s.rt.State()) // fresh: s.state is refilled
 		}
 	}
 	mutants := func(st traces.State) []traces.State {

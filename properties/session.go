@@ -25,6 +25,16 @@ type session struct {
 	state  traces.State   // the model's state after the last call
 	differ bool           // the runtime's state differed from it after the last call
 	done   bool
+
+	frames  []progFrame // the frames the program entered, as it knows them (frames.go)
+	planned impl.Plan   // the plan of the fn_enter being made
+
+	// The call in progress, kept here rather than on apply's stack: the
+	// hooks take pointers to them, which would move them to the heap on
+	// every call.
+	cur  Step
+	want traces.Event
+	got  traces.State // the runtime's state after the call, refilled each time
 }
 
 // stateOpts compares States with nil and empty maps and slices equal.
@@ -33,6 +43,13 @@ var stateOpts = cmp.Options{cmpopts.EquateEmpty()}
 func newSession(cfg impl.Config, p Program) *session {
 	h := traces.Header{Format: traces.FormatName, Version: traces.Version, Effects: true, Source: source(cfg)}
 	s := &session{chk: model.New(h), res: &Result{Program: p, Header: h}}
+	// Room for the steps, the teardown and end, and for a free to every
+	// other call or so (generated programs record about 1.25 events a
+	// call), so that a run seldom grows its slices.
+	calls := len(p.Steps) + 8
+	s.res.Calls = make([]Call, 0, calls)
+	s.res.Trace = make([]traces.Event, 0, calls+calls/2)
+	s.res.eventCall = make([]int, 0, calls+calls/2)
 	user := cfg.Record
 	cfg.Record = func(ev traces.Event) {
 		ev.Fields = slices.Clone(ev.Fields) // the runtime may reuse its slice
@@ -54,13 +71,22 @@ func (s *session) apply(st Step) {
 	if c == nil {
 		panic(fmt.Sprintf("properties: step with op %v, which no row of calls makes", st.Op))
 	}
-	st.Fields = slices.Clone(st.Fields) // resolve makes the refs canonical in place
-	want := traces.Event{Op: st.Op}
-	for _, o := range c.operands {
-		o.row().resolve(s, st.Op, &st, &want)
+	if st.Fields != nil {
+		st.Fields = slices.Clone(st.Fields) // resolve makes the refs canonical in place
 	}
-	var err error
-	panicked := s.invoke(func() { err = c.invoke(s.rt, &want) })
+	s.cur, s.want = st, traces.Event{Op: st.Op}
+	cur, want := &s.cur, &s.want
+	for _, o := range c.operands {
+		o.row().resolve(s, st.Op, cur, want)
+	}
+	if c.prepare != nil {
+		c.prepare(s, cur, want)
+	}
+	err, panicked := s.invoke(c, cur, want)
+	if c.learn != nil {
+		c.learn(s, cur, want, err)
+	}
+	st = *cur
 	s.res.Calls = append(s.res.Calls, Call{Step: st, Index: index, Event: -1, Err: err})
 	if panicked != nil {
 		s.mismatch(index, MismatchPanic, "the runtime panicked: %v", panicked)
@@ -71,19 +97,26 @@ func (s *session) apply(st Step) {
 			s.mismatch(index, MismatchZeroSized, "%v of a zero-sized type returned %v; a zero-sized type is NULL", st.Op, want.Addr)
 		}
 	}
-	s.checkRecorded(index, c, want)
+	s.checkRecorded(index, c, *want)
 	s.feed(index)
 	s.checkRefusal(index)
 	s.compare(index)
 }
 
-// invoke runs f and returns what it panicked with, if anything: a runtime
-// must answer misuse with an error, and a panic is a finding, not a crash of
-// the harness.
-func (s *session) invoke(f func()) (panicked any) {
+// invoke makes call c and returns what the runtime answered, or what it
+// panicked with: a runtime must answer misuse with an error, and a panic
+// is a finding, not a crash of the harness.
+func (s *session) invoke(c *call, st *Step, ev *traces.Event) (err error, panicked any) {
 	defer func() { panicked = recover() }()
-	f()
-	return nil
+	return c.invoke(s.rt, st, ev), nil
+}
+
+// runtimeState refills s.got with the runtime's state and returns it, or
+// what the runtime panicked with.
+func (s *session) runtimeState() (st traces.State, panicked any) {
+	defer func() { panicked = recover() }()
+	s.rt.StateInto(&s.got)
+	return s.got, nil
 }
 
 // resolve turns a Ref for a call of op into an address: among the
@@ -155,7 +188,9 @@ func (s *session) checkRecorded(index int, c *call, want traces.Event) {
 	}
 	got := s.rec[0]
 	if got.Op != want.Op || got.Addr != want.Addr || got.Name != want.Name ||
-		c.creates() && got.Size != want.Size || !slices.Equal(got.Fields, want.Fields) {
+		c.sized() && (got.Size != want.Size || got.HasSize != want.HasSize) ||
+		!slices.Equal(got.Fields, want.Fields) ||
+		got.Slots != want.Slots || got.Slot != want.Slot || got.Var != want.Var {
 		s.mismatch(index, MismatchRecord, "the runtime recorded %s for the call %s", describe(got), describe(want))
 	}
 	for _, ev := range s.rec[1:] {
@@ -169,16 +204,16 @@ func (s *session) checkRecorded(index int, c *call, want traces.Event) {
 func (s *session) feed(index int) {
 	r := s.res
 	for i := range s.rec {
-		ev := s.rec[i]
 		n := len(r.Trace)
 		if i == 0 {
 			r.Calls[index].Event = n
 		}
-		r.Trace = append(r.Trace, ev)
+		r.Trace = append(r.Trace, s.rec[i])
 		r.eventCall = append(r.eventCall, index)
-		vs, err := s.chk.Step(&ev, traces.Pos{Event: n, Line: n + 2})
+		ev := &r.Trace[n] // the model keeps no pointer to it past Step
+		vs, err := s.chk.Step(ev, traces.Pos{Event: n, Line: n + 2})
 		if err != nil {
-			s.mismatch(index, MismatchInput, "the model cannot take the runtime's event %d (%s): %v", n, describe(ev), err)
+			s.mismatch(index, MismatchInput, "the model cannot take the runtime's event %d (%s): %v", n, describe(*ev), err)
 		}
 		s.verdicts(vs)
 	}

@@ -10,13 +10,20 @@ import "hash/maphash"
 // in bounded memory, allocating for the strings that evict each other.
 type interner struct {
 	seed  maphash.Seed
-	slots [internSets * internWays]string
+	slots []string // sets of internWays; the number of sets a power of two
+	// misses counts the strings made since the table last grew. The table
+	// starts with minInternSets sets and grows fourfold, up to internSets,
+	// once it has made half as many strings as it holds: it is a cache, so
+	// growing it is making a bigger empty one, and a short trace (a property
+	// test reads back thousands a second) clears no more than it uses.
+	misses int
 }
 
 const (
-	internSets = 256 // a power of two
-	internWays = 4   // strings per set, most recently used first
-	internMax  = 128 // longer strings are not cached
+	internSets    = 256 // a power of two: the most sets
+	minInternSets = 8   // a power of two: the sets to start with
+	internWays    = 4   // strings per set, most recently used first
+	internMax     = 128 // longer strings are not cached
 )
 
 func (in *interner) intern(b []byte) string {
@@ -26,7 +33,11 @@ func (in *interner) intern(b []byte) string {
 	if len(b) > internMax {
 		return string(b)
 	}
-	i := int(maphash.Bytes(in.seed, b)&(internSets-1)) * internWays
+	if len(in.slots) == 0 {
+		in.slots = make([]string, minInternSets*internWays)
+	}
+	h := maphash.Bytes(in.seed, b)
+	i := int(h&uint64(len(in.slots)/internWays-1)) * internWays
 	set := in.slots[i : i+internWays : i+internWays]
 	for j, s := range set {
 		if s == string(b) {
@@ -36,6 +47,12 @@ func (in *interner) intern(b []byte) string {
 			}
 			return s
 		}
+	}
+	if in.misses++; in.misses > len(in.slots)/2 && len(in.slots) < internSets*internWays {
+		in.slots = make([]string, min(4*len(in.slots), internSets*internWays))
+		in.misses = 0
+		i = int(h&uint64(len(in.slots)/internWays-1)) * internWays
+		set = in.slots[i : i+internWays : i+internWays]
 	}
 	s := string(b)
 	copy(set[1:], set[:internWays-1])

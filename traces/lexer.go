@@ -12,6 +12,7 @@ import (
 
 const (
 	bufSize  = 64 << 10 // read buffer; tokens longer than this still work
+	minBuf   = 512      // the least read buffer, for an input that says it is short
 	maxDepth = 1000     // deepest nesting of a skipped (unknown) value
 )
 
@@ -45,7 +46,16 @@ type lexer struct {
 
 func (l *lexer) reset(src io.Reader, off int64, line int) {
 	if l.buf == nil {
-		l.buf = make([]byte, bufSize)
+		// An input that knows its length (a trace in memory: bytes.Reader,
+		// strings.Reader) gets no more buffer than it needs; a harness that
+		// reads back thousands of small traces a second would otherwise
+		// spend its time clearing 64 KiB for each. fill grows the buffer
+		// if a token needs more.
+		n := bufSize
+		if s, ok := src.(interface{ Len() int }); ok {
+			n = min(n, max(s.Len()+1, minBuf))
+		}
+		l.buf = make([]byte, n)
 	}
 	l.src, l.r, l.w, l.off, l.line, l.rerr = src, 0, 0, off, line, nil
 }
