@@ -27,11 +27,8 @@ type store struct {
 	free   []ref    // unused indexes of objs
 }
 
-// A chunk is 128 things, 8 KiB: enough that a long trace makes one seldom,
-// little enough that a short one (a property test's run, which remembers a
-// handful of arena buffers) does not clear 64 KiB for them.
 const (
-	chunkShift = 7
+	chunkShift = 10
 	chunkLen   = 1 << chunkShift
 )
 

@@ -40,18 +40,13 @@ func (c lineCode) line(event int) int {
 // table; things keep the records they have, which the garbage collector
 // frees with the last of them.
 type whereTable struct {
-	front []*where // direct-mapped on a cheap hash: most lookups end here
+	front [whereFront]*where // direct-mapped on a cheap hash: most lookups end here
 	all   map[where]*where
 }
 
-// The front starts small and doubles, up to whereFront slots, as the
-// records outgrow it: it is only a cache in front of the map, so growing
-// it is making a bigger empty one. A short trace (property tests check
-// thousands a second) then never clears the 32 KiB a full front takes.
 const (
-	whereFront    = 1 << 12 // a power of two
-	minWhereFront = 1 << 6  // a power of two
-	maxWheres     = 1 << 16
+	whereFront = 1 << 12 // a power of two
+	maxWheres  = 1 << 16
 )
 
 // of returns the record of an event at h.
@@ -63,10 +58,7 @@ const (
 // still found, by value, in the map.
 func (wt *whereTable) of(h hist) *where {
 	line := codeLine(h)
-	if len(wt.front) < minWhereFront || len(wt.front) < whereFront && len(wt.all) > len(wt.front)/2 {
-		wt.front = make([]*where, max(minWhereFront, 2*len(wt.front)))
-	}
-	i := whereHash(line, h.site) & uint64(len(wt.front)-1)
+	i := whereHash(line, h.site) & (whereFront - 1)
 	if p := wt.front[i]; p != nil && p.is(line, h.site) {
 		return p
 	}
