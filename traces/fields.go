@@ -29,9 +29,13 @@ const (
 func (f field) String() string { return fieldRows[f].name }
 
 // fieldSet is a set of fields, one bit each.
-type fieldSet uint16
+type fieldSet uint32
 
 func (f field) bit() fieldSet { return 1 << f }
+
+// A field past the 32nd would have no bit (a shift past the width is 0,
+// silently): the build fails here instead. Widen fieldSet then.
+var _ [32 - fieldCount]struct{}
 
 // lookupField returns the field a key names. The switch on string(key)
 // does not allocate.
