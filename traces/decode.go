@@ -134,6 +134,10 @@ func (r *Reader) decodeField(ev *Event, f field, c int) error {
 		v, err := r.uint(c, math.MaxUint64)
 		ev.Size, ev.HasSize = v, err == nil
 		return err
+	case fieldStream:
+		v, err := r.uint(c, math.MaxUint64)
+		ev.Stream = v
+		return err
 	case fieldSlots, fieldSlot:
 		v, err := r.uint(c, maxSlot)
 		if f == fieldSlots {

@@ -61,6 +61,7 @@ type Event struct {
 	Space   Space  // read, write: the address space
 	T       int64  // optional timestamp in ns
 	Thread  string // optional thread, as written (a JSON string or number)
+	Stream  uint64 // record_stream: the stream that now uses the block
 }
 
 // Pos is where an event stands in its file: its number (from 0, the header

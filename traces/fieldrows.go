@@ -129,6 +129,15 @@ var fieldRows = [fieldCount]fieldRow{
 		clear:       func(ev *Event) { ev.Thread = "" },
 		appendValue: func(dst []byte, ev *Event) []byte { return appendString(dst, ev.Thread) },
 	},
+	fieldStream: {
+		name: "stream",
+		want: wantUint,
+		// Stream 0 is a stream (CUDA's default one), so the field is
+		// required where an op has it; isSet only says it is not 0.
+		isSet:       func(ev *Event) bool { return ev.Stream != 0 },
+		clear:       func(ev *Event) { ev.Stream = 0 },
+		appendValue: func(dst []byte, ev *Event) []byte { return strconv.AppendUint(dst, ev.Stream, 10) },
+	},
 }
 
 func appendFields(dst []byte, ev *Event) []byte {

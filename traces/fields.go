@@ -23,6 +23,7 @@ const (
 	fieldSite
 	fieldT
 	fieldThread
+	fieldStream
 	fieldCount
 )
 
@@ -69,6 +70,8 @@ func lookupField(key []byte) field {
 		return fieldT
 	case "thread":
 		return fieldThread
+	case "stream":
+		return fieldStream
 	}
 	return fieldUnknown
 }
@@ -123,6 +126,8 @@ func lookupOp(name []byte) Op {
 		return OpPoolGet
 	case "pool_put":
 		return OpPoolPut
+	case "record_stream":
+		return OpRecordStream
 	}
 	return OpInvalid
 }

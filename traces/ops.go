@@ -46,6 +46,7 @@ const (
 	OpDevFree
 	OpPoolGet
 	OpPoolPut
+	OpRecordStream
 
 	opCount // number of ops, invalid included
 )
@@ -114,6 +115,10 @@ var opRows = [opCount]opRow{
 	OpDevFree:   {name: "dev_free", layer: 4, required: fl(fieldAddr), endsLife: true, names: ThingSegment},
 	OpPoolGet:   {name: "pool_get", layer: 4, required: fl(fieldAddr, fieldSize)},
 	OpPoolPut:   {name: "pool_put", layer: 4, required: fl(fieldAddr), endsLife: true, names: ThingPool},
+	// record_stream: another stream now uses the block (PyTorch's
+	// Tensor.record_stream); the pool must not reuse it before that
+	// stream's work is done.
+	OpRecordStream: {name: "record_stream", layer: 4, required: fl(fieldAddr, fieldStream), names: ThingPool},
 }
 
 // String returns the op's name as written in a trace ("scope_enter").

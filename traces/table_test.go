@@ -48,6 +48,8 @@ func sampleField(ev *Event, f field) {
 		ev.T = -5
 	case fieldThread:
 		ev.Thread = "7"
+	case fieldStream:
+		ev.Stream = 3
 	}
 }
 
