@@ -214,12 +214,17 @@ func fieldNamesOf(fs []field) []string {
 // a sample value is written under its name and reads back; without it the
 // row's isSet says unset and with it set; clear takes it back out; the
 // schema accepts the sample and rejects a value of no JSON type a field
-// has; FORMAT.md names it.
+// has; FORMAT.md's Values section names it.
 func TestFieldTable(t *testing.T) {
 	s := loadSchemas(t)
 	md, err := os.ReadFile("FORMAT.md")
 	if err != nil {
 		t.Fatal(err)
+	}
+	_, values, _ := bytes.Cut(md, []byte("\n## Values\n"))
+	values, _, _ = bytes.Cut(values, []byte("\n## "))
+	if len(values) == 0 {
+		t.Fatal("FORMAT.md: no \"## Values\" section")
 	}
 	for f := fieldOp + 1; f < fieldCount; f++ {
 		row := &fieldRows[f]
@@ -236,8 +241,8 @@ func TestFieldTable(t *testing.T) {
 			t.Errorf("field %s: not decoded: lookupField (fields.go) has no case for it", name)
 			continue
 		}
-		if !bytes.Contains(md, []byte("`"+name+"`")) {
-			t.Errorf("field %s: not documented in FORMAT.md (`%s` appears nowhere)", name, name)
+		if !bytes.Contains(values, []byte("`"+name+"`")) {
+			t.Errorf("field %s: not documented in FORMAT.md's Values section (`%s` appears nowhere there)", name, name)
 		}
 		op, required := opWith(f)
 		if op == OpInvalid {
@@ -390,4 +395,74 @@ func schemaEnum(t *testing.T) []string {
 		t.Fatalf("schema.json: %v", err)
 	}
 	return doc.Defs.Event.Properties.Op.Enum
+}
+
+// TestPackageDocOps holds the summary of ops in doc.go to the table: each
+// op in its layer's lines, with its required fields in order and its
+// optional ones in brackets.
+func TestPackageDocOps(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	layerLine := regexp.MustCompile(`^//\tlayer ([0-9]+), [^:]*:(.*)$`)
+	type docItem struct {
+		layer              int
+		required, optional []string
+	}
+	items := map[string]docItem{}
+	layer := 0
+	for line := range strings.SplitSeq(string(src), "\n") {
+		text := ""
+		if m := layerLine.FindStringSubmatch(line); m != nil {
+			fmt.Sscan(m[1], &layer)
+			text = m[2]
+		} else if rest, ok := strings.CutPrefix(line, "//\t "); ok && layer > 0 {
+			text = rest // a layer's continuation line
+		} else {
+			layer = 0
+			continue
+		}
+		for item := range strings.SplitSeq(text, "·") {
+			tokens := strings.Fields(item)
+			if len(tokens) == 0 {
+				continue
+			}
+			d := docItem{layer: layer, required: []string{}, optional: []string{}}
+			for _, tok := range tokens[1:] {
+				switch {
+				case strings.HasPrefix(tok, "["):
+					d.optional = append(d.optional, strings.Trim(tok, "[]"))
+				case strings.HasPrefix(tok, `"`):
+					// a value, as in [space "heap"|"device"]
+				default:
+					d.required = append(d.required, tok)
+				}
+			}
+			for name := range strings.SplitSeq(tokens[0], "/") {
+				if _, dup := items[name]; dup {
+					t.Errorf("op %s: doc.go's summary lists it twice", name)
+				}
+				items[name] = d
+			}
+		}
+	}
+	for _, op := range Ops() {
+		row := &opRows[op]
+		d, ok := items[row.name]
+		switch {
+		case !ok:
+			t.Errorf("op %s: not in the summary of ops in doc.go (the layer %d line)", op, row.layer)
+		case d.layer != row.layer:
+			t.Errorf("op %s: on doc.go's layer %d line; ops.go says layer %d", op, d.layer, row.layer)
+		case !slices.Equal(d.required, fieldNamesOf(row.required)) || !slices.Equal(d.optional, fieldNamesOf(row.optional)):
+			t.Errorf("op %s: doc.go gives fields %q [%q]; ops.go has %q [%q]", op,
+				d.required, d.optional, fieldNamesOf(row.required), fieldNamesOf(row.optional))
+		}
+	}
+	for name := range items {
+		if _, ok := ParseOp(name); !ok {
+			t.Errorf("op %s: doc.go's summary lists it, but ops.go has no row for it", name)
+		}
+	}
 }
