@@ -132,6 +132,8 @@ func (c *Checker) dispatch(ev *traces.Event) error {
 		c.poolGet(ev.Addr, ev.Size)
 	case traces.OpPoolPut:
 		c.poolPut(ev.Addr)
+	case traces.OpRecordStream:
+		c.recordStream(ev.Addr)
 	default:
 		return c.inputError("op", errors.New("the model has no rule for op "+ev.Op.String()))
 	}

@@ -132,6 +132,35 @@ func TestCorpusCoversEveryKind(t *testing.T) {
 	}
 }
 
+// TestCorpusCoversEveryOp demands that each op of the table appears in at
+// least one corpus trace, so that a new op comes with traces that pin its
+// rule.
+func TestCorpusCoversEveryOp(t *testing.T) {
+	seen := map[traces.Op]bool{}
+	for _, f := range loadCorpus(t) {
+		r, err := traces.NewReader(bytes.NewReader(f.trace))
+		if err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		var ev traces.Event
+		for {
+			err := r.Next(&ev)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", f.name, err)
+			}
+			seen[ev.Op] = true
+		}
+	}
+	for _, op := range traces.Ops() {
+		if !seen[op] {
+			t.Errorf("op %s: no corpus trace (traces/testdata/corpus) has it", op)
+		}
+	}
+}
+
 // lender lends events from a Reader, reusing one event as a read-ahead
 // buffer would, so that Replay takes its Lend path.
 type lender struct {

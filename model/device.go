@@ -64,6 +64,14 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 	}
 }
 
+// recordStream marks a pool block as used by another stream. For now the
+// model checks only that it names a live pool block; the stream is for the
+// stream-ordering rules to come (a block may not be reused before the
+// streams that use it are done).
+func (c *Checker) recordStream(a traces.Addr) {
+	c.lookup(a, poolMask, &c.dev)
+}
+
 // poolPut puts a pool block back.
 func (c *Checker) poolPut(a traces.Addr) {
 	if t := c.lookup(a, poolMask, &c.dev); t != nil {

@@ -70,11 +70,11 @@ func article(noun string) string {
 }
 
 // gone reports an op on a thing that is no longer live: double-free for
-// the ops that end a life, use-after-free for any other.
+// the ops that end a life (their row in the op table says so),
+// use-after-free for any other.
 func (c *Checker) gone(t *thing) {
 	k := traces.UseAfterFree
-	switch c.ev.Op {
-	case traces.OpFree, traces.OpRealloc, traces.OpRelease, traces.OpDevFree, traces.OpPoolPut, traces.OpParamRelease:
+	if c.ev.Op.EndsLife() {
 		k = traces.DoubleFree
 	}
 	c.report(k, t.addr(), t, c.target()+t.String()+t.deathPhrase(), t.history(nil)...)

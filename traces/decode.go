@@ -134,6 +134,10 @@ func (r *Reader) decodeField(ev *Event, f field, c int) error {
 		v, err := r.uint(c, math.MaxUint64)
 		ev.Size, ev.HasSize = v, err == nil
 		return err
+	case fieldStream:
+		v, err := r.uint(c, math.MaxUint64)
+		ev.Stream = v
+		return err
 	case fieldSlots, fieldSlot:
 		v, err := r.uint(c, maxSlot)
 		if f == fieldSlots {
@@ -187,7 +191,7 @@ func (r *Reader) decodeField(ev *Event, f field, c int) error {
 			return err
 		}
 		ev.Thread = r.names.intern(s)
-	default: // the string fields
+	case fieldKind, fieldName, fieldVar, fieldSite:
 		s, err := r.string(c, wantString)
 		if err != nil {
 			return err
@@ -203,6 +207,10 @@ func (r *Reader) decodeField(ev *Event, f field, c int) error {
 		case fieldSite:
 			ev.Site = str
 		}
+	default:
+		// A field of the table that this switch lacks: TestFieldTable
+		// names it.
+		return errors.New("no decoder for this field (decodeField, decode.go)")
 	}
 	return nil
 }

@@ -35,7 +35,8 @@
 // and "thread" (a string or an integer). An address ("addr", "new_addr",
 // the items of "fields") is a hex string such as "0x7f3a10" or a
 // non-negative integer below 2^64; "0x0" is NULL. Sizes are non-negative
-// integers below 2^64, slot numbers and counts integers from 0 to 2^31-1.
+// integers below 2^64, slot numbers and counts integers from 0 to 2^31-1,
+// streams non-negative integers below 2^64.
 //
 //	layer 1, raw heap:      malloc addr size · free addr · realloc addr new_addr size ·
 //	                        read/write addr [size] [var] [space "heap"|"device"]
@@ -43,7 +44,8 @@
 //	                        struct_init addr size fields · acquire/release/register/unregister addr ·
 //	                        param_register name addr · param_release name · end
 //	layer 3, arena frames:  fn_enter slots · fn_exit · arena_get slot addr size [var]
-//	layer 4, device:        dev_malloc addr size · dev_free addr · pool_get addr size · pool_put addr
+//	layer 4, device:        dev_malloc addr size · dev_free addr · pool_get addr size · pool_put addr ·
+//	                        record_stream addr stream
 //
 // Keys may come in any order. Unknown fields, of any type, are ignored; a
 // known field must have its type on every op, and null stands for an

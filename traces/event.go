@@ -4,101 +4,6 @@ import (
 	"strconv"
 )
 
-// Op is the operation an event records. The zero Op is invalid.
-type Op uint8
-
-// The operations of format version 1, grouped by layer.
-const (
-	OpInvalid Op = iota
-
-	// Layer 1: raw heap.
-	OpMalloc
-	OpFree
-	OpRealloc
-	OpRead
-	OpWrite
-
-	// Layer 2: managed objects.
-	OpScopeEnter
-	OpScopeExit
-	OpAlloc
-	OpStructInit
-	OpAcquire
-	OpRelease
-	OpRegister
-	OpUnregister
-	OpParamRegister
-	OpParamRelease
-	OpEnd
-
-	// Layer 3: arena frames.
-	OpFnEnter
-	OpFnExit
-	OpArenaGet
-
-	// Layer 4: device memory and the pool.
-	OpDevMalloc
-	OpDevFree
-	OpPoolGet
-	OpPoolPut
-
-	opCount // number of ops, invalid included
-)
-
-var opNames = [opCount]string{
-	OpInvalid:       "invalid",
-	OpMalloc:        "malloc",
-	OpFree:          "free",
-	OpRealloc:       "realloc",
-	OpRead:          "read",
-	OpWrite:         "write",
-	OpScopeEnter:    "scope_enter",
-	OpScopeExit:     "scope_exit",
-	OpAlloc:         "alloc",
-	OpStructInit:    "struct_init",
-	OpAcquire:       "acquire",
-	OpRelease:       "release",
-	OpRegister:      "register",
-	OpUnregister:    "unregister",
-	OpParamRegister: "param_register",
-	OpParamRelease:  "param_release",
-	OpEnd:           "end",
-	OpFnEnter:       "fn_enter",
-	OpFnExit:        "fn_exit",
-	OpArenaGet:      "arena_get",
-	OpDevMalloc:     "dev_malloc",
-	OpDevFree:       "dev_free",
-	OpPoolGet:       "pool_get",
-	OpPoolPut:       "pool_put",
-}
-
-// String returns the op's name as written in a trace ("scope_enter").
-func (op Op) String() string {
-	if op < opCount {
-		return opNames[op]
-	}
-	return "op(" + strconv.Itoa(int(op)) + ")"
-}
-
-// Ops returns every valid op in declaration order.
-func Ops() []Op {
-	ops := make([]Op, 0, opCount-1)
-	for op := OpInvalid + 1; op < opCount; op++ {
-		ops = append(ops, op)
-	}
-	return ops
-}
-
-// ParseOp returns the op named s, or false if s names none.
-func ParseOp(s string) (Op, bool) {
-	for op := OpInvalid + 1; op < opCount; op++ {
-		if opNames[op] == s {
-			return op, true
-		}
-	}
-	return OpInvalid, false
-}
-
 // Addr is an address in one of the trace's address spaces. Zero is NULL.
 type Addr uint64
 
@@ -156,6 +61,7 @@ type Event struct {
 	Space   Space  // read, write: the address space
 	T       int64  // optional timestamp in ns
 	Thread  string // optional thread, as written (a JSON string or number)
+	Stream  uint64 // record_stream: the stream that now uses the block
 }
 
 // Pos is where an event stands in its file: its number (from 0, the header

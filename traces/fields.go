@@ -23,33 +23,20 @@ const (
 	fieldSite
 	fieldT
 	fieldThread
+	fieldStream
 	fieldCount
 )
 
-var fieldNames = [fieldCount]string{
-	fieldUnknown: "",
-	fieldOp:      "op",
-	fieldAddr:    "addr",
-	fieldNewAddr: "new_addr",
-	fieldSize:    "size",
-	fieldKind:    "kind",
-	fieldFields:  "fields",
-	fieldName:    "name",
-	fieldSlots:   "slots",
-	fieldSlot:    "slot",
-	fieldVar:     "var",
-	fieldSpace:   "space",
-	fieldSite:    "site",
-	fieldT:       "t",
-	fieldThread:  "thread",
-}
-
-func (f field) String() string { return fieldNames[f] }
+func (f field) String() string { return fieldRows[f].name }
 
 // fieldSet is a set of fields, one bit each.
-type fieldSet uint16
+type fieldSet uint32
 
 func (f field) bit() fieldSet { return 1 << f }
+
+// A field past the 32nd would have no bit (a shift past the width is 0,
+// silently): the build fails here instead. Widen fieldSet then.
+var _ [32 - fieldCount]struct{}
 
 // lookupField returns the field a key names. The switch on string(key)
 // does not allocate.
@@ -83,6 +70,8 @@ func lookupField(key []byte) field {
 		return fieldT
 	case "thread":
 		return fieldThread
+	case "stream":
+		return fieldStream
 	}
 	return fieldUnknown
 }
@@ -137,11 +126,14 @@ func lookupOp(name []byte) Op {
 		return OpPoolGet
 	case "pool_put":
 		return OpPoolPut
+	case "record_stream":
+		return OpRecordStream
 	}
 	return OpInvalid
 }
 
-// opSpec lists an op's fields in the order the contract's tables give them.
+// opSpec is an op's fields as the decoder checks them: its row's lists
+// and, for speed, the same as sets.
 type opSpec struct {
 	required []field
 	optional []field // beside site, t and thread, which any op may have
@@ -152,34 +144,13 @@ type opSpec struct {
 const anyOp = fieldSet(1<<fieldSite | 1<<fieldT | 1<<fieldThread)
 
 var opSpecs = func() [opCount]opSpec {
-	f := func(fs ...field) []field { return fs }
-	s := [opCount]opSpec{
-		OpMalloc:        {required: f(fieldAddr, fieldSize)},
-		OpFree:          {required: f(fieldAddr)},
-		OpRealloc:       {required: f(fieldAddr, fieldNewAddr, fieldSize)},
-		OpRead:          {required: f(fieldAddr), optional: f(fieldSize, fieldVar, fieldSpace)},
-		OpWrite:         {required: f(fieldAddr), optional: f(fieldSize, fieldVar, fieldSpace)},
-		OpAlloc:         {required: f(fieldAddr, fieldSize), optional: f(fieldKind)},
-		OpStructInit:    {required: f(fieldAddr, fieldSize, fieldFields)},
-		OpAcquire:       {required: f(fieldAddr)},
-		OpRelease:       {required: f(fieldAddr)},
-		OpRegister:      {required: f(fieldAddr)},
-		OpUnregister:    {required: f(fieldAddr)},
-		OpParamRegister: {required: f(fieldName, fieldAddr)},
-		OpParamRelease:  {required: f(fieldName)},
-		OpFnEnter:       {required: f(fieldSlots)},
-		OpArenaGet:      {required: f(fieldSlot, fieldAddr, fieldSize), optional: f(fieldVar)},
-		OpDevMalloc:     {required: f(fieldAddr, fieldSize)},
-		OpDevFree:       {required: f(fieldAddr)},
-		OpPoolGet:       {required: f(fieldAddr, fieldSize)},
-		OpPoolPut:       {required: f(fieldAddr)},
-		// scope_enter, scope_exit, end and fn_exit have no fields.
-	}
-	for op := range s {
-		for _, fd := range s[op].required {
+	var s [opCount]opSpec
+	for op, row := range opRows {
+		s[op].required, s[op].optional = row.required, row.optional
+		for _, fd := range row.required {
 			s[op].req |= fd.bit()
 		}
-		for _, fd := range s[op].optional {
+		for _, fd := range row.optional {
 			s[op].opt |= fd.bit()
 		}
 		s[op].opt |= anyOp
@@ -190,36 +161,8 @@ var opSpecs = func() [opCount]opSpec {
 // clearFields zeroes the fields in set, keeping Fields' backing array.
 func clearFields(ev *Event, set fieldSet) {
 	for f := fieldAddr; f < fieldCount; f++ {
-		if set&f.bit() == 0 {
-			continue
-		}
-		switch f {
-		case fieldAddr:
-			ev.Addr = 0
-		case fieldNewAddr:
-			ev.NewAddr = 0
-		case fieldSize:
-			ev.Size, ev.HasSize = 0, false
-		case fieldKind:
-			ev.Kind = ""
-		case fieldFields:
-			ev.Fields = ev.Fields[:0]
-		case fieldName:
-			ev.Name = ""
-		case fieldSlots:
-			ev.Slots = 0
-		case fieldSlot:
-			ev.Slot = 0
-		case fieldVar:
-			ev.Var = ""
-		case fieldSpace:
-			ev.Space = SpaceHeap
-		case fieldSite:
-			ev.Site = ""
-		case fieldT:
-			ev.T = 0
-		case fieldThread:
-			ev.Thread = ""
+		if set&f.bit() != 0 {
+			fieldRows[f].clear(ev)
 		}
 	}
 }

@@ -55,6 +55,10 @@ func setField(t *rapid.T, ev *Event, f field) {
 		ev.Site = rapid.String().Draw(t, "site")
 	case fieldThread:
 		ev.Thread = rapid.String().Draw(t, "thread")
+	case fieldStream:
+		ev.Stream = rapid.Uint64().Draw(t, "stream")
+	default:
+		t.Fatalf("field %s: setField (roundtrip_test.go) has no generator for it", f)
 	}
 }
 

@@ -8,18 +8,8 @@ import (
 // Values of event fields: addresses, integers and strings, and the errors
 // that quote a value of the wrong type.
 
-// want is how error messages describe a field's values.
-func wantOf(f field) string {
-	switch f {
-	case fieldAddr, fieldNewAddr:
-		return wantAddr
-	case fieldSize, fieldSlots, fieldSlot:
-		return wantUint
-	case fieldFields:
-		return wantFields
-	}
-	return wantString
-}
+// wantOf is how error messages describe a field's values.
+func wantOf(f field) string { return fieldRows[f].want }
 
 // describeOp says which fields an op needs, for "missing" errors.
 func describeOp(op Op) string {

@@ -153,80 +153,25 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 		dst = appendField(dst, ev, f)
 	}
 	for _, f := range spec.optional {
-		if isSet(ev, f) {
+		if fieldRows[f].isSet(ev) {
 			dst = appendField(dst, ev, f)
 		}
 	}
 	for _, f := range [...]field{fieldSite, fieldT, fieldThread} {
-		if isSet(ev, f) {
+		if fieldRows[f].isSet(ev) {
 			dst = appendField(dst, ev, f)
 		}
 	}
 	return append(dst, '}')
 }
 
-// isSet reports whether an optional field has a value to write.
-func isSet(ev *Event, f field) bool {
-	switch f {
-	case fieldSize:
-		return ev.HasSize
-	case fieldKind:
-		return ev.Kind != ""
-	case fieldVar:
-		return ev.Var != ""
-	case fieldSpace:
-		return ev.Space == SpaceDevice
-	case fieldSite:
-		return ev.Site != ""
-	case fieldT:
-		return ev.T != 0
-	case fieldThread:
-		return ev.Thread != ""
-	}
-	return true
-}
-
 // appendField appends `,"name":value`.
 func appendField(dst []byte, ev *Event, f field) []byte {
+	row := &fieldRows[f]
 	dst = append(dst, `,"`...)
-	dst = append(dst, f.String()...)
+	dst = append(dst, row.name...)
 	dst = append(dst, `":`...)
-	switch f {
-	case fieldAddr:
-		return appendAddr(dst, ev.Addr)
-	case fieldNewAddr:
-		return appendAddr(dst, ev.NewAddr)
-	case fieldSize:
-		return strconv.AppendUint(dst, ev.Size, 10)
-	case fieldFields:
-		dst = append(dst, '[')
-		for i, a := range ev.Fields {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendAddr(dst, a)
-		}
-		return append(dst, ']')
-	case fieldSlots:
-		return strconv.AppendInt(dst, int64(ev.Slots), 10)
-	case fieldSlot:
-		return strconv.AppendInt(dst, int64(ev.Slot), 10)
-	case fieldSpace:
-		return appendString(dst, ev.Space.String())
-	case fieldT:
-		return strconv.AppendInt(dst, ev.T, 10)
-	case fieldKind:
-		return appendString(dst, ev.Kind)
-	case fieldName:
-		return appendString(dst, ev.Name)
-	case fieldVar:
-		return appendString(dst, ev.Var)
-	case fieldSite:
-		return appendString(dst, ev.Site)
-	case fieldThread:
-		return appendString(dst, ev.Thread)
-	}
-	return append(dst, "null"...)
+	return row.appendValue(dst, ev)
 }
 
 func appendAddr(dst []byte, a Addr) []byte {

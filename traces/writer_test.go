@@ -131,7 +131,7 @@ func TestWriterRejects(t *testing.T) {
 		want string
 	}{
 		{Event{}, "traces: writing event 0: no such op invalid"},
-		{Event{Op: opCount}, "traces: writing event 0: no such op op(24)"},
+		{Event{Op: opCount}, "traces: writing event 0: no such op " + opCount.String()},
 		{Event{Op: OpFnEnter, Slots: -1}, "traces: writing event 0: fn_enter: slots -1 is not between 0 and 2147483647"},
 		{Event{Op: OpArenaGet, Slot: 1 << 31}, "traces: writing event 0: arena_get: slot 2147483648 is not between 0 and 2147483647"},
 	} {
