@@ -97,6 +97,7 @@ type lives struct {
 	frames  []lframe
 	params  map[string]*life
 	due     []*life
+	unknown traces.Op             // an op step has no rule for (see makesNoLife); 0 while none
 	missed  map[traces.Addr]*life // effects: the last missed free at each address, until it is freed late or the address reused
 	ended   bool
 	bytes   [2]uint64 // live bytes by traces.Space
@@ -225,8 +226,19 @@ func (s *lives) step(ev *traces.Event, at stamp, quiet bool) {
 		if p := s.find(ev.Addr, lkPool); p != nil {
 			s.kill(p, s.here)
 		}
+	default:
+		if !makesNoLife[ev.Op] {
+			// A new op whose effect on lives is not written here: the
+			// export would drift from the model without a word.
+			// TestLivesKnowEveryOp fails on it.
+			s.unknown = ev.Op
+		}
 	}
 }
+
+// makesNoLife lists the ops that make, end and count nothing: the tracker
+// has no case for them on purpose.
+var makesNoLife = map[traces.Op]bool{traces.OpRead: true, traces.OpWrite: true, traces.OpRecordStream: true}
 
 // liveLives returns the things still live (due ones included), in the
 // order made.
@@ -249,7 +261,11 @@ func (s *lives) settle() {
 		if l.due {
 			l.due = false
 			s.kill(l, l.zero)
-			s.missed[l.addr] = l
+			// A free names the newest thing at its address, as the model
+			// reads one: of two missed frees there, the newer one's.
+			if m := s.missed[l.addr]; m == nil || m.id < l.id {
+				s.missed[l.addr] = l
+			}
 		}
 	}
 	clear(s.due)
