@@ -2,13 +2,49 @@ package traces
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
+
+// The helpers FuzzReader shares with the other tests live here, not in
+// reader_test.go: OSS-Fuzz's libFuzzer build (.clusterfuzzlite/build.sh)
+// compiles a target's file alone with the package's non-test files, so the
+// target must need nothing from the other _test.go files.
+
+// equateEvents compares events, taking a nil Fields for an empty one.
+var equateEvents = cmpopts.EquateEmpty()
+
+// readAll reads a whole trace, returning its header, events and positions,
+// and the error that ended it (nil at a clean end).
+func readAll(in io.Reader) (Header, []Event, []Pos, error) {
+	r, err := NewReader(in)
+	if err != nil {
+		return Header{}, nil, nil, err
+	}
+	var evs []Event
+	var pos []Pos
+	for {
+		var ev Event
+		err := r.Next(&ev)
+		if err == io.EOF {
+			return r.Header(), evs, pos, nil
+		}
+		if err != nil {
+			return r.Header(), evs, pos, err
+		}
+		evs = append(evs, ev)
+		pos = append(pos, r.Pos())
+	}
+}
+
+// noSeek hides a reader's Seek method, as a pipe has none.
+type noSeek struct{ io.Reader }
 
 // FuzzReader reads any bytes as a trace and checks that the Reader never
 // panics, that it reads the same from a file, a pipe and one byte at a

@@ -10,37 +10,7 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
-
-// equateEvents compares events, taking a nil Fields for an empty one.
-var equateEvents = cmpopts.EquateEmpty()
-
-// readAll reads a whole trace, returning its header, events and positions,
-// and the error that ended it (nil at a clean end).
-func readAll(in io.Reader) (Header, []Event, []Pos, error) {
-	r, err := NewReader(in)
-	if err != nil {
-		return Header{}, nil, nil, err
-	}
-	var evs []Event
-	var pos []Pos
-	for {
-		var ev Event
-		err := r.Next(&ev)
-		if err == io.EOF {
-			return r.Header(), evs, pos, nil
-		}
-		if err != nil {
-			return r.Header(), evs, pos, err
-		}
-		evs = append(evs, ev)
-		pos = append(pos, r.Pos())
-	}
-}
-
-// noSeek hides a reader's Seek method, as a pipe has none.
-type noSeek struct{ io.Reader }
 
 // inputs gives the ways a test feeds the same bytes to a Reader: seekable,
 // not seekable (a pipe), and one byte per Read (every refill path).

@@ -16,7 +16,7 @@ import (
 // and reports whether it did. Any other line, including any it could
 // misread, is left to parse, which defines the meaning of every line;
 // parseFast only gets the common ones there sooner. TestParseFastAgrees
-// and FuzzParseLine hold the two equal.
+// and the fuzz target beside it in fast_test.go hold the two equal.
 //
 // It reads the line backwards from its end, which the line splitter has
 // just found: the numbers and the operation in one pass over the last

@@ -1,0 +1,91 @@
+package fuzz
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestClusterFuzzLiteBuildsEveryTarget keeps .clusterfuzzlite/build.sh in
+// step with the code: it builds every native fuzz target of the module
+// (every func FuzzX(f *testing.F) in a _test.go file), each once, from the
+// package that declares it, and nothing else. Building them is
+// .clusterfuzzlite/test.sh's work; it needs clang and the network.
+func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
+	const module = "github.com/tlcheck/tlcheck"
+	script, err := os.ReadFile(filepath.Join("..", ".clusterfuzzlite", "build.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`(?m)^build_target \$m(\S*) (\S+) (\S+)$`)
+	var built, names []string
+	for _, m := range line.FindAllStringSubmatch(string(script), -1) {
+		built = append(built, module+m[1]+" "+m[2])
+		names = append(names, m[3])
+	}
+
+	var targets []string
+	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && isFuzzTarget(fn) {
+				pkg := module + strings.TrimPrefix(filepath.ToSlash(filepath.Dir(path)), "..")
+				targets = append(targets, pkg+" "+fn.Name.Name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	slices.Sort(built)
+	slices.Sort(targets)
+	if len(targets) == 0 {
+		t.Fatal("found no fuzz targets in the module")
+	}
+	if !slices.Equal(built, targets) {
+		t.Errorf("build.sh builds (package, function):\n  %s\nthe module's fuzz targets are:\n  %s",
+			strings.Join(built, "\n  "), strings.Join(targets, "\n  "))
+	}
+	slices.Sort(names)
+	if len(slices.Compact(names)) != len(built) {
+		t.Errorf("build.sh gives two targets one output name: %v", names)
+	}
+}
+
+// isFuzzTarget reports whether fn is func FuzzX(name *testing.F).
+func isFuzzTarget(fn *ast.FuncDecl) bool {
+	if !strings.HasPrefix(fn.Name.Name, "Fuzz") || len(fn.Type.Params.List) != 1 {
+		return false
+	}
+	star, ok := fn.Type.Params.List[0].Type.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := star.X.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "testing" && sel.Sel.Name == "F"
+}
