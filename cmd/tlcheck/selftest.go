@@ -172,22 +172,26 @@ func hunt(cfg impl.Config, name string, opts selftestOptions) huntResult {
 }
 
 // huntRegistry runs concurrent histories of impl/registry with faults on
-// until one is not linearizable or opts.time passes. Caught means a
-// history was not; with no fault, that is the control failing. A history
-// cannot be replayed as a program can, so it is not shrunk: the control
-// (the same seeds on the correct registry) is what shows the fault is to
-// blame.
+// until one is not linearizable or opts.time passes, then searches smaller
+// workloads for a shorter one. Caught means a history was not
+// linearizable; with no fault, that is the control failing. A concurrent
+// history cannot be replayed as a program can, so the control (the same
+// seeds on the correct registry) is what shows the fault is to blame.
 func huntRegistry(faults []impl.Fault, name string, opts selftestOptions) huntResult {
 	start := time.Now()
 	cfg := lincheck.Config{Seed: opts.seed, Faults: faults}
 	res, n, err := lincheck.Hunt(cfg, func(int) bool { return time.Since(start) < opts.time })
-	r := huntResult{Name: name, programs: n, Seconds: time.Since(start).Seconds()}
+	r := huntResult{Name: name, programs: n}
 	switch {
 	case err != nil:
 		r.property = err.Error()
 	case res.Verdict == lincheck.Illegal:
+		if len(faults) > 0 {
+			res = lincheck.Shrink(cfg, res, 20)
+		}
 		r.Caught, r.Events, r.property = true, len(res.History), "Linearizable"
 	}
+	r.Seconds = time.Since(start).Seconds()
 	return r
 }
 
@@ -273,10 +277,12 @@ first; *programs* is how many ran before one failed.
 The registry's faults (` + "`registry-*`" + `, impl/registry) are hunted by another
 engine: 8 goroutines make 24 random calls each on one registry at once, and
 porcupine checks the history for linearizability against a sequential model
-of the registry, history after history, until one is not linearizable. For
-them *events* is the calls in that history, *properties* is Linearizable, and
-*programs* the histories checked; a history is not shrunk, and the correct
-registry, run on the same seeds as a control, must stay linearizable.
+of the registry, history after history, until one is not linearizable; then
+smaller workloads (fewer goroutines, fewer calls) are searched for a shorter
+one. For them *events* is the calls in that shortest history, *properties* is
+Linearizable, and *programs* the histories checked before the first failure.
+A concurrent history cannot be replayed, so the correct registry, run on the
+same seeds as a control, must stay linearizable.
 
 | fault | caught | seconds | events | properties | programs |
 |---|---|---:|---:|---|---:|

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -122,6 +123,35 @@ func Hunt(cfg Config, more func(n int) bool) (r Result, n int, err error) {
 		}
 	}
 	return r, n, nil
+}
+
+// Shrink looks for a shorter history that is still not linearizable, as
+// a counterexample to read: workloads of fewer goroutines and calls, the
+// smallest first, each tried on up to tries seeds from cfg.Seed. A
+// concurrent history cannot be replayed call by call, so this is a search,
+// not a reduction of r. It returns the first one it finds, or r.
+func Shrink(cfg Config, r Result, tries int) Result {
+	type size struct{ clients, ops int }
+	var sizes []size
+	for c := 1; c <= 4; c++ {
+		for _, o := range []int{1, 2, 3, 4, 6, 8, 12, 16} {
+			if c*o < len(r.History) {
+				sizes = append(sizes, size{c, o})
+			}
+		}
+	}
+	slices.SortStableFunc(sizes, func(a, b size) int { return a.clients*a.ops - b.clients*b.ops })
+	for _, sz := range sizes {
+		small := cfg
+		small.Clients, small.Ops = sz.clients, sz.ops
+		for k := range tries {
+			got, err := Run(small, cfg.Seed+uint64(k))
+			if err == nil && got.Verdict == porcupine.Illegal {
+				return got
+			}
+		}
+	}
+	return r
 }
 
 // draw returns client c's calls for the history of seed: mostly buffer

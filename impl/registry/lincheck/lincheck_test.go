@@ -50,6 +50,11 @@ func TestEveryRegistryFaultIsCaught(t *testing.T) {
 				t.Fatalf("fault %s escaped %d histories\ntrigger: %s", fi.Name, n, fi.Trigger)
 			}
 			t.Logf("caught by history %d (%d calls)", n, len(r.History))
+			small := Shrink(cfg, r, 20)
+			if small.Verdict != porcupine.Illegal || len(small.History) > len(r.History) {
+				t.Fatalf("shrunk to a history that is %s, of %d calls", small.Verdict, len(small.History))
+			}
+			t.Logf("shrunk to %d calls:\n%s", len(small.History), small)
 			var html bytes.Buffer
 			if err := r.Visualize(&html); err != nil || !strings.Contains(html.String(), "<html") {
 				t.Errorf("no visualization of the failure: %v", err)
