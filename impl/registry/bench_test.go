@@ -59,19 +59,33 @@ type registrar interface {
 // each a register, an is_registered and an unregister of a plain pointer,
 // split among the goroutines. Each goroutine works on pointers of its
 // own, as a runtime's threads do, so only the locks are shared. It
-// reports both in ns per op and their ratio, one-lock/sharded (above 1:
-// sharding is faster):
+// reports both in ns per op (the fastest of 5 alternating rounds each) and
+// their ratio, one-lock/sharded (above 1: sharding is faster):
 //
 //	go test -run '^$' -bench Registry -cpu 8 ./impl/registry
 func BenchmarkRegistry(b *testing.B) {
+	const rounds = 5
 	for _, g := range []int{1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("goroutines=%d", g), func(b *testing.B) {
 			reg, err := registry.New(registry.Config{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			sharded := churn(b, reg, g, b.N)
-			single := churn(b, &oneLock{names: map[registry.Ptr]uint64{}}, g, b.N)
+			one := &oneLock{names: map[registry.Ptr]uint64{}}
+			// Alternate the two, rounds times, and keep each one's fastest
+			// round: on a shared machine the minimum is the figure other
+			// load disturbs least, and alternating spreads drift evenly.
+			var sharded, single time.Duration
+			for k := range rounds {
+				ts := churn(b, reg, g, b.N)
+				tl := churn(b, one, g, b.N)
+				if k == 0 || ts < sharded {
+					sharded = ts
+				}
+				if k == 0 || tl < single {
+					single = tl
+				}
+			}
 			n := float64(b.N)
 			b.ReportMetric(float64(sharded.Nanoseconds())/n, "sharded-ns/op")
 			b.ReportMetric(float64(single.Nanoseconds())/n, "one-lock-ns/op")
