@@ -414,15 +414,23 @@ func (r *Registry) leaks() []Leak {
 	}
 	for i := range r.shards {
 		for p, n := range r.shards[i].names {
-			switch {
-			case n.buf == nil:
+			if n.buf == nil {
 				out = append(out, Leak{Block: Block{p, n.size, KindHeap}, Real: true})
-			case p == n.buf.real:
-				out[idx[n.buf]].Real = true
-			default:
-				if j, ok := idx[n.buf]; ok { // a dead buffer's name only under a fault
-					out[j].Aliases = append(out[j].Aliases, p)
-				}
+				continue
+			}
+			j, ok := idx[n.buf]
+			if !ok {
+				// A name of a buffer already freed: only a fault leaves
+				// one, and the report shows it rather than hide it.
+				b := n.buf
+				j = len(out)
+				idx[b] = j
+				out = append(out, Leak{Block: Block{b.real, b.size, b.kind}})
+			}
+			if p == n.buf.real {
+				out[j].Real = true
+			} else {
+				out[j].Aliases = append(out[j].Aliases, p)
 			}
 		}
 	}
