@@ -17,6 +17,8 @@ require (
 	github.com/chromedp/chromedp v0.23.0 // tests only: loads the HTML export in a headless Chromium
 )
 
+require github.com/anishathalye/porcupine v1.3.1 // linearizability of impl/registry's concurrent histories (impl/registry/lincheck, tlcheck selftest): the standard checker for Go, with a visualization of a failure
+
 require (
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	golang.org/x/text v0.14.0 // indirect

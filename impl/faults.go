@@ -36,8 +36,14 @@ type Fault string
 //	arena-grow-frees-old            a slot that grows frees its old buffer at once
 //	planner-shares-overlapping      the planner shares a slot between lifetimes that meet at a statement
 //	method-without-frame            a method runs without a frame of its own
+//	registry-count-outside-lock     a buffer's count is updated outside its shard's lock (impl/registry)
+//	registry-alias-underflow        unregistering an alias twice decrements twice, below zero (impl/registry)
 //
-// Catalog gives each one's summary, the bug it reproduces and its trigger.
+// Catalog gives each one's summary, the bug it reproduces, its trigger and
+// the engine that hunts it: the flat-program engines (properties, fuzz)
+// drive Runtime, and only the faults whose Engine is EngineProgram are
+// theirs to catch; the registry's faults are caught by the
+// linearizability check of impl/registry/lincheck.
 const (
 	FaultStaleRecordNotPurged        Fault = "stale-record-not-purged"
 	FaultScopeExitReleasesDead       Fault = "scope-exit-releases-dead"
@@ -60,7 +66,26 @@ const (
 	FaultArenaGrowFreesOld           Fault = "arena-grow-frees-old"
 	FaultPlannerSharesOverlapping    Fault = "planner-shares-overlapping"
 	FaultMethodWithoutFrame          Fault = "method-without-frame"
+	FaultRegistryCountOutsideLock    Fault = "registry-count-outside-lock"
+	FaultRegistryAliasUnderflow      Fault = "registry-alias-underflow"
 )
+
+// The engines that hunt faults (FaultInfo.Engine).
+const (
+	// EngineProgram: generated flat programs run on Runtime, the model as
+	// oracle (properties, fuzz, tlcheck selftest). The default.
+	EngineProgram = "program"
+	// EngineRegistry: concurrent histories of impl/registry checked for
+	// linearizability against a sequential model (impl/registry/lincheck).
+	EngineRegistry = "registry"
+)
+
+// engines names the engine of each fault that the program engines do not
+// hunt; a fault missing here is EngineProgram's.
+var engines = map[Fault]string{
+	FaultRegistryCountOutsideLock: EngineRegistry,
+	FaultRegistryAliasUnderflow:   EngineRegistry,
+}
 
 // FaultInfo documents one fault of the catalog.
 type FaultInfo struct {
@@ -68,11 +93,26 @@ type FaultInfo struct {
 	Summary string // one line: what goes wrong
 	Bug     string // the historic bug it reproduces
 	Trigger string // the shortest call sequence that shows it
+	Engine  string // which engine hunts it: EngineProgram or EngineRegistry
+}
+
+// faultEntry is a row of the catalog's table; Catalog adds the engine.
+type faultEntry struct {
+	Name                  Fault
+	Summary, Bug, Trigger string
+}
+
+func (e faultEntry) info() FaultInfo {
+	engine, ok := engines[e.Name]
+	if !ok {
+		engine = EngineProgram
+	}
+	return FaultInfo{e.Name, e.Summary, e.Bug, e.Trigger, engine}
 }
 
 // catalog is the table behind Catalog. A fault's index is its bit in a
 // faultSet; the order is what Catalog promises to keep stable.
-var catalog = [...]FaultInfo{
+var catalog = [...]faultEntry{
 	{FaultStaleRecordNotPurged,
 		"scope records name objects by address alone and are not purged on reuse: a dead object's record releases the new object at its address",
 		"The TensorLogic memory manager kept each scope's records as bare pointers. Once a tensor died and malloc gave its address to a new tensor, the old record was still in the scope, and scope exit released the new tensor through it: a free of a value still in use. The fix in tl_runtime's memory_manager.rs removes a stale record when a pointer that has a record but no live count is registered again.",
@@ -157,12 +197,22 @@ var catalog = [...]FaultInfo{
 		"a method runs without a frame of its own: its arena_gets land in its caller's frame (or in none), and its fn_exit pops the caller's",
 		"TensorLogic V2.1 compiled method bodies without the function-frame prologue, so a method that asked the arena for a buffer panicked with \"No function frame\" at top level, or, called from a function, took slots of the caller's frame; commit 3e006db gives methods a frame like functions.",
 		"MethodEnter(1) [no fn_enter recorded]; ArenaGet(0,16) [No function frame]"},
+	{FaultRegistryCountOutsideLock,
+		"the registry updates a buffer's alias count after releasing the shard lock, so concurrent aliases and unregisters lose updates and the buffer is freed early or twice",
+		"SCL-Core's pointer registry (seed 003) kept a buffer's count as an atomic it read and wrote back (load, then store) after the shard's lock was released, to keep the critical section short. Two threads aliasing one buffer at once both read the same count and one increment is lost; the buffer is then freed while an alias still names it, or a lost decrement leaves it for ever. Each access is atomic, so a race detector is silent; only a check of whole concurrent histories sees it.",
+		"RegisterBuffer(b,64); in parallel Alias(b,a1) || Alias(b,a2) [both read count 1, both write 2]; Unregister(b); Unregister(a1) [count 0: b freed, though a2 still names it]"},
+	{FaultRegistryAliasUnderflow,
+		"unregistering an alias decrements the buffer's count but leaves the alias registered, so unregistering it again frees the buffer under its real pointer and takes the count below zero",
+		"SCL-Core's unregister_ptr decremented a buffer's alias count without removing the alias's entry or checking that the count was still positive; a runtime that unregistered a view twice (once on drop, once on scope exit) freed the buffer while its owner still held it, and the count went negative, so the owner's own unregister never freed anything.",
+		"RegisterBuffer(b,64); Alias(b,a); Unregister(a); Unregister(a) [count 0: b freed, still registered]; Unregister(b) [count -1]"},
 }
 
 // Catalog lists every fault, in a stable order.
 func Catalog() []FaultInfo {
 	out := make([]FaultInfo, len(catalog))
-	copy(out, catalog[:])
+	for i, e := range catalog {
+		out[i] = e.info()
+	}
 	return out
 }
 
@@ -171,7 +221,7 @@ func Catalog() []FaultInfo {
 func LookupFault(name string) (FaultInfo, bool) {
 	for _, f := range catalog {
 		if string(f.Name) == name {
-			return f, true
+			return f.info(), true
 		}
 	}
 	return FaultInfo{}, false
@@ -204,6 +254,8 @@ const (
 	fArenaGrowFreesOld
 	fPlannerSharesOverlapping
 	fMethodWithoutFrame
+	fRegistryCountOutsideLock // not Runtime's: Config refuses it
+	fRegistryAliasUnderflow
 )
 
 func (s faultSet) has(bit faultSet) bool { return s&bit != 0 }
@@ -216,13 +268,18 @@ next:
 	for _, f := range fs {
 		for i, c := range catalog {
 			if c.Name == f {
+				if e := c.info().Engine; e != EngineProgram {
+					return 0, fmt.Errorf("fault %s belongs to the %s engine: Runtime has no %s to break", f, e, e)
+				}
 				s |= 1 << i
 				continue next
 			}
 		}
-		names := make([]string, len(catalog))
-		for i, c := range catalog {
-			names[i] = string(c.Name)
+		var names []string
+		for _, c := range catalog {
+			if c.info().Engine == EngineProgram {
+				names = append(names, string(c.Name))
+			}
 		}
 		return 0, fmt.Errorf("unknown fault %q (the catalog has %s)", f, strings.Join(names, ", "))
 	}

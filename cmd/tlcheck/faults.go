@@ -14,10 +14,13 @@ const faultsUsage = `usage: tlcheck faults [--json]
 
 Lists the runtime's fault catalog: the documented bugs that 'tlcheck fuzz
 --fault NAME' switches on and 'tlcheck selftest' hunts. Each block gives the
-fault's name, what goes wrong, the historic bug it reproduces and the
-shortest call sequence that shows it.
+fault's name, what goes wrong, the historic bug it reproduces, the
+shortest call sequence that shows it, and the engine that hunts it
+("program": generated programs against the model, the faults fuzz takes;
+"registry": concurrent histories of the pointer registry checked for
+linearizability).
 
-  --json  print {"faults":[{"name":..,"summary":..,"bug":..,"trigger":..}]}
+  --json  print {"faults":[{"name":..,"summary":..,"bug":..,"trigger":..,"engine":..}]}
 `
 
 // faultJSON is one fault in faults --json.
@@ -26,6 +29,7 @@ type faultJSON struct {
 	Summary string `json:"summary"`
 	Bug     string `json:"bug"`
 	Trigger string `json:"trigger"`
+	Engine  string `json:"engine"`
 }
 
 func runFaults(e *env, args []string) int {
@@ -45,7 +49,7 @@ func runFaults(e *env, args []string) int {
 			Faults []faultJSON `json:"faults"`
 		}{Faults: make([]faultJSON, len(cat))}
 		for i, f := range cat {
-			out.Faults[i] = faultJSON{string(f.Name), f.Summary, f.Bug, f.Trigger}
+			out.Faults[i] = faultJSON{string(f.Name), f.Summary, f.Bug, f.Trigger, f.Engine}
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -63,6 +67,7 @@ func runFaults(e *env, args []string) int {
 		writeField(e.stdout, "summary", f.Summary)
 		writeField(e.stdout, "bug", f.Bug)
 		writeField(e.stdout, "trigger", f.Trigger)
+		writeField(e.stdout, "engine", f.Engine)
 	}
 	return exitClean
 }

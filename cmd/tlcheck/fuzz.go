@@ -53,8 +53,15 @@ func runFuzz(e *env, args []string) int {
 	}
 	cfg := impl.Config{}
 	if opts.fault != "" {
-		if _, ok := impl.LookupFault(opts.fault); !ok {
+		info, ok := impl.LookupFault(opts.fault)
+		if !ok {
 			fmt.Fprintf(e.stderr, "tlcheck fuzz: unknown fault %q; the catalog has:\n%s", opts.fault, faultNames())
+			return exitInput
+		}
+		if info.Engine != impl.EngineProgram {
+			// Generated programs cannot reach it: another engine hunts it.
+			fmt.Fprintf(e.stderr, "tlcheck fuzz: fault %s is hunted by the %s engine, not by generated programs (tlcheck selftest runs it); fuzz takes:\n%s",
+				opts.fault, info.Engine, faultNames())
 			return exitInput
 		}
 		cfg.Faults = []impl.Fault{impl.Fault(opts.fault)}
@@ -163,10 +170,14 @@ func parseSeed(s string) (uint64, error) {
 	return n, nil
 }
 
-// faultNames lists the catalog's names, one an indented line.
+// faultNames lists the names of the catalog's program faults, the ones
+// fuzz can switch on, one an indented line.
 func faultNames() string {
 	var b strings.Builder
 	for _, f := range impl.Catalog() {
+		if f.Engine != impl.EngineProgram {
+			continue
+		}
 		fmt.Fprintf(&b, "  %s\n", f.Name)
 	}
 	return b.String()

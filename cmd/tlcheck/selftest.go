@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/registry/lincheck"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/properties"
 )
@@ -23,10 +24,13 @@ const selftestUsage = `usage: tlcheck selftest [--json] [--report PATH] [--time 
 Hunts every fault of the runtime's catalog ('tlcheck faults'): with the
 fault switched on alone, generated programs run against the runtime, with
 the reference model as oracle, until one fails or --time passes; the
-failing program is shrunk. Prints, per fault, whether it was caught, the
-seconds to a shrunk counterexample and the length of its trace. Then the
-correct runtime runs as a control for the same time (at most 1s): it must
-not fail.
+failing program is shrunk. The registry's faults (impl/registry) are hunted
+instead by concurrent histories checked for linearizability against a
+sequential model (porcupine), until one is not linearizable. Prints, per
+fault, whether it was caught, the seconds to a counterexample and its
+length (trace events, or calls in the history). Then the correct runtime
+and the correct registry run as controls for the same time (at most 1s
+each): they must not fail.
 
   --json         print {"faults":[{"name":..,"caught":..,"seconds":..,"events":..}]}
   --report PATH  also write the results as Markdown to PATH (atomically);
@@ -52,7 +56,10 @@ type huntResult struct {
 	Seconds  float64 `json:"seconds"` // to a shrunk counterexample: search and shrink
 	Events   int     `json:"events"`  // the shrunk trace's length; 0 if not caught
 	property string
-	programs int
+	programs int // programs run; for a registry fault, histories checked
+	// The registry's control: histories checked and their seconds.
+	histories   int
+	histSeconds float64
 }
 
 type selftestOptions struct {
@@ -70,9 +77,22 @@ func runSelftest(e *env, args []string) int {
 
 	var results []huntResult
 	for _, f := range impl.Catalog() {
-		results = append(results, hunt(impl.Config{Faults: []impl.Fault{f.Name}}, string(f.Name), opts))
+		switch f.Engine {
+		case impl.EngineProgram:
+			results = append(results, hunt(impl.Config{Faults: []impl.Fault{f.Name}}, string(f.Name), opts))
+		case impl.EngineRegistry:
+			results = append(results, huntRegistry([]impl.Fault{f.Name}, string(f.Name), opts))
+		default:
+			results = append(results, huntResult{Name: string(f.Name), property: "no engine hunts " + f.Engine + " faults"})
+		}
 	}
-	control := hunt(impl.Config{}, "none", selftestOptions{seed: opts.seed, time: min(opts.time, time.Second)})
+	controlOpts := selftestOptions{seed: opts.seed, time: min(opts.time, time.Second)}
+	control := hunt(impl.Config{}, "none", controlOpts)
+	if rc := huntRegistry(nil, "none", controlOpts); rc.Caught {
+		control.Caught, control.property = true, rc.property
+	} else {
+		control.histories, control.histSeconds = rc.programs, rc.Seconds
+	}
 
 	if opts.json {
 		if err := writeSelftestJSON(e.stdout, results); err != nil {
@@ -151,6 +171,30 @@ func hunt(cfg impl.Config, name string, opts selftestOptions) huntResult {
 	return r
 }
 
+// huntRegistry runs concurrent histories of impl/registry with faults on
+// until one is not linearizable or opts.time passes, then searches smaller
+// workloads for a shorter one. Caught means a history was not
+// linearizable; with no fault, that is the control failing. A concurrent
+// history cannot be replayed as a program can, so the control (the same
+// seeds on the correct registry) is what shows the fault is to blame.
+func huntRegistry(faults []impl.Fault, name string, opts selftestOptions) huntResult {
+	start := time.Now()
+	cfg := lincheck.Config{Seed: opts.seed, Faults: faults}
+	res, n, err := lincheck.Hunt(cfg, func(int) bool { return time.Since(start) < opts.time })
+	r := huntResult{Name: name, programs: n}
+	switch {
+	case err != nil:
+		r.property = err.Error()
+	case res.Verdict == lincheck.Illegal:
+		if len(faults) > 0 {
+			res = lincheck.Shrink(cfg, res, 20)
+		}
+		r.Caught, r.Events, r.property = true, len(res.History), "Linearizable"
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
 // brokenList names the properties a failure broke, the first one first.
 func brokenList(f *properties.Failure) string {
 	names := []string{f.Property}
@@ -164,7 +208,8 @@ func brokenList(f *properties.Failure) string {
 
 func writeSelftestJSON(w io.Writer, results []huntResult) error {
 	for i := range results {
-		results[i].Seconds = float64(int64(results[i].Seconds*1000+0.5)) / 1000 // ms are plenty
+		// ms are plenty, but a time that was spent never reads 0.
+		results[i].Seconds = max(float64(int64(results[i].Seconds*1000+0.5))/1000, min(results[i].Seconds, 0.001))
 	}
 	return json.NewEncoder(w).Encode(struct {
 		Faults []huntResult `json:"faults"`
@@ -202,7 +247,8 @@ func summary(results []huntResult, control huntResult) string {
 	if control.Caught {
 		return s + fmt.Sprintf("; the correct runtime FAILED (%s)", control.property)
 	}
-	return s + fmt.Sprintf("; the correct runtime ran %d programs in %.1f s with no failure", control.programs, control.Seconds)
+	return s + fmt.Sprintf("; the correct runtime ran %d programs in %.1f s and the correct registry %d histories in %.1f s with no failure",
+		control.programs, control.Seconds, control.histories, control.histSeconds)
 }
 
 func median(sorted []float64) float64 {
@@ -227,6 +273,16 @@ runtime without the fault. *Seconds* is the time to the shrunk counterexample
 (search and shrink); *events* is the length of its trace, the file that
 ` + "`tlcheck replay`" + ` rejects; *properties* are those it breaks, the first to break
 first; *programs* is how many ran before one failed.
+
+The registry's faults (` + "`registry-*`" + `, impl/registry) are hunted by another
+engine: 8 goroutines make 24 random calls each on one registry at once, and
+porcupine checks the history for linearizability against a sequential model
+of the registry, history after history, until one is not linearizable; then
+smaller workloads (fewer goroutines, fewer calls) are searched for a shorter
+one. For them *events* is the calls in that shortest history, *properties* is
+Linearizable, and *programs* the histories checked before the first failure.
+A concurrent history cannot be replayed, so the correct registry, run on the
+same seeds as a control, must stay linearizable.
 
 | fault | caught | seconds | events | properties | programs |
 |---|---|---:|---:|---|---:|

@@ -1,0 +1,115 @@
+package registry_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/registry"
+)
+
+// triggers runs each registry fault's Trigger (impl's catalog) on a
+// registry and says what it saw: a correct registry must see nothing, a
+// registry with the fault must show it.
+var triggers = map[impl.Fault]func(r *registry.Registry) (shown string){
+	// RegisterBuffer(b,64); in parallel Alias(b,a1) || Alias(b,a2);
+	// Unregister(b); Unregister(a1) [b freed, though a2 still names it].
+	// The race is real, so the trigger is tried many times.
+	impl.FaultRegistryCountOutsideLock: func(r *registry.Registry) string {
+		for i := range 1000 {
+			b := registry.Ptr(0x10000 * (i + 1))
+			a1, a2 := b+0x10, b+0x20
+			if err := r.RegisterBuffer(b, 64, registry.KindHeap); err != nil {
+				return err.Error()
+			}
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for _, a := range []registry.Ptr{a1, a2} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					_ = r.Alias(b, a)
+				}()
+			}
+			close(start)
+			wg.Wait()
+			_, _ = r.Unregister(b)
+			if blk, _ := r.Unregister(a1); blk.Ptr != 0 {
+				return "a buffer freed while an alias still names it"
+			}
+			_, _ = r.Unregister(a2)
+		}
+		return ""
+	},
+	// RegisterBuffer(b,64); Alias(b,a); Unregister(a); Unregister(a)
+	// [b freed, still registered]; Unregister(b) [count -1].
+	impl.FaultRegistryAliasUnderflow: func(r *registry.Registry) string {
+		const b, a = 0x1000, 0x2000
+		if err := r.RegisterBuffer(b, 64, registry.KindHeap); err != nil {
+			return err.Error()
+		}
+		_ = r.Alias(b, a)
+		_, _ = r.Unregister(a)
+		blk, err := r.Unregister(a)
+		if !errors.Is(err, registry.ErrNotRegistered) {
+			return "a second unregister of an alias succeeded"
+		}
+		if blk.Ptr != 0 {
+			return "a second unregister of an alias freed the buffer"
+		}
+		if blk, _ := r.Unregister(b); blk.Ptr != b {
+			return "the buffer's own unregister did not free it"
+		}
+		return ""
+	},
+}
+
+func TestFaultTriggers(t *testing.T) {
+	n := 0
+	for _, fi := range impl.Catalog() {
+		if fi.Engine != impl.EngineRegistry {
+			continue
+		}
+		n++
+		t.Run(string(fi.Name), func(t *testing.T) {
+			trig, ok := triggers[fi.Name]
+			if !ok {
+				t.Fatalf("no trigger for fault %s", fi.Name)
+			}
+			good, _ := newReg(t)
+			if shown := trig(good); shown != "" {
+				t.Errorf("the correct registry shows: %s", shown)
+			}
+			bad, _ := newReg(t, fi.Name)
+			if shown := trig(bad); shown == "" {
+				t.Errorf("fault %s does not show\ntrigger: %s", fi.Name, fi.Trigger)
+			} else {
+				t.Logf("shows: %s", shown)
+			}
+		})
+	}
+	if n != len(triggers) {
+		t.Errorf("%d registry faults in the catalog, %d triggers here", n, len(triggers))
+	}
+}
+
+// TestFaultyBooksNeverPanic: a registry with a fault on keeps its books
+// wrong, on purpose, but its queries and leak report still answer.
+func TestFaultyBooksNeverPanic(t *testing.T) {
+	r, _ := newReg(t, impl.FaultRegistryAliasUnderflow)
+	const b, a = 0x1000, 0x2000
+	must(t, r.RegisterBuffer(b, 64, registry.KindDevice))
+	must(t, r.Alias(b, a))
+	for range 3 {
+		_, _ = r.Unregister(a) // frees b at the second, while b still names it
+	}
+	leaks := r.End()
+	if len(leaks) != 1 || leaks[0].Ptr != b || !leaks[0].Real || len(leaks[0].Aliases) != 1 {
+		t.Errorf("leaks %+v, want the freed buffer with its two stale names", leaks)
+	}
+	if r.Buffers() != 0 || r.Pointers() != 2 {
+		t.Errorf("%d buffers, %d pointers; want 0 and 2", r.Buffers(), r.Pointers())
+	}
+}
