@@ -18,9 +18,9 @@ func span(a traces.Addr, size uint64) (lo, hi uint64) {
 	return lo, hi
 }
 
-// spaceOf returns the shadow of kind k's address space.
-func (c *Checker) spaceOf(k kind) *shadow {
-	if k == kSegment || k == kPool {
+// shadowOf returns the shadow of address space s.
+func (c *Checker) shadowOf(s space) *shadow {
+	if s == deviceSpace {
 		return &c.dev
 	}
 	return &c.heap
@@ -33,7 +33,7 @@ func (c *Checker) spaceOf(k kind) *shadow {
 // reported and otherwise ignored, so the block keeps its size and site, as
 // glibc's mtrace script does.
 func (c *Checker) make(k kind, a traces.Addr, size uint64) *thing {
-	sp := c.spaceOf(k)
+	sp := c.shadowOf(k.row().space)
 	lo, hi := span(a, size)
 	t := c.reuse(sp, k, lo, hi, size)
 	if t == nil {
@@ -93,7 +93,7 @@ func (c *Checker) place(sp *shadow, k kind, lo, hi, size uint64) *thing {
 	c.found = sp.overlapping(lo, hi, c.found[:0])
 	c.hits = c.hits[:0]
 	for i := range c.found {
-		if h := &c.found[i]; !h.dead && h.kind.class() == k.class() {
+		if h := &c.found[i]; !h.dead && h.kind.row().class == k.row().class {
 			c.hits = append(c.hits, c.store.at(h.ref))
 		}
 	}
@@ -204,14 +204,14 @@ func (c *Checker) freeBlock(e *entry) {
 // lookup resolves an op's address to the live thing of a kind in mask
 // that starts there. It returns nil (having reported why) when there is
 // none, and nil without a report for NULL, which names nothing.
-func (c *Checker) lookup(a traces.Addr, mask kindMask, sp *shadow) *thing {
+func (c *Checker) lookup(a traces.Addr, mask kindMask) *thing {
 	if a == 0 {
 		return nil
 	}
-	t := sp.startingAt(uint64(a), mask)
+	t := c.shadowOf(mask.space()).startingAt(uint64(a), mask)
 	switch {
 	case t == nil:
-		c.nowhere(a, mask, sp)
+		c.nowhere(a, mask)
 		return nil
 	case t.state() != live:
 		c.gone(t)

@@ -4,11 +4,6 @@ import "github.com/tlcheck/tlcheck/traces"
 
 // Layer 4: device segments and the pool that hands out blocks inside them.
 
-const (
-	segmentMask = kindMask(1 << kSegment)
-	poolMask    = kindMask(1 << kPool)
-)
-
 // devMalloc reserves a segment. NULL is a failed cudaMalloc.
 func (c *Checker) devMalloc(a traces.Addr, size uint64) {
 	if a != 0 {
@@ -19,7 +14,7 @@ func (c *Checker) devMalloc(a traces.Addr, size uint64) {
 // devFree returns a segment. Pool blocks still handed out from it die with
 // it (their memory is gone), so a later use or put of one is reported.
 func (c *Checker) devFree(a traces.Addr) {
-	t := c.lookup(a, segmentMask, &c.dev)
+	t := c.lookup(a, segmentMask)
 	if t == nil {
 		return
 	}
@@ -66,7 +61,7 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 
 // poolPut puts a pool block back.
 func (c *Checker) poolPut(a traces.Addr) {
-	if t := c.lookup(a, poolMask, &c.dev); t != nil {
+	if t := c.lookup(a, poolMask); t != nil {
 		c.kill(t, c.here)
 	}
 }

@@ -79,7 +79,7 @@ func (c *Checker) freeObject(t *thing) {
 	if r := c.staleAt(t.lo); r != nil {
 		old := r.t
 		rel := append(t.history(nil), r.made.related("stale record made"))
-		rel = append(rel, old.diedAt().related(diedWhats[old.kind()]))
+		rel = append(rel, old.diedAt().related(old.kind().row().diedWhat))
 		c.report(traces.StaleReuse, t.addr(), t, c.opName()+" of "+t.String()+
 			", which still has "+plural(t.x.count, "reference")+": the scope exit at "+c.call.at()+
 			" held a stale record (made at "+r.made.at()+") of object #"+strconv.Itoa(old.id())+

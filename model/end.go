@@ -2,6 +2,7 @@ package model
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -46,28 +47,26 @@ func (c *Checker) end() {
 	}
 }
 
-// held reports whether a thing live at end is still held by design:
-// objects reached from params or open scopes, buffers of open frames,
-// device segments (a caching pool keeps its segments).
+// held reports whether a thing live at end is still held (see atEnd):
+// by design, or because markHeld reached it.
 func (c *Checker) held(t *thing) bool {
-	switch t.kind() {
-	case kObject:
+	switch t.kind().row().atEnd {
+	case heldIfReached:
 		return t.x.mark == c.epoch
-	case kArena, kSegment:
+	case held:
 		return true
 	}
-	return false // raw blocks and pool blocks not put back
+	return false
 }
 
+// leakMessage says why t, live at end and not held, is a leak; "%refs"
+// in the kind's leak message stands for its count of references.
 func leakMessage(t *thing) string {
-	switch t.kind() {
-	case kObject:
-		return t.String() + " is still alive at end with " + plural(t.x.count, "reference") +
-			", and no parameter or open scope holds it"
-	case kPool:
-		return t.String() + " was never put back"
+	msg := t.kind().row().leak
+	if t.x != nil {
+		msg = strings.ReplaceAll(msg, "%refs", plural(t.x.count, "reference"))
 	}
-	return t.String() + " was never freed"
+	return t.String() + " " + msg
 }
 
 // liveThings returns the live (and due) things in the order made.

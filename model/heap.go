@@ -37,7 +37,7 @@ func (c *Checker) free(a traces.Addr) error {
 	t := c.heap.startingAt(uint64(a), freeable)
 	switch {
 	case t == nil:
-		c.nowhere(a, freeable, &c.heap)
+		c.nowhere(a, freeable)
 	case t.kind() == kObject && !c.effects:
 		return c.inputError("addr", errors.New(c.opName()+" of "+t.String()+
 			": the trace frees a managed object, so its header must declare \"effects\": true"))

@@ -25,8 +25,6 @@ type param struct {
 	made hist
 }
 
-const objectMask = kindMask(1 << kObject)
-
 func (c *Checker) scopeEnter() {
 	n := len(c.scopes)
 	if n < cap(c.scopes) {
@@ -94,7 +92,7 @@ func (c *Checker) alloc(ev *traces.Event) {
 	var fields []*thing
 	if isStruct {
 		for _, f := range ev.Fields {
-			if ft := c.lookup(f, objectMask, &c.heap); ft != nil {
+			if ft := c.lookup(f, objectMask); ft != nil {
 				ft.x.count++
 				fields = append(fields, ft)
 			}
@@ -123,13 +121,13 @@ func hasField(fs []traces.Addr) bool {
 }
 
 func (c *Checker) acquire(a traces.Addr) {
-	if t := c.lookup(a, objectMask, &c.heap); t != nil {
+	if t := c.lookup(a, objectMask); t != nil {
 		t.x.count++
 	}
 }
 
 func (c *Checker) releaseOp(a traces.Addr) {
-	if t := c.lookup(a, objectMask, &c.heap); t != nil {
+	if t := c.lookup(a, objectMask); t != nil {
 		c.release(t)
 	}
 }
@@ -190,7 +188,7 @@ func (c *Checker) register(a traces.Addr) {
 		c.misuse(a, nil, "no scope is open to record "+a.String()+" in")
 		return
 	}
-	if t := c.lookup(a, objectMask, &c.heap); t != nil {
+	if t := c.lookup(a, objectMask); t != nil {
 		c.addRecord(t)
 	}
 }
@@ -198,7 +196,7 @@ func (c *Checker) register(a traces.Addr) {
 // unregister removes the object's newest record, searching from the top
 // scope down; its count is unchanged (a move).
 func (c *Checker) unregister(a traces.Addr) {
-	t := c.lookup(a, objectMask, &c.heap)
+	t := c.lookup(a, objectMask)
 	if t == nil {
 		return
 	}
@@ -223,7 +221,7 @@ func (c *Checker) unregister(a traces.Addr) {
 // object the name held before (after the acquire, so re-registering the
 // same object keeps it alive).
 func (c *Checker) paramRegister(name string, a traces.Addr) {
-	t := c.lookup(a, objectMask, &c.heap)
+	t := c.lookup(a, objectMask)
 	if t == nil {
 		return
 	}

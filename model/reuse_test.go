@@ -28,7 +28,7 @@ func TestReusableAgreesWithOverlapping(t *testing.T) {
 			for i := range evs {
 				ev := &evs[i]
 				if k, a, size, ok := allocation(ev); ok && a != 0 {
-					sp := c.spaceOf(k)
+					sp := c.shadowOf(k.row().space)
 					lo, hi := span(a, size)
 					if e, _ := sp.reusable(k, lo, hi); e != nil {
 						reused++

@@ -6,50 +6,6 @@ import (
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// kind is what made a thing; it decides which ops may name it, its
-// address space and its overlap class.
-type kind uint8
-
-const (
-	kBlock   kind = iota // malloc, realloc: a raw heap block
-	kObject              // alloc, struct_init: a managed object
-	kArena               // arena_get: an arena buffer
-	kSegment             // dev_malloc: a device segment
-	kPool                // pool_get: a pool block inside a segment
-)
-
-// kindMask is a set of kinds.
-type kindMask uint8
-
-const (
-	anyKind   kindMask = 1<<kBlock | 1<<kObject | 1<<kArena | 1<<kSegment | 1<<kPool
-	freeable  kindMask = 1<<kBlock | 1<<kObject
-	onlyBlock kindMask = 1 << kBlock
-)
-
-func (k kind) mask() kindMask { return 1 << k }
-
-// class is the overlap class: things of one class must not overlap while
-// both are live. Heap blocks and objects share one.
-func (k kind) class() kind {
-	if k == kObject {
-		return kBlock
-	}
-	return k
-}
-
-// counted reports whether the thing's bytes count toward live bytes: pool
-// blocks lie inside segments, which are counted already.
-func (k kind) counted() bool { return k != kPool }
-
-var kindNouns = [...]string{kBlock: "block", kObject: "object", kArena: "arena buffer", kSegment: "device segment", kPool: "pool block"}
-
-// diedVerb says how a thing of this kind ends, for messages.
-var diedVerbs = [...]string{kBlock: "was freed", kObject: "died", kArena: "died with its frame", kSegment: "was freed", kPool: "was put back"}
-
-// diedWhat names a thing's death in Related.
-var diedWhats = [...]string{kBlock: "freed", kObject: "died", kArena: "frame exited", kSegment: "freed", kPool: "put back"}
-
 // state is where a thing stands in its life.
 type state uint8
 
@@ -161,7 +117,7 @@ func (t *thing) diedAt() hist {
 // event 2 a.tl:2)", with an arena buffer's slot and an object's kind when
 // it is not the default.
 func (t *thing) String() string {
-	noun := kindNouns[t.kind()]
+	noun := t.kind().row().noun
 	if t.x != nil && t.x.isStruct {
 		noun = "struct"
 	}
@@ -180,7 +136,7 @@ func (t *thing) deathPhrase() string {
 	if t.state() == due {
 		return ", whose count reached 0 at " + t.x.zero.at()
 	}
-	return ", which " + diedVerbs[t.kind()] + " at " + t.diedAt().at()
+	return ", which " + t.kind().row().diedVerb + " at " + t.diedAt().at()
 }
 
 // history lists the events that explain t: where it was made and, if it is
@@ -194,7 +150,7 @@ func (t *thing) history(dst []traces.Related) []traces.Related {
 		if t.kind() == kObject && t.x != nil && t.x.zero.event >= 0 && t.x.zero.event != t.died-1 {
 			dst = append(dst, t.x.zero.related("count reached 0"))
 		}
-		dst = append(dst, t.diedAt().related(diedWhats[t.kind()]))
+		dst = append(dst, t.diedAt().related(t.kind().row().diedWhat))
 	}
 	return dst
 }

@@ -68,13 +68,13 @@ func (c *Checker) gone(t *thing) {
 
 // nowhere reports an op on an address where no thing of the kinds in mask
 // starts: nothing at all, or the inside or the wrong kind of something.
-func (c *Checker) nowhere(a traces.Addr, mask kindMask, sp *shadow) {
+func (c *Checker) nowhere(a traces.Addr, mask kindMask) {
 	want := "nothing"
 	if mask&(1<<kObject) != 0 && mask&(1<<kBlock) == 0 {
 		want = "no object"
 	}
 	msg := c.target() + a.String() + ": "
-	t := sp.containing(uint64(a), anyKind)
+	t := c.shadowOf(mask.space()).containing(uint64(a), anyKind)
 	switch {
 	case t == nil:
 		msg += "nothing is allocated there"
@@ -91,16 +91,14 @@ func (c *Checker) nowhere(a traces.Addr, mask kindMask, sp *shadow) {
 	c.report(traces.InvalidAddress, a, t, msg, t.history(nil)...)
 }
 
+// nounsOf names what an op of the kinds in mask wanted.
 func nounsOf(mask kindMask) string {
-	switch mask {
-	case freeable:
-		return "a heap block or object"
-	case onlyBlock:
-		return "a heap block"
+	if s, ok := maskWhat[mask]; ok {
+		return s
 	}
-	for k := kBlock; k <= kPool; k++ {
+	for k := range nKinds {
 		if mask == k.mask() {
-			return article(kindNouns[k])
+			return k.row().what
 		}
 	}
 	return "what the op names"
