@@ -42,15 +42,14 @@ type Checker struct {
 	epoch     uint32 // for marking reachable objects at end
 
 	// The event being stepped.
-	ev       *traces.Event
 	pos      traces.Pos
 	here     hist
 	hereW    *where // here's where record, once needed
 	call     hist   // the last event other than a free
 	callOp   traces.Op
 	out      []traces.Violation
-	found    []hit    // what an allocation's range meets
-	hits     []*thing // the live things among them of its class
+	found    []hit    // buffer: what an allocation's range meets
+	met      []*thing // buffer: the live things among them of its class
 	work     []*thing
 	stateBuf []*thing // State's scratch: the live objects, by id
 }
@@ -75,7 +74,7 @@ func New(h traces.Header) *Checker {
 func (c *Checker) Step(ev *traces.Event, pos traces.Pos) ([]traces.Violation, error) {
 	c.out = c.out[:0]
 	c.events++
-	c.ev, c.pos = ev, pos
+	c.pos = pos
 	c.here, c.hereW = hist{event: pos.Event, line: pos.Line, site: ev.Site}, nil
 	if ev.Op != traces.OpFree {
 		c.settle()
@@ -84,16 +83,15 @@ func (c *Checker) Step(ev *traces.Event, pos traces.Pos) ([]traces.Violation, er
 	if ev.Op != traces.OpFree {
 		c.call, c.callOp = c.here, ev.Op
 	}
-	c.ev = nil
 	return c.out, err
 }
 
 func (c *Checker) dispatch(ev *traces.Event) error {
 	switch ev.Op {
 	case traces.OpMalloc:
-		c.malloc(ev.Addr, ev.Size)
+		c.malloc(ev.Op, ev.Addr, ev.Size)
 	case traces.OpFree:
-		return c.free(ev.Addr)
+		return c.free(ev.Op, ev.Addr)
 	case traces.OpRealloc:
 		return c.realloc(ev)
 	case traces.OpRead, traces.OpWrite:

@@ -26,34 +26,75 @@ func (c *Checker) shadowOf(s space) *shadow {
 	return &c.heap
 }
 
-// make records a new thing of kind k at a, made by the current event.
+// make records a new thing of kind k at a, made by op, the current event.
 // It reports an overlap with live things of the same class, and forgets
 // dead things whose range the new one takes. It returns nil only for a
 // malloc or realloc at the start of a live block: that allocation is
 // reported and otherwise ignored, so the block keeps its size and site, as
 // glibc's mtrace script does.
-func (c *Checker) make(k kind, a traces.Addr, size uint64) *thing {
+func (c *Checker) make(op traces.Op, k kind, a traces.Addr, size uint64) *thing {
 	sp := c.shadowOf(k.row().space)
 	lo, hi := span(a, size)
-	t := c.reuse(sp, k, lo, hi, size)
-	if t == nil {
-		if t = c.place(sp, k, lo, hi, size); t == nil {
-			return nil
+	if t := c.reuse(sp, k, lo, hi, size); t != nil {
+		c.born(t, size)
+		return t
+	}
+	found := sp.overlapping(lo, hi, c.found[:0])
+	met := c.liveOfClass(found, k, c.met[:0])
+	var t *thing
+	if b := blockAt(k, lo, met); b != nil {
+		c.report(traces.Overlap, traces.Addr(lo), b, op.String()+" of "+strconv.FormatUint(size, 10)+
+			" bytes at "+traces.Addr(lo).String()+", where "+b.String()+" is still allocated; the block keeps its size and site",
+			b.madeAt().related("allocated"))
+	} else {
+		t = c.place(sp, k, lo, hi, size, found)
+		c.born(t, size)
+		if len(met) > 0 {
+			c.reportOverlap(op, t, met)
 		}
 	}
+	// Keep the buffers for the next make, holding nothing alive.
+	clear(met)
+	c.found, c.met = found[:0], met[:0]
+	return t
+}
+
+// born numbers t, just made at the current event, and counts it live.
+func (c *Checker) born(t *thing, size uint64) {
 	c.made++
 	t.setID(c.made)
 	t.made, t.madeWhere = c.here.event, c.hereWhere()
 	c.nlive++
-	if k.counted() {
+	if t.kind().counted() {
 		c.liveBytes += size
 		c.peak = max(c.peak, c.liveBytes)
 	}
-	if len(c.hits) > 0 {
-		c.overlap(t)
+}
+
+// liveOfClass appends to out the live things among found of k's overlap
+// class, and returns out.
+func (c *Checker) liveOfClass(found []hit, k kind, out []*thing) []*thing {
+	for i := range found {
+		if h := &found[i]; !h.dead && h.kind.row().class == k.row().class {
+			out = append(out, c.store.at(h.ref))
+		}
 	}
-	c.clearScratch()
-	return t
+	return out
+}
+
+// blockAt returns, for a new block at lo, the live block among met that
+// starts there: the allocation is then ignored. It returns nil for other
+// kinds.
+func blockAt(k kind, lo uint64, met []*thing) *thing {
+	if k != kBlock {
+		return nil
+	}
+	for _, o := range met {
+		if o.kind() == kBlock && o.lo == lo {
+			return o
+		}
+	}
+	return nil
 }
 
 // reuse is make's fast path (see shadow.reusable): the new thing takes
@@ -84,33 +125,13 @@ func (c *Checker) reuse(sp *shadow, k kind, lo, hi, size uint64) *thing {
 	return t
 }
 
-// place is make's general path: it finds what the new range meets, forgets
-// the dead things there (or takes the place of one, as reuse does), and
-// enters the new thing. It returns nil for a malloc or realloc at the start
-// of a live block. The live things met of the new thing's class are left
-// in c.hits.
-func (c *Checker) place(sp *shadow, k kind, lo, hi, size uint64) *thing {
-	c.found = sp.overlapping(lo, hi, c.found[:0])
-	c.hits = c.hits[:0]
-	for i := range c.found {
-		if h := &c.found[i]; !h.dead && h.kind.row().class == k.row().class {
-			c.hits = append(c.hits, c.store.at(h.ref))
-		}
-	}
-	if k == kBlock {
-		for _, o := range c.hits {
-			if o.kind() == kBlock && o.lo == lo {
-				c.report(traces.Overlap, traces.Addr(lo), o, c.opName()+" of "+strconv.FormatUint(size, 10)+
-					" bytes at "+traces.Addr(lo).String()+", where "+o.String()+" is still allocated; the block keeps its size and site",
-					o.madeAt().related("allocated"))
-				c.clearScratch()
-				return nil
-			}
-		}
-	}
+// place is make's general path: given what the new range meets (found),
+// it forgets the dead things there (or takes the place of one, as reuse
+// does) and enters the new thing, which it returns.
+func (c *Checker) place(sp *shadow, k kind, lo, hi, size uint64, found []hit) *thing {
 	var t *thing
-	for i := range c.found {
-		h := &c.found[i]
+	for i := range found {
+		h := &found[i]
 		switch {
 		case !h.dead:
 			sp.nested = true
@@ -132,26 +153,19 @@ func (c *Checker) place(sp *shadow, k kind, lo, hi, size uint64) *thing {
 	return t
 }
 
-// overlap reports that new thing t meets the live things in c.hits.
-func (c *Checker) overlap(t *thing) {
-	o := c.hits[0]
-	msg := c.opName() + " of " + t.String() + " overlaps live " + o.String()
-	if n := len(c.hits) - 1; n > 0 {
+// reportOverlap reports that new thing t, made by op, meets the live
+// things met.
+func (c *Checker) reportOverlap(op traces.Op, t *thing, met []*thing) {
+	o := met[0]
+	msg := op.String() + " of " + t.String() + " overlaps live " + o.String()
+	if n := len(met) - 1; n > 0 {
 		msg += " and " + plural(n, "more")
 	}
-	rel := make([]traces.Related, 0, min(len(c.hits), 4))
-	for _, o := range c.hits[:min(len(c.hits), 4)] {
+	rel := make([]traces.Related, 0, min(len(met), 4))
+	for _, o := range met[:min(len(met), 4)] {
 		rel = append(rel, o.madeAt().related("allocated"))
 	}
 	c.report(traces.Overlap, t.addr(), t, msg, rel...)
-}
-
-// clearScratch drops the scratch slices' pointers so they keep nothing alive.
-func (c *Checker) clearScratch() {
-	if len(c.hits) > 0 { // clear calls the runtime even for nothing
-		clear(c.hits)
-	}
-	c.found, c.hits = c.found[:0], c.hits[:0]
 }
 
 // kill ends t's life at event at. It stays in the shadow, and is
@@ -201,20 +215,20 @@ func (c *Checker) freeBlock(e *entry) {
 	c.liveBytes -= size
 }
 
-// lookup resolves an op's address to the live thing of a kind in mask
+// lookup resolves the address op names to the live thing of a kind in mask
 // that starts there. It returns nil (having reported why) when there is
 // none, and nil without a report for NULL, which names nothing.
-func (c *Checker) lookup(a traces.Addr, mask kindMask) *thing {
+func (c *Checker) lookup(op traces.Op, a traces.Addr, mask kindMask) *thing {
 	if a == 0 {
 		return nil
 	}
 	t := c.shadowOf(mask.space()).startingAt(uint64(a), mask)
 	switch {
 	case t == nil:
-		c.nowhere(a, mask)
+		c.nowhere(op, a, mask)
 		return nil
 	case t.state() != live:
-		c.gone(t)
+		c.reportNotLive(op, t)
 		return nil
 	}
 	return t

@@ -7,14 +7,14 @@ import "github.com/tlcheck/tlcheck/traces"
 // devMalloc reserves a segment. NULL is a failed cudaMalloc.
 func (c *Checker) devMalloc(a traces.Addr, size uint64) {
 	if a != 0 {
-		c.make(kSegment, a, size)
+		c.make(traces.OpDevMalloc, kSegment, a, size)
 	}
 }
 
 // devFree returns a segment. Pool blocks still handed out from it die with
 // it (their memory is gone), so a later use or put of one is reported.
 func (c *Checker) devFree(a traces.Addr) {
-	t := c.lookup(a, segmentMask)
+	t := c.lookup(traces.OpDevFree, a, segmentMask)
 	if t == nil {
 		return
 	}
@@ -22,13 +22,13 @@ func (c *Checker) devFree(a traces.Addr) {
 	if t.x == nil || t.x.poolLive == 0 {
 		return
 	}
-	c.found = c.dev.overlapping(t.lo, t.hi(), c.found[:0])
-	for _, h := range c.found {
+	found := c.dev.overlapping(t.lo, t.hi(), c.found[:0])
+	for _, h := range found {
 		if p := c.store.at(h.ref); h.kind == kPool && p.state() == live && p.x != nil && p.x.seg == t {
 			c.kill(p, c.here)
 		}
 	}
-	c.clearScratch()
+	c.found = found[:0]
 }
 
 // poolGet hands out a pool block, which must lie inside a live segment.
@@ -40,7 +40,7 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 	}
 	lo, hi := span(a, size)
 	seg := c.dev.containing(lo, segmentMask)
-	what := func() string { return c.opName() + " of " + a.String() } // only for a report
+	what := func() string { return traces.OpPoolGet.String() + " of " + a.String() } // only for a report
 	switch {
 	case seg == nil:
 		c.report(traces.InvalidAddress, a, nil, what()+": the pool block lies outside every device segment")
@@ -52,7 +52,7 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 		c.report(traces.InvalidAddress, a, seg, what()+": the pool block runs past the end of "+seg.String(),
 			seg.madeAt().related("allocated"))
 	}
-	t := c.make(kPool, a, size)
+	t := c.make(traces.OpPoolGet, kPool, a, size)
 	if seg != nil && seg.state() == live {
 		t.ext().seg = seg
 		seg.ext().poolLive++
@@ -61,7 +61,7 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 
 // poolPut puts a pool block back.
 func (c *Checker) poolPut(a traces.Addr) {
-	if t := c.lookup(a, poolMask); t != nil {
+	if t := c.lookup(traces.OpPoolPut, a, poolMask); t != nil {
 		c.kill(t, c.here)
 	}
 }

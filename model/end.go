@@ -25,14 +25,14 @@ func (c *Checker) end() {
 		for _, s := range c.scopes[:min(n, maxOpenRelated)] {
 			rel = append(rel, s.enter.related("scope entered"))
 		}
-		c.misuse(0, nil, plural(n, "scope")+" still open at end (the outermost entered at "+c.scopes[0].enter.at()+")", rel...)
+		c.misuse(traces.OpEnd, 0, nil, plural(n, "scope")+" still open at end (the outermost entered at "+c.scopes[0].enter.at()+")", rel...)
 	}
 	if n := len(c.frames); n > 0 {
 		rel := make([]traces.Related, 0, min(n, maxOpenRelated))
 		for _, f := range c.frames[:min(n, maxOpenRelated)] {
 			rel = append(rel, f.enter.related("frame entered"))
 		}
-		c.misuse(0, nil, plural(n, "function frame")+" still open at end (the outermost entered at "+c.frames[0].enter.at()+")", rel...)
+		c.misuse(traces.OpEnd, 0, nil, plural(n, "function frame")+" still open at end (the outermost entered at "+c.frames[0].enter.at()+")", rel...)
 	}
 	c.markHeld()
 	for _, t := range c.liveThings() {

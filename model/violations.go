@@ -35,16 +35,13 @@ func nonNil(rel []traces.Related) []traces.Related {
 	return rel
 }
 
-// opName names the current event's op for messages.
-func (c *Checker) opName() string { return c.ev.Op.String() }
-
-// target begins a message about what the current op names: "release of",
-// or "struct_init with field" for the fields a struct acquires.
-func (c *Checker) target() string {
-	if c.ev.Op == traces.OpStructInit {
+// target begins a message about what op names: "release of", or
+// "struct_init with field" for the fields a struct acquires.
+func target(op traces.Op) string {
+	if op == traces.OpStructInit {
 		return "struct_init with field "
 	}
-	return c.opName() + " of "
+	return op.String() + " of "
 }
 
 func article(noun string) string {
@@ -55,25 +52,25 @@ func article(noun string) string {
 	return "a " + noun
 }
 
-// gone reports an op on a thing that is no longer live: double-free for
-// the ops that end a life, use-after-free for any other.
-func (c *Checker) gone(t *thing) {
+// reportNotLive reports op on a thing that is no longer live: double-free
+// for the ops that end a life, use-after-free for any other.
+func (c *Checker) reportNotLive(op traces.Op, t *thing) {
 	k := traces.UseAfterFree
-	switch c.ev.Op {
+	switch op {
 	case traces.OpFree, traces.OpRealloc, traces.OpRelease, traces.OpDevFree, traces.OpPoolPut, traces.OpParamRelease:
 		k = traces.DoubleFree
 	}
-	c.report(k, t.addr(), t, c.target()+t.String()+t.deathPhrase(), t.history(nil)...)
+	c.report(k, t.addr(), t, target(op)+t.String()+t.deathPhrase(), t.history(nil)...)
 }
 
 // nowhere reports an op on an address where no thing of the kinds in mask
 // starts: nothing at all, or the inside or the wrong kind of something.
-func (c *Checker) nowhere(a traces.Addr, mask kindMask) {
+func (c *Checker) nowhere(op traces.Op, a traces.Addr, mask kindMask) {
 	want := "nothing"
 	if mask&(1<<kObject) != 0 && mask&(1<<kBlock) == 0 {
 		want = "no object"
 	}
-	msg := c.target() + a.String() + ": "
+	msg := target(op) + a.String() + ": "
 	t := c.shadowOf(mask.space()).containing(uint64(a), anyKind)
 	switch {
 	case t == nil:
@@ -104,9 +101,9 @@ func nounsOf(mask kindMask) string {
 	return "what the op names"
 }
 
-// misuse reports a broken protocol at the current event.
-func (c *Checker) misuse(a traces.Addr, t *thing, msg string, rel ...traces.Related) {
-	c.report(traces.Misuse, a, t, c.opName()+": "+msg, rel...)
+// misuse reports a broken protocol of op, the current event's.
+func (c *Checker) misuse(op traces.Op, a traces.Addr, t *thing, msg string, rel ...traces.Related) {
+	c.report(traces.Misuse, a, t, op.String()+": "+msg, rel...)
 }
 
 func plural(n int, one string) string {
