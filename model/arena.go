@@ -112,7 +112,7 @@ func (c *Checker) arenaGet(ev *traces.Event) {
 		return // a zero-sized buffer: nothing to hand out
 	}
 	s := f.slot(ev.Slot)
-	if s.buf == nil || s.buf.lo != uint64(ev.Addr) {
+	if s.buf == nil || s.buf.Lo != uint64(ev.Addr) {
 		t := c.make(ev.Op, kArena, ev.Addr, ev.Size)
 		x := t.ext()
 		x.slot = ev.Slot

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/tlcheck/tlcheck/model/internal/index"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -16,13 +17,12 @@ import (
 type Checker struct {
 	effects bool
 
-	store     store      // the things the shadows remember
-	heap, dev shadow     // one shadow memory per address space
-	wheres    whereTable // lines and sites of things' events, shared
-	nlive     int        // live and due things
-	scopes    []scope
-	frames    []frame
-	params    map[string]param
+	idx    *things    // the things remembered, by address, in each space
+	wheres whereTable // lines and sites of things' events, shared
+	nlive  int        // live and due things
+	scopes []scope
+	frames []frame
+	params map[string]param
 
 	// Effects: objects whose count reached 0 at the last call and whose
 	// free is awaited, and the stale records the last call's scope exit
@@ -57,8 +57,7 @@ type Checker struct {
 // New returns a Checker for a trace with header h.
 func New(h traces.Header) *Checker {
 	c := &Checker{effects: h.Effects, params: make(map[string]param)}
-	c.heap.init(&c.store)
-	c.dev.init(&c.store)
+	c.idx = index.New[thing](indexConfig())
 	c.call = hist{event: -1}
 	return c
 }

@@ -1,30 +1,22 @@
 package model
 
 import (
-	"math"
 	"strconv"
 
+	"github.com/tlcheck/tlcheck/model/internal/index"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
 // span returns the range an allocation of size bytes at a owns,
 // [a, a+max(size,1)), clamped at the top of the space.
-func span(a traces.Addr, size uint64) (lo, hi uint64) {
-	lo = uint64(a)
-	hi = lo + max(size, 1)
-	if hi < lo {
-		hi = math.MaxUint64
-	}
-	return lo, hi
-}
+func span(a traces.Addr, size uint64) (lo, hi uint64) { return index.Span(uint64(a), size) }
 
-// shadowOf returns the shadow of address space s.
-func (c *Checker) shadowOf(s space) *shadow {
-	if s == deviceSpace {
-		return &c.dev
-	}
-	return &c.heap
-}
+// things is the model's index of things by address (package index: the
+// tuned one, or with the build tag naiveindex the naive one).
+type things = index.Index[thing, *thing]
+
+// hit is a thing an index's range query found.
+type hit = index.Hit[thing]
 
 // make records a new thing of kind k at a, made by op, the current event.
 // It reports an overlap with live things of the same class, and forgets
@@ -33,13 +25,13 @@ func (c *Checker) shadowOf(s space) *shadow {
 // reported and otherwise ignored, so the block keeps its size and site, as
 // glibc's mtrace script does.
 func (c *Checker) make(op traces.Op, k kind, a traces.Addr, size uint64) *thing {
-	sp := c.shadowOf(k.row().space)
+	sp := k.row().space.index()
 	lo, hi := span(a, size)
-	if t := c.reuse(sp, k, lo, hi, size); t != nil {
+	if t := c.idx.TryReuse(sp, index.Kind(k), lo, hi, size); t != nil {
 		c.born(t, size)
 		return t
 	}
-	found := sp.overlapping(lo, hi, c.found[:0])
+	found := c.idx.Overlapping(sp, lo, hi, c.found[:0])
 	met := c.liveOfClass(found, k, c.met[:0])
 	var t *thing
 	if b := blockAt(k, lo, met); b != nil {
@@ -47,7 +39,7 @@ func (c *Checker) make(op traces.Op, k kind, a traces.Addr, size uint64) *thing 
 			" bytes at "+traces.Addr(lo).String()+", where "+b.String()+" is still allocated; the block keeps its size and site",
 			b.madeAt().related("allocated"))
 	} else {
-		t = c.place(sp, k, lo, hi, size, found)
+		t = c.idx.Place(sp, index.Kind(k), lo, hi, size, found)
 		c.born(t, size)
 		if len(met) > 0 {
 			c.reportOverlap(op, t, met)
@@ -75,8 +67,8 @@ func (c *Checker) born(t *thing, size uint64) {
 // class, and returns out.
 func (c *Checker) liveOfClass(found []hit, k kind, out []*thing) []*thing {
 	for i := range found {
-		if h := &found[i]; !h.dead && h.kind.row().class == k.row().class {
-			out = append(out, c.store.at(h.ref))
+		if h := &found[i]; !h.Dead && kind(h.Kind).row().class == k.row().class {
+			out = append(out, h.Thing)
 		}
 	}
 	return out
@@ -90,67 +82,11 @@ func blockAt(k kind, lo uint64, met []*thing) *thing {
 		return nil
 	}
 	for _, o := range met {
-		if o.kind() == kBlock && o.lo == lo {
+		if o.kind() == kBlock && o.Lo == lo {
 			return o
 		}
 	}
 	return nil
-}
-
-// reuse is make's fast path (see shadow.reusable): the new thing takes
-// the place of a dead one that starts where it does, in the store and in
-// the shadow; a new object takes only the dead one's entries, since an
-// object may be named after it is forgotten. It returns nil where it does
-// not apply.
-func (c *Checker) reuse(sp *shadow, k kind, lo, hi, size uint64) *thing {
-	e, l := sp.reusable(k, lo, hi)
-	if e == nil {
-		return nil
-	}
-	old := e.ref()
-	var t *thing
-	r := old
-	if k == kObject {
-		t, r = c.store.add(k)
-		c.store.forget(old, k)
-	} else {
-		t = c.store.renew(old, k)
-	}
-	t.lo, t.size = lo, size
-	if first, last := sp.cells(l, lo, hi); first == last {
-		*e = newEntry(t, r, 0)
-	} else {
-		sp.reshape(t, old, r, l)
-	}
-	return t
-}
-
-// place is make's general path: given what the new range meets (found),
-// it forgets the dead things there (or takes the place of one, as reuse
-// does) and enters the new thing, which it returns.
-func (c *Checker) place(sp *shadow, k kind, lo, hi, size uint64, found []hit) *thing {
-	var t *thing
-	for i := range found {
-		h := &found[i]
-		switch {
-		case !h.dead:
-			sp.nested = true
-		case t == nil && h.kind == k && k != kObject && sp.sameCells(h, lo, hi):
-			t = c.store.renew(h.ref, k)
-			t.lo, t.size = lo, size
-			sp.reshape(t, h.ref, h.ref, h.level)
-		default:
-			sp.remove(h.ref, h.lo, h.hi, h.level) // its range is taken: forget it
-			c.store.forget(h.ref, h.kind)
-		}
-	}
-	if t == nil {
-		var r ref
-		t, r = c.store.add(k)
-		t.lo, t.size = lo, size
-		sp.insert(t, r)
-	}
-	return t
 }
 
 // reportOverlap reports that new thing t, made by op, meets the live
@@ -168,23 +104,21 @@ func (c *Checker) reportOverlap(op traces.Op, t *thing, met []*thing) {
 	c.report(traces.Overlap, t.addr(), t, msg, rel...)
 }
 
-// kill ends t's life at event at. It stays in the shadow, and is
+// kill ends t's life at event at. It stays in the index, and is
 // remembered there until a new allocation takes its range.
 func (c *Checker) kill(t *thing, at hist) {
 	if t.state() == dead {
 		return
 	}
-	if t.kind() == kBlock {
-		c.heap.markDead(t)
-	}
 	w := c.hereWhere() // kills are mostly at the current event: its record is at hand
 	if at != c.here {
 		w = c.wheres.of(at)
 	}
-	t.died, t.diedWhere = at.event+1, w
+	t.Died, t.diedWhere = at.event+1, w
+	c.idx.Died(t.kind().row().space.index(), t)
 	c.nlive--
 	if t.kind().counted() {
-		c.liveBytes -= t.size
+		c.liveBytes -= t.Size
 	}
 	if t.kind() == kPool && t.x != nil && t.x.seg != nil {
 		t.x.seg.x.poolLive--
@@ -200,19 +134,19 @@ func (c *Checker) hereWhere() *where {
 	return c.hereW
 }
 
-// freeBlock is kill for a live block found by its first entry e at the
-// current event, in the common case that needs no more: what kill reads
-// of the thing, e says, so the thing is only written to.
-func (c *Checker) freeBlock(e *entry) {
-	e.meta |= metaDead
-	t := c.store.at(e.ref())
-	size := e.len()
-	if e.meta&metaInexact != 0 {
-		size = t.size
+// freeLiveBlock is a free's fast path: where the index can tell from its
+// entries alone that a live block starts at a, it records the block's death
+// and says its size, so the block is only written to, and freeLiveBlock
+// does the rest of kill and reports true. Else it reports false.
+func (c *Checker) freeLiveBlock(a traces.Addr) bool {
+	t, size := c.idx.KillLiveAt(heapSpace.index(), uint64(a), index.Kind(kBlock))
+	if t == nil {
+		return false
 	}
-	t.died, t.diedWhere = c.here.event+1, c.hereWhere()
+	t.Died, t.diedWhere = c.here.event+1, c.hereWhere()
 	c.nlive--
 	c.liveBytes -= size
+	return true
 }
 
 // lookup resolves the address op names to the live thing of a kind in mask
@@ -222,7 +156,7 @@ func (c *Checker) lookup(op traces.Op, a traces.Addr, mask kindMask) *thing {
 	if a == 0 {
 		return nil
 	}
-	t := c.shadowOf(mask.space()).startingAt(uint64(a), mask)
+	t := c.idx.StartingAt(spaceOf(mask).index(), uint64(a), mask)
 	switch {
 	case t == nil:
 		c.nowhere(op, a, mask)

@@ -22,12 +22,13 @@ func (c *Checker) devFree(a traces.Addr) {
 	if t.x == nil || t.x.poolLive == 0 {
 		return
 	}
-	found := c.dev.overlapping(t.lo, t.hi(), c.found[:0])
+	found := c.idx.Overlapping(deviceSpace.index(), t.Lo, t.hi(), c.found[:0])
 	for _, h := range found {
-		if p := c.store.at(h.ref); h.kind == kPool && p.state() == live && p.x != nil && p.x.seg == t {
+		if p := h.Thing; kind(h.Kind) == kPool && p.state() == live && p.x != nil && p.x.seg == t {
 			c.kill(p, c.here)
 		}
 	}
+	clear(found) // keep the buffer, holding nothing alive
 	c.found = found[:0]
 }
 
@@ -39,7 +40,7 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 		return
 	}
 	lo, hi := span(a, size)
-	seg := c.dev.containing(lo, segmentMask)
+	seg := c.idx.Containing(deviceSpace.index(), lo, segmentMask)
 	what := func() string { return traces.OpPoolGet.String() + " of " + a.String() } // only for a report
 	switch {
 	case seg == nil:

@@ -46,7 +46,7 @@ func (c *Checker) settleSome() {
 			Related: t.history(nil),
 		})
 		c.missed.Objects++
-		c.missed.Bytes += t.size
+		c.missed.Bytes += t.Size
 		t.x.missed = true
 		c.kill(t, z) // it died with that call, as far as the model knows
 	}
@@ -70,13 +70,13 @@ func (c *Checker) freeObject(op traces.Op, t *thing) {
 		// the object no longer counts as leaked.
 		t.x.missed = false
 		c.missed.Objects--
-		c.missed.Bytes -= t.size
+		c.missed.Bytes -= t.Size
 		return
 	case t.state() == dead:
 		c.reportNotLive(op, t)
 		return
 	}
-	if r := c.staleAt(t.lo); r != nil {
+	if r := c.staleAt(t.Lo); r != nil {
 		old := r.t
 		rel := append(t.history(nil), r.made.related("stale record made"))
 		rel = append(rel, old.diedAt().related(old.kind().row().diedWhat))
@@ -132,7 +132,7 @@ func (c *Checker) staleAt(a uint64) *record {
 		return nil
 	}
 	for i := range c.stale {
-		if c.stale[i].t.lo == a {
+		if c.stale[i].t.Lo == a {
 			return &c.stale[i]
 		}
 	}

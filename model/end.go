@@ -38,11 +38,11 @@ func (c *Checker) end() {
 	for _, t := range c.liveThings() {
 		if c.held(t) {
 			c.reachable.Objects++
-			c.reachable.Bytes += t.size
+			c.reachable.Bytes += t.Size
 			continue
 		}
 		c.leaked.Objects++
-		c.leaked.Bytes += t.size
+		c.leaked.Bytes += t.Size
 		c.report(traces.Leak, t.addr(), t, leakMessage(t), t.madeAt().related("allocated"))
 	}
 }
@@ -72,8 +72,8 @@ func leakMessage(t *thing) string {
 // liveThings returns the live (and due) things in the order made.
 func (c *Checker) liveThings() []*thing {
 	ts := make([]*thing, 0, c.nlive)
-	ts = c.heap.live(ts)
-	ts = c.dev.live(ts)
+	ts = c.idx.Live(heapSpace.index(), ts)
+	ts = c.idx.Live(deviceSpace.index(), ts)
 	slices.SortFunc(ts, func(a, b *thing) int { return a.id() - b.id() })
 	return ts
 }
@@ -118,15 +118,11 @@ func (c *Checker) State() traces.State {
 		Scopes:  make([][]traces.Addr, len(c.scopes)),
 		Params:  make(map[string]traces.Addr, len(c.params)),
 	}
-	// The store indexes every object the shadow remembers, so scanning it
-	// costs what is remembered, not the size of the shadow's tables.
-	// Objects sharing an address: the newer wins.
-	objs := c.stateBuf[:0]
-	for _, t := range c.store.objs {
-		if t != nil && t.state() == live {
-			objs = append(objs, t)
-		}
-	}
+	// The index lists the objects it remembers (pinned things) apart, so
+	// this costs what is remembered, not the size of its tables. Objects
+	// sharing an address: the newer wins.
+	objs := c.idx.Pinned(c.stateBuf[:0])
+	objs = slices.DeleteFunc(objs, func(t *thing) bool { return t.state() != live })
 	slices.SortFunc(objs, func(a, b *thing) int { return a.id() - b.id() })
 	for _, t := range objs {
 		st.Objects[t.addr()] = t.x.count

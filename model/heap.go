@@ -32,11 +32,10 @@ func (c *Checker) free(op traces.Op, a traces.Addr) error {
 	if a == 0 {
 		return nil
 	}
-	if e, _ := c.heap.entryAt(uint64(a)); e != nil && e.kind() == kBlock && !e.dead() {
-		c.freeBlock(e)
+	if c.freeLiveBlock(a) {
 		return nil
 	}
-	t := c.heap.startingAt(uint64(a), freeable)
+	t := c.idx.StartingAt(heapSpace.index(), uint64(a), freeable)
 	switch {
 	case t == nil:
 		c.nowhere(op, a, freeable)
@@ -65,16 +64,16 @@ func (c *Checker) access(ev *traces.Event) {
 		c.report(traces.InvalidAddress, a, nil, ev.Op.String()+" of NULL")
 		return
 	}
-	sp := &c.heap
+	sp := heapSpace.index()
 	if ev.Space == traces.SpaceDevice {
-		sp = &c.dev
+		sp = deviceSpace.index()
 	}
 	n := uint64(1)
 	if ev.HasSize {
 		n = max(ev.Size, 1)
 	}
 	lo, hi := span(a, n)
-	t := sp.containing(lo, anyKind)
+	t := c.idx.Containing(sp, lo, anyKind)
 	if !c.accessible(ev, t, a, n) {
 		return
 	}
@@ -82,7 +81,7 @@ func (c *Checker) access(ev *traces.Event) {
 		return
 	}
 	last := hi - 1
-	c.accessible(ev, sp.containing(last, anyKind), traces.Addr(last), n)
+	c.accessible(ev, c.idx.Containing(sp, last, anyKind), traces.Addr(last), n)
 }
 
 // accessible reports whether t, the owner of byte b of access ev of n
@@ -101,7 +100,7 @@ func (c *Checker) accessible(ev *traces.Event, t *thing, b traces.Addr, n uint64
 	case t == nil:
 		c.report(traces.InvalidAddress, ev.Addr, nil, what+": its last byte, "+b.String()+", is outside every allocation")
 	default:
-		c.report(traces.UseAfterFree, ev.Addr, t, what+", "+strconv.FormatUint(uint64(b)-t.lo, 10)+
+		c.report(traces.UseAfterFree, ev.Addr, t, what+", "+strconv.FormatUint(uint64(b)-t.Lo, 10)+
 			" bytes into "+t.String()+t.deathPhrase(), t.history(nil)...)
 	}
 	return false

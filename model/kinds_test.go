@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestKindRows holds every kind's row to every field, so that a kind added
@@ -23,8 +24,8 @@ func TestKindRows(t *testing.T) {
 	// The masks the ops name each lie in one space, as lookup assumes.
 	for _, m := range []kindMask{freeable, onlyBlock, objectMask, segmentMask, poolMask} {
 		for k := range nKinds {
-			if m&k.mask() != 0 && kinds[k].space != m.space() {
-				t.Errorf("mask %b spans spaces: %q is not in space %d", m, kinds[k].noun, m.space())
+			if m&k.mask() != 0 && kinds[k].space != spaceOf(m) {
+				t.Errorf("mask %b spans spaces: %q is not in space %d", m, kinds[k].noun, spaceOf(m))
 			}
 		}
 	}
@@ -40,4 +41,12 @@ func missingFields(row kindRow) []string {
 		}
 	}
 	return missing
+}
+
+// TestThingSize holds a thing to the 64 bytes model/doc.go promises: a
+// large heap log keeps millions of dead blocks.
+func TestThingSize(t *testing.T) {
+	if n := unsafe.Sizeof(thing{}); n != 64 {
+		t.Errorf("a thing is %d bytes, want 64", n)
+	}
 }

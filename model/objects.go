@@ -172,7 +172,7 @@ func (c *Checker) zero(op traces.Op, t *thing) {
 		x.fields = nil
 		x.zero = c.here
 		if c.effects {
-			t.died = dueMark
+			t.Died = dueMark
 			c.due = append(c.due, t)
 		} else {
 			c.kill(t, c.here)

@@ -71,13 +71,13 @@ func (c *Checker) nowhere(op traces.Op, a traces.Addr, mask kindMask) {
 		want = "no object"
 	}
 	msg := target(op) + a.String() + ": "
-	t := c.shadowOf(mask.space()).containing(uint64(a), anyKind)
+	t := c.idx.Containing(spaceOf(mask).index(), uint64(a), anyKind)
 	switch {
 	case t == nil:
 		msg += "nothing is allocated there"
 		c.report(traces.InvalidAddress, a, nil, msg)
 		return
-	case t.lo != uint64(a):
+	case t.Lo != uint64(a):
 		msg += want + " starts there; it lies inside " + t.String()
 	default:
 		msg += "it is " + t.String() + ", not " + nounsOf(mask)
