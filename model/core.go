@@ -46,6 +46,7 @@ func (c *Checker) make(op traces.Op, k kind, a traces.Addr, size uint64) *thing 
 		}
 	}
 	// Keep the buffers for the next make, holding nothing alive.
+	clear(found)
 	clear(met)
 	c.found, c.met = found[:0], met[:0]
 	return t

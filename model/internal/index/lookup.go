@@ -40,7 +40,7 @@ func (s *shadow[T, P]) entryAt(a uint64) (*entry, uint8) {
 // reusable returns the first entry, and the level, of a dead thing that
 // an allocation of kind k over [lo, hi) can take the place of, or nil. A
 // heap allocator reuses freed chunks all the time, for blocks of about
-// their former size, so this is make's common case, and it is decided
+// their former size, so this is the common case of a new thing, decided
 // here in a lookup or two instead of a range query: while things do not
 // nest, the things remembered are disjoint, so if a dead thing of the same
 // kind starts at lo, anything else the new range meets must start between
