@@ -8,6 +8,3 @@ type Index[T any, P Thing[T]] = Naive[T, P]
 
 // New returns an empty Index.
 func New[T any, P Thing[T]](cfg Config[T]) *Index[T, P] { return NewNaive[T, P](cfg) }
-
-// Name names the Index, for messages.
-const Name = "naive"

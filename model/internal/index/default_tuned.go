@@ -8,6 +8,3 @@ type Index[T any, P Thing[T]] = Tuned[T, P]
 
 // New returns an empty Index.
 func New[T any, P Thing[T]](cfg Config[T]) *Index[T, P] { return NewTuned[T, P](cfg) }
-
-// Name names the Index, for messages.
-const Name = "tuned"

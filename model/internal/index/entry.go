@@ -49,7 +49,7 @@ func newEntry(r ref, k Kind, lo, hi, size uint64, dead bool, part uint64) entry 
 
 // entryOf is newEntry for thing t.
 func entryOf[T any, P Thing[T]](t *T, r ref, part uint64) entry {
-	h := P(t).Indexed()
+	h := headOf(t)
 	return newEntry(r, h.Kind(), h.Lo, h.Hi(), h.Size, h.Dead(), part)
 }
 

@@ -4,17 +4,17 @@ import mathbits "math/bits"
 
 // The shadow's queries: by start, by containment, by range.
 
-// better reports whether candidate c beats the best so far: a live (or
-// due) thing beats a dead one when preferLive, then the newest wins.
-func better[T any, P Thing[T]](c, best *T, preferLive bool) bool {
+// better reports whether candidate c beats the best so far (nil: none
+// yet): a live (or due) thing beats a dead one when preferLive, then the
+// newest wins.
+func better(c, best *Head, preferLive bool) bool {
 	if best == nil {
 		return true
 	}
-	ch, bh := P(c).Indexed(), P(best).Indexed()
-	if preferLive && ch.Dead() != bh.Dead() {
-		return bh.Dead()
+	if preferLive && c.Dead() != best.Dead() {
+		return best.Dead()
 	}
-	return ch.ID() > bh.ID()
+	return c.ID() > best.ID()
 }
 
 // entryAt returns the first entry of the thing starting at a, and the
@@ -106,7 +106,7 @@ func (s *shadow[T, P]) containing(a uint64, mask KindMask) *T {
 		best = s.newest(a, mask, false, func(e *entry) bool { return e.lo <= a && a < e.hi() })
 	}
 	for _, e := range s.huge {
-		if e.lo <= a && a < e.hi && mask.Has(P(e.t).Indexed().Kind()) && better[T, P](e.t, best, false) {
+		if e.lo <= a && a < e.hi && mask.Has(headOf(e.t).Kind()) && better(headOf(e.t), headOf(best), false) {
 			best = e.t
 		}
 	}
@@ -127,7 +127,7 @@ func (s *shadow[T, P]) newest(a uint64, mask KindMask, preferLive bool, match fu
 		for b := it.nextBucket(); b != nil; b = it.nextBucket() {
 			for j := range b.used() {
 				if e := &b[j]; match(e) && mask.Has(s.kind(e)) {
-					if t := s.store.at(e.ref()); better[T, P](t, best, preferLive) {
+					if t := s.store.at(e.ref()); better(headOf(t), headOf(best), preferLive) {
 						best = t
 					}
 				}
@@ -157,7 +157,7 @@ func (s *shadow[T, P]) startingAt(a uint64, mask KindMask) *T {
 		best = s.newest(a, mask, true, func(e *entry) bool { return e.lo == a })
 	}
 	for _, e := range s.huge {
-		if e.lo == a && mask.Has(P(e.t).Indexed().Kind()) && better[T, P](e.t, best, true) {
+		if e.lo == a && mask.Has(headOf(e.t).Kind()) && better(headOf(e.t), headOf(best), true) {
 			best = e.t
 		}
 	}
@@ -212,7 +212,7 @@ func (s *shadow[T, P]) overlapping(lo, hi uint64, out []Hit[T]) []Hit[T] {
 	}
 	for _, e := range s.huge {
 		if e.lo < hi && lo < e.hi {
-			h := P(e.t).Indexed()
+			h := headOf(e.t)
 			out = append(out, Hit[T]{e.t, h.Kind(), h.Dead(), hitAt{e.r, e.lo, e.hi, nLevels}})
 		}
 	}
@@ -268,7 +268,7 @@ func (s *shadow[T, P]) live(out []*T) []*T {
 		}
 	}
 	for _, e := range s.huge {
-		if !P(e.t).Indexed().Dead() {
+		if !headOf(e.t).Dead() {
 			out = append(out, e.t)
 		}
 	}

@@ -20,7 +20,7 @@ func NewNaive[T any, P Thing[T]](cfg Config[T]) *Naive[T, P] {
 func (x *Naive[T, P]) StartingAt(sp Space, a uint64, mask KindMask) *T {
 	var best *T
 	for _, t := range x.spaces[sp] {
-		if h := P(t).Indexed(); h.Lo == a && mask.Has(h.Kind()) && better[T, P](t, best, true) {
+		if h := P(t).Indexed(); h.Lo == a && mask.Has(h.Kind()) && better(h, headOr[T, P](best), true) {
 			best = t
 		}
 	}
@@ -30,7 +30,7 @@ func (x *Naive[T, P]) StartingAt(sp Space, a uint64, mask KindMask) *T {
 func (x *Naive[T, P]) Containing(sp Space, a uint64, mask KindMask) *T {
 	var best *T
 	for _, t := range x.spaces[sp] {
-		if h := P(t).Indexed(); h.Lo <= a && a < h.Hi() && mask.Has(h.Kind()) && better[T, P](t, best, false) {
+		if h := P(t).Indexed(); h.Lo <= a && a < h.Hi() && mask.Has(h.Kind()) && better(h, headOr[T, P](best), false) {
 			best = t
 		}
 	}
@@ -44,6 +44,14 @@ func (x *Naive[T, P]) Overlapping(sp Space, lo, hi uint64, out []Hit[T]) []Hit[T
 		}
 	}
 	return out
+}
+
+// headOr is t's Head, or nil for no thing.
+func headOr[T any, P Thing[T]](t *T) *Head {
+	if t == nil {
+		return nil
+	}
+	return P(t).Indexed()
 }
 
 // TryReuse always declines: Place does the work.

@@ -78,7 +78,7 @@ func (s *shadow[T, P]) isDead(e *entry) bool {
 	if e.dead() || s.store.lean.Has(e.kindBits()) && e.part() == 0 {
 		return e.dead()
 	}
-	return P(s.store.at(e.ref())).Indexed().Dead()
+	return headOf(s.store.at(e.ref())).Dead()
 }
 
 // kind returns the kind of e's thing: e says, unless it is too big for
@@ -87,7 +87,7 @@ func (s *shadow[T, P]) kind(e *entry) Kind {
 	if k := e.kindBits(); k != kindInThing {
 		return k
 	}
-	return P(s.store.at(e.ref())).Indexed().Kind()
+	return headOf(s.store.at(e.ref())).Kind()
 }
 
 // cells returns the first and last cell that [lo, hi) touches at level l.
@@ -99,7 +99,7 @@ func (s *shadow[T, P]) cells(l uint8, lo, hi uint64) (first, last uint64) {
 // insert enters t, which the store names r, in every cell its range
 // touches.
 func (s *shadow[T, P]) insert(t *T, r ref) {
-	h := P(t).Indexed()
+	h := headOf(t)
 	lo, hi := h.Lo, h.Hi()
 	l := levelFor(hi - lo)
 	if l == nLevels {
@@ -156,7 +156,7 @@ func (s *shadow[T, P]) remove(r ref, lo, hi uint64, l uint8) {
 // for t, named r, whose range must touch the same cells (see sameCells).
 func (s *shadow[T, P]) reshape(t *T, old, r ref, l uint8) {
 	tab := &s.levels[l].tab
-	h := P(t).Indexed()
+	h := headOf(t)
 	first, last := s.cells(l, h.Lo, h.Hi())
 	for k := first; ; k++ {
 		*tab.find(k, old) = entryOf[T, P](t, r, k-first)
@@ -168,7 +168,7 @@ func (s *shadow[T, P]) reshape(t *T, old, r ref, l uint8) {
 
 // markDead records in t's first entry that t, a lean thing, died.
 func (s *shadow[T, P]) markDead(t *T) {
-	h := P(t).Indexed()
+	h := headOf(t)
 	l := levelFor(h.Hi() - h.Lo)
 	if l == nLevels {
 		return

@@ -113,7 +113,7 @@ func TestShadowAgainstScan(t *testing.T) {
 func scanContaining(all []*testThing, a uint64, mask KindMask) *testThing {
 	var best *testThing
 	for _, o := range all {
-		if o.Lo <= a && a < o.Hi() && mask.Has(o.Kind()) && better(o, best, false) {
+		if o.Lo <= a && a < o.Hi() && mask.Has(o.Kind()) && better(&o.Head, headOf(best), false) {
 			best = o
 		}
 	}
@@ -123,7 +123,7 @@ func scanContaining(all []*testThing, a uint64, mask KindMask) *testThing {
 func scanStartingAt(all []*testThing, a uint64, mask KindMask) *testThing {
 	var best *testThing
 	for _, o := range all {
-		if o.Lo == a && mask.Has(o.Kind()) && better(o, best, true) {
+		if o.Lo == a && mask.Has(o.Kind()) && better(&o.Head, headOf(best), true) {
 			best = o
 		}
 	}

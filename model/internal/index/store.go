@@ -83,7 +83,7 @@ func pop(refs *[]ref) (ref, bool) {
 func (s *store[T, P]) addPinned(k Kind, lo, size uint64) (*T, ref) {
 	t := s.newPinned()
 	P(t).Renew(k)
-	setHead(P(t).Indexed(), k, lo, size)
+	setHead(headOf(t), k, lo, size)
 	r, ok := pop(&s.free)
 	if !ok {
 		r = ref(len(s.pinned))
@@ -103,7 +103,7 @@ func (s *store[T, P]) renew(r ref, k Kind, lo, size uint64) *T {
 	} else {
 		P(t).Renew(k)
 	}
-	setHead(P(t).Indexed(), k, lo, size)
+	setHead(headOf(t), k, lo, size)
 	return t
 }
 

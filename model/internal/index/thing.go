@@ -1,6 +1,9 @@
 package index
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Kind is what made a thing. The index gives kinds no meaning but the
 // policies of Config; the rules' table of kinds says the rest.
@@ -59,8 +62,8 @@ func Span(a, size uint64) (lo, hi uint64) {
 }
 
 // Thing is what an index needs of the rules' thing type T, through a
-// pointer: its Head (embedded, so that the rules read t.Lo), and how to
-// clear a slot for a new life. The index
+// pointer: its Head (embedded, so that the rules read t.Lo; the tuned
+// index needs it first), and how to clear a slot for a new life. The index
 // makes and recycles things, so that a forgotten thing's memory holds the
 // next one.
 type Thing[T any] interface {
@@ -74,6 +77,20 @@ type Thing[T any] interface {
 	// KeepsData reports whether the thing holds memory a later thing of a
 	// kind not in Config.Lean can reuse; its slot is kept for one.
 	KeepsData() bool
+}
+
+// headOf returns t's Head without a call: the tuned index reads heads on
+// its hot paths, where a method of a type parameter would be a call
+// through a dictionary. It holds for a T that begins with its Head, as
+// NewTuned checks (checkHeadFirst); a nil t has a nil Head.
+func headOf[T any](t *T) *Head { return (*Head)(unsafe.Pointer(t)) }
+
+// checkHeadFirst panics unless T begins with its Head, which headOf needs.
+func checkHeadFirst[T any, P Thing[T]]() {
+	var t T
+	if unsafe.Pointer(P(&t).Indexed()) != unsafe.Pointer(&t) {
+		panic("index: the tuned index needs a thing type that embeds index.Head as its first field")
+	}
 }
 
 // Config is what an index is told of the kinds, by the rules' table.

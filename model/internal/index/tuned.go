@@ -14,6 +14,7 @@ type Tuned[T any, P Thing[T]] struct {
 // NewTuned returns an empty tuned index.
 func NewTuned[T any, P Thing[T]](cfg Config[T]) *Tuned[T, P] {
 	checkConfig(cfg)
+	checkHeadFirst[T, P]()
 	x := &Tuned[T, P]{spaces: make([]shadow[T, P], cfg.Spaces)}
 	x.store.lean, x.store.pin, x.store.newPinned = cfg.Lean, cfg.Pinned, cfg.NewPinned
 	for i := range x.spaces {
@@ -121,13 +122,13 @@ func (x *Tuned[T, P]) KillLiveAt(sp Space, a uint64, k Kind) (*T, uint64) {
 	t := x.store.at(e.ref())
 	size := e.len()
 	if e.meta&metaInexact != 0 {
-		size = P(t).Indexed().Size
+		size = headOf(t).Size
 	}
 	return t, size
 }
 
 func (x *Tuned[T, P]) Died(sp Space, t *T) {
-	if x.store.lean.Has(P(t).Indexed().Kind()) {
+	if x.store.lean.Has(headOf(t).Kind()) {
 		x.spaces[sp].markDead(t)
 	}
 }
@@ -144,7 +145,7 @@ func (x *Tuned[T, P]) Check() error {
 					if e.meta == 0 {
 						continue
 					}
-					h := P(s.store.at(e.ref())).Indexed()
+					h := headOf(s.store.at(e.ref()))
 					exact := s.store.lean.Has(e.kindBits()) && e.part() == 0
 					if s.kind(&e) != h.Kind() || e.lo != h.Lo || e.hi() != h.Hi() ||
 						e.dead() && !h.Dead() || exact && e.dead() != h.Dead() {
