@@ -27,41 +27,41 @@ type hit = index.Hit[thing]
 func (c *Checker) make(op traces.Op, k kind, a traces.Addr, size uint64) *thing {
 	sp := k.row().space.index()
 	lo, hi := span(a, size)
-	if t := c.idx.TryReuse(sp, index.Kind(k), lo, hi, size); t != nil {
-		c.born(t, size)
-		return t
-	}
-	found := c.idx.Overlapping(sp, lo, hi, c.found[:0])
-	met := c.liveOfClass(found, k, c.met[:0])
-	var t *thing
-	if b := blockAt(k, lo, met); b != nil {
-		c.report(traces.Overlap, traces.Addr(lo), b, op.String()+" of "+strconv.FormatUint(size, 10)+
-			" bytes at "+traces.Addr(lo).String()+", where "+b.String()+" is still allocated; the block keeps its size and site",
-			b.madeAt().related("allocated"))
-	} else {
-		t = c.idx.Place(sp, index.Kind(k), lo, hi, size, found)
-		c.born(t, size)
-		if len(met) > 0 {
-			c.reportOverlap(op, t, met)
+	t := c.idx.TryReuse(sp, index.Kind(k), lo, hi, size)
+	var met []*thing // the live things of k's class the new range meets
+	if t == nil {
+		found := c.idx.Overlapping(sp, lo, hi, c.found[:0])
+		met = c.liveOfClass(found, k, c.met[:0])
+		if b := blockAt(k, lo, met); b != nil {
+			c.report(traces.Overlap, traces.Addr(lo), b, op.String()+" of "+strconv.FormatUint(size, 10)+
+				" bytes at "+traces.Addr(lo).String()+", where "+b.String()+" is still allocated; the block keeps its size and site",
+				b.madeAt().related("allocated"))
+		} else {
+			t = c.idx.Place(sp, index.Kind(k), lo, hi, size, found)
 		}
+		clear(found) // keep the buffer, holding nothing alive
+		c.found = found[:0]
 	}
-	// Keep the buffers for the next make, holding nothing alive.
-	clear(found)
-	clear(met)
-	c.found, c.met = found[:0], met[:0]
-	return t
-}
-
-// born numbers t, just made at the current event, and counts it live.
-func (c *Checker) born(t *thing, size uint64) {
+	if t == nil {
+		clear(met)
+		c.met = met[:0]
+		return nil
+	}
+	// Number the new thing and count it live.
 	c.made++
 	t.setID(c.made)
 	t.made, t.madeWhere = c.here.event, c.hereWhere()
 	c.nlive++
-	if t.kind().counted() {
+	if k.counted() {
 		c.liveBytes += size
 		c.peak = max(c.peak, c.liveBytes)
 	}
+	if len(met) > 0 {
+		c.reportOverlap(op, t, met)
+		clear(met)
+		c.met = met[:0]
+	}
+	return t
 }
 
 // liveOfClass appends to out the live things among found of k's overlap
@@ -116,7 +116,9 @@ func (c *Checker) kill(t *thing, at hist) {
 		w = c.wheres.of(at)
 	}
 	t.Died, t.diedWhere = at.event+1, w
-	c.idx.Died(t.kind().row().space.index(), t)
+	if row := t.kind().row(); row.keep == lean { // the index reads other kinds' deaths from the thing
+		c.idx.Died(row.space.index(), t)
+	}
 	c.nlive--
 	if t.kind().counted() {
 		c.liveBytes -= t.Size
@@ -136,18 +138,19 @@ func (c *Checker) hereWhere() *where {
 }
 
 // freeLiveBlock is a free's fast path: where the index can tell from its
-// entries alone that a live block starts at a, it records the block's death
-// and says its size, so the block is only written to, and freeLiveBlock
-// does the rest of kill and reports true. Else it reports false.
-func (c *Checker) freeLiveBlock(a traces.Addr) bool {
-	t, size := c.idx.KillLiveAt(heapSpace.index(), uint64(a), index.Kind(kBlock))
-	if t == nil {
-		return false
+// entries alone that a live block starts at a, it records the block's
+// death and says its size, so the block is only written to, and
+// freeLiveBlock does the rest of kill and reports true. Else it returns
+// the block or object that starts at a (see lookup), and false.
+func (c *Checker) freeLiveBlock(a traces.Addr) (*thing, bool) {
+	t, size, killed := c.idx.KillLiveAt(heapSpace.index(), uint64(a), index.Kind(kBlock), freeable)
+	if !killed {
+		return t, false
 	}
 	t.Died, t.diedWhere = c.here.event+1, c.hereWhere()
 	c.nlive--
 	c.liveBytes -= size
-	return true
+	return nil, true
 }
 
 // lookup resolves the address op names to the live thing of a kind in mask

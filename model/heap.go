@@ -32,11 +32,9 @@ func (c *Checker) free(op traces.Op, a traces.Addr) error {
 	if a == 0 {
 		return nil
 	}
-	if c.freeLiveBlock(a) {
-		return nil
-	}
-	t := c.idx.StartingAt(heapSpace.index(), uint64(a), freeable)
+	t, freed := c.freeLiveBlock(a)
 	switch {
+	case freed: // the fast path did it all
 	case t == nil:
 		c.nowhere(op, a, freeable)
 	case t.kind() == kObject && !c.effects:

@@ -34,11 +34,14 @@
 //   - TryReuse: Place's fast path. It may decline (nil); it makes the
 //     thing only where Place would forget exactly one dead thing, of kind
 //     k, and nothing else.
-//   - KillLiveAt: a free's fast path, for a lean kind k. It may decline
-//     (nil); else it returns the one thing that starts at a, live and of
-//     kind k, with its size, having recorded its death: the caller must set
-//     its Died above 0 at once.
-//   - Died: tells the index that t died (its Died was set above 0).
+//   - KillLiveAt: a free, with its fast path for a lean kind k. Where it
+//     can tell cheaply that the one thing starting at a is live and of
+//     kind k, it records its death and returns it, its size and true: the
+//     caller must set its Died above 0 at once. It may decline; it then
+//     returns what StartingAt(sp, a, mask) would, 0 and false.
+//   - Died: tells the index that t, of a lean kind, died (its Died was
+//     set above 0). The deaths of other kinds it reads from the things,
+//     so telling it of those is allowed and does nothing.
 //   - Live: the remembered things of a space not dead, each once, in no
 //     order. Pinned: every remembered thing of a pinned kind, any space.
 //   - Size and Check: for tests: what the index holds, and whether its
@@ -55,7 +58,7 @@ type Interface[T any] interface {
 	Overlapping(sp Space, lo, hi uint64, out []Hit[T]) []Hit[T]
 	TryReuse(sp Space, k Kind, lo, hi, size uint64) *T
 	Place(sp Space, k Kind, lo, hi, size uint64, found []Hit[T]) *T
-	KillLiveAt(sp Space, a uint64, k Kind) (*T, uint64)
+	KillLiveAt(sp Space, a uint64, k Kind, mask KindMask) (*T, uint64, bool)
 	Died(sp Space, t *T)
 	Live(sp Space, out []*T) []*T
 	Pinned(out []*T) []*T

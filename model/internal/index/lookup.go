@@ -139,10 +139,21 @@ func (s *shadow[T, P]) newest(a uint64, mask KindMask, preferLive bool, match fu
 
 // pick returns e's thing if its kind is in mask, else nil.
 func (s *shadow[T, P]) pick(e *entry, mask KindMask) *T {
-	if !mask.Has(s.kind(e)) {
+	if k := e.kindBits(); k == kindInThing {
+		return s.pickByThing(e, mask)
+	} else if !mask.Has(k) {
 		return nil
 	}
 	return s.store.at(e.ref())
+}
+
+// pickByThing is pick for an entry whose kind is in its thing; apart, so
+// that pick, on the path of every free, stays small enough to inline.
+func (s *shadow[T, P]) pickByThing(e *entry, mask KindMask) *T {
+	if t := s.store.at(e.ref()); mask.Has(headOf(t).Kind()) {
+		return t
+	}
+	return nil
 }
 
 // startingAt returns the thing of a kind in mask that starts at a: the
@@ -151,7 +162,14 @@ func (s *shadow[T, P]) startingAt(a uint64, mask KindMask) *T {
 	var best *T
 	if !s.nested {
 		if e, _ := s.entryAt(a); e != nil {
-			return s.pick(e, mask)
+			// pick, written out: too big to inline, and this is on the path
+			// of most ops that name a thing.
+			if k := e.kindBits(); k == kindInThing {
+				return s.pickByThing(e, mask)
+			} else if !mask.Has(k) {
+				return nil
+			}
+			return s.store.at(e.ref())
 		}
 	} else {
 		best = s.newest(a, mask, true, func(e *entry) bool { return e.lo == a })

@@ -68,8 +68,8 @@ func (x *Naive[T, P]) Place(sp Space, k Kind, lo, hi, size uint64, found []Hit[T
 		t = x.cfg.NewPinned()
 	} else {
 		t = new(T)
+		P(t).Renew(k)
 	}
-	P(t).Renew(k)
 	setHead(P(t).Indexed(), k, lo, size)
 	x.spaces[sp] = append(x.spaces[sp], t)
 	return t
@@ -88,8 +88,10 @@ func (x *Naive[T, P]) forget(sp Space, t *T) {
 	panic("index: Place was given a thing the index does not remember")
 }
 
-// KillLiveAt always declines: the rules take the general path.
-func (x *Naive[T, P]) KillLiveAt(sp Space, a uint64, k Kind) (*T, uint64) { return nil, 0 }
+// KillLiveAt always declines, and answers as StartingAt.
+func (x *Naive[T, P]) KillLiveAt(sp Space, a uint64, k Kind, mask KindMask) (*T, uint64, bool) {
+	return x.StartingAt(sp, a, mask), 0, false
+}
 
 // Died needs nothing: the naive index reads deaths from the things.
 func (x *Naive[T, P]) Died(sp Space, t *T) {}

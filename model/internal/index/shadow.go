@@ -18,6 +18,7 @@ type shadow[T any, P Thing[T]] struct {
 	store  *store[T, P] // what its entries' refs name
 	levels [nLevels]level
 	huge   []hugeEntry[T] // things too big for every level
+	lean   KindMask       // the store's: kinds whose first entries keep their deaths
 	// nested is set once a thing was made over a live one (an arena
 	// buffer in a heap block, a pool block in a segment, an overlap):
 	// from then on a lookup must look at every level for the newest hit.
@@ -45,7 +46,7 @@ type level struct {
 }
 
 func (s *shadow[T, P]) init(st *store[T, P]) {
-	s.store = st
+	s.store, s.lean = st, st.lean
 	for i := range s.levels {
 		s.levels[i].tab.init(levelShifts[i], i > 0)
 		s.levels[i].occupied = nil // made with the level's first cell
@@ -75,8 +76,11 @@ func (s *shadow[T, P]) size() (things, cells int) {
 // isDead reports whether the thing of e is dead: e says so for a lean
 // thing's first entry, and may not for any other.
 func (s *shadow[T, P]) isDead(e *entry) bool {
-	if e.dead() || s.store.lean.Has(e.kindBits()) && e.part() == 0 {
-		return e.dead()
+	switch {
+	case e.dead():
+		return true
+	case e.part() == 0 && s.lean.Has(e.kindBits()):
+		return false
 	}
 	return headOf(s.store.at(e.ref())).Dead()
 }
@@ -87,7 +91,7 @@ func (s *shadow[T, P]) kind(e *entry) Kind {
 	if k := e.kindBits(); k != kindInThing {
 		return k
 	}
-	return headOf(s.store.at(e.ref())).Kind()
+	return headOf(s.store.at(e.ref())).Kind() // no call, so that kind inlines
 }
 
 // cells returns the first and last cell that [lo, hi) touches at level l.

@@ -81,8 +81,7 @@ func pop(refs *[]ref) (ref, bool) {
 
 // addPinned makes a pinned thing and indexes it.
 func (s *store[T, P]) addPinned(k Kind, lo, size uint64) (*T, ref) {
-	t := s.newPinned()
-	P(t).Renew(k)
+	t := s.newPinned() // new, so ready for its life: nothing to renew
 	setHead(headOf(t), k, lo, size)
 	r, ok := pop(&s.free)
 	if !ok {

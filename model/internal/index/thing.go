@@ -104,7 +104,8 @@ type Config[T any] struct {
 	Lean KindMask
 	// Pinned kinds may be named after the index forgets them (a scope
 	// record naming a dead object): their things are made one by one with
-	// NewPinned, never recycled, and left to the garbage collector.
+	// NewPinned (which returns a thing ready for its life: Renew is not
+	// called), never recycled, and left to the garbage collector.
 	Pinned    KindMask
 	NewPinned func() *T
 }

@@ -111,12 +111,18 @@ func (x *Tuned[T, P]) Place(sp Space, k Kind, lo, hi, size uint64, found []Hit[T
 	return t
 }
 
-// KillLiveAt is the fast path of a free: it decides from entries alone,
-// and declines when it cannot (things nest).
-func (x *Tuned[T, P]) KillLiveAt(sp Space, a uint64, k Kind) (*T, uint64) {
-	e, _ := x.spaces[sp].entryAt(a)
-	if e == nil || e.kindBits() != k || e.dead() || !x.store.lean.Has(k) {
-		return nil, 0
+// KillLiveAt decides a free from entries alone where it can, and declines
+// where it cannot (things nest); declining, it answers StartingAt from the
+// entry it found, so that a free looks once.
+func (x *Tuned[T, P]) KillLiveAt(sp Space, a uint64, k Kind, mask KindMask) (*T, uint64, bool) {
+	s := &x.spaces[sp]
+	e, _ := s.entryAt(a)
+	if e == nil {
+		return s.startingAt(a, mask), 0, false
+	}
+	if e.kindBits() != k || e.dead() || !x.store.lean.Has(k) {
+		// e is the one thing that starts at a, as startingAt would find.
+		return s.pick(e, mask), 0, false
 	}
 	e.meta |= metaDead
 	t := x.store.at(e.ref())
@@ -124,11 +130,11 @@ func (x *Tuned[T, P]) KillLiveAt(sp Space, a uint64, k Kind) (*T, uint64) {
 	if e.meta&metaInexact != 0 {
 		size = headOf(t).Size
 	}
-	return t, size
+	return t, size, true
 }
 
 func (x *Tuned[T, P]) Died(sp Space, t *T) {
-	if x.store.lean.Has(headOf(t).Kind()) {
+	if x.store.lean.Has(headOf(t).Kind()) { // the others' deaths are read from the thing
 		x.spaces[sp].markDead(t)
 	}
 }
