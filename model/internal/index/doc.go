@@ -27,7 +27,8 @@
 //     once, in no order, with its kind and whether it is dead.
 //   - Place: makes a thing of kind k over [lo, lo+size) (hi = Span's end),
 //     given found, what Overlapping answered for that range with nothing
-//     changed since. The dead things in found are forgotten. The new
+//     changed since. The dead things in found are forgotten (the tuned
+//     index recycles them: their Hit.Thing may then hold another). The new
 //     thing's Head has Lo, Size and kind set and ID 0 (the rules number
 //     it); the rest is as Thing.Renew leaves it (zero for a lean kind, new
 //     from Config.NewPinned for a pinned one).
