@@ -79,7 +79,7 @@ func (c *Checker) fnEnter(slots int) {
 func (c *Checker) fnExit() {
 	n := len(c.frames)
 	if n == 0 {
-		c.misuse(0, nil, "No function frame")
+		c.misuse(traces.OpFnExit, 0, nil, "No function frame")
 		return
 	}
 	f := &c.frames[n-1]
@@ -99,12 +99,12 @@ func (c *Checker) fnExit() {
 func (c *Checker) arenaGet(ev *traces.Event) {
 	n := len(c.frames)
 	if n == 0 {
-		c.misuse(ev.Addr, nil, "No function frame")
+		c.misuse(ev.Op, ev.Addr, nil, "No function frame")
 		return
 	}
 	f := &c.frames[n-1]
 	if ev.Slot < 0 || ev.Slot >= f.nslots {
-		c.misuse(ev.Addr, nil, "slot "+strconv.Itoa(ev.Slot)+" is out of range: the frame entered at "+
+		c.misuse(ev.Op, ev.Addr, nil, "slot "+strconv.Itoa(ev.Slot)+" is out of range: the frame entered at "+
 			f.enter.at()+" has "+plural(f.nslots, "slot"), f.enter.related("frame entered"))
 		return
 	}
@@ -112,8 +112,8 @@ func (c *Checker) arenaGet(ev *traces.Event) {
 		return // a zero-sized buffer: nothing to hand out
 	}
 	s := f.slot(ev.Slot)
-	if s.buf == nil || s.buf.lo != uint64(ev.Addr) {
-		t := c.make(kArena, ev.Addr, ev.Size)
+	if s.buf == nil || s.buf.Lo != uint64(ev.Addr) {
+		t := c.make(ev.Op, kArena, ev.Addr, ev.Size)
 		x := t.ext()
 		x.slot = ev.Slot
 		f.bufs = append(f.bufs, t)
@@ -149,7 +149,7 @@ func (c *Checker) staleVar(ev *traces.Event) bool {
 	var rel []traces.Related
 	rel = append(rel, b.at.related("variable "+strconv.Quote(b.name)+" bound"))
 	rel = append(rel, s.since.related("slot given to variable "+strconv.Quote(s.v)))
-	c.report(traces.StaleReuse, ev.Addr, s.buf, c.opName()+" through variable "+strconv.Quote(ev.Var)+
+	c.report(traces.StaleReuse, ev.Addr, s.buf, ev.Op.String()+" through variable "+strconv.Quote(ev.Var)+
 		" at "+ev.Addr.String()+", but its slot "+strconv.Itoa(b.slot)+" has held variable "+
 		strconv.Quote(s.v)+" since "+s.since.at(), rel...)
 	return true

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/tlcheck/tlcheck/model/internal/index"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -15,13 +16,12 @@ import (
 type Checker struct {
 	effects bool
 
-	store     store      // the things the shadows remember
-	heap, dev shadow     // one shadow memory per address space
-	wheres    whereTable // lines and sites of things' events, shared
-	nlive     int        // live and due things
-	scopes    []scope
-	frames    []frame
-	params    map[string]param
+	idx    *things    // the things remembered, by address, in each space
+	wheres whereTable // lines and sites of things' events, shared
+	nlive  int        // live and due things
+	scopes []scope
+	frames []frame
+	params map[string]param
 
 	// Effects: objects whose count reached 0 at the last call and whose
 	// free is awaited, and the stale records the last call's scope exit
@@ -41,7 +41,6 @@ type Checker struct {
 	epoch     uint32 // for marking reachable objects at end
 
 	// The event being stepped.
-	ev       *traces.Event
 	pos      traces.Pos
 	here     hist
 	hereW    *where // here's where record, once needed
@@ -49,8 +48,8 @@ type Checker struct {
 	callOp   traces.Op
 	out      []traces.Violation
 	order    *orderer // Replay's: where violations go instead of out
-	found    []hit    // what an allocation's range meets
-	hits     []*thing // the live things among them of its class
+	found    []hit    // buffer: what an allocation's range meets
+	met      []*thing // buffer: the live things among them of its class
 	work     []*thing
 	stateBuf []*thing // State's scratch: the live objects, by id
 }
@@ -58,8 +57,7 @@ type Checker struct {
 // New returns a Checker for a trace with header h.
 func New(h traces.Header) *Checker {
 	c := &Checker{effects: h.Effects, params: make(map[string]param)}
-	c.heap.init(&c.store)
-	c.dev.init(&c.store)
+	c.idx = index.New[thing](indexConfig())
 	c.call = hist{event: -1}
 	return c
 }
@@ -75,7 +73,7 @@ func New(h traces.Header) *Checker {
 func (c *Checker) Step(ev *traces.Event, pos traces.Pos) ([]traces.Violation, error) {
 	c.out = c.out[:0]
 	c.events++
-	c.ev, c.pos = ev, pos
+	c.pos = pos
 	c.here, c.hereW = hist{event: pos.Event, line: pos.Line, site: ev.Site}, nil
 	if ev.Op != traces.OpFree {
 		c.settle()
@@ -84,16 +82,15 @@ func (c *Checker) Step(ev *traces.Event, pos traces.Pos) ([]traces.Violation, er
 	if ev.Op != traces.OpFree {
 		c.call, c.callOp = c.here, ev.Op
 	}
-	c.ev = nil
 	return c.out, err
 }
 
 func (c *Checker) dispatch(ev *traces.Event) error {
 	switch ev.Op {
 	case traces.OpMalloc:
-		c.malloc(ev.Addr, ev.Size)
+		c.malloc(ev.Op, ev.Addr, ev.Size)
 	case traces.OpFree:
-		return c.free(ev.Addr)
+		return c.free(ev.Op, ev.Addr)
 	case traces.OpRealloc:
 		return c.realloc(ev)
 	case traces.OpRead, traces.OpWrite:

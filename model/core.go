@@ -1,46 +1,53 @@
 package model
 
 import (
-	"math"
 	"strconv"
 
+	"github.com/tlcheck/tlcheck/model/internal/index"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
 // span returns the range an allocation of size bytes at a owns,
 // [a, a+max(size,1)), clamped at the top of the space.
-func span(a traces.Addr, size uint64) (lo, hi uint64) {
-	lo = uint64(a)
-	hi = lo + max(size, 1)
-	if hi < lo {
-		hi = math.MaxUint64
-	}
-	return lo, hi
-}
+func span(a traces.Addr, size uint64) (lo, hi uint64) { return index.Span(uint64(a), size) }
 
-// spaceOf returns the shadow of kind k's address space.
-func (c *Checker) spaceOf(k kind) *shadow {
-	if k == kSegment || k == kPool {
-		return &c.dev
-	}
-	return &c.heap
-}
+// things is the model's index of things by address (package index: the
+// tuned one, or with the build tag naiveindex the naive one).
+type things = index.Index[thing, *thing]
 
-// make records a new thing of kind k at a, made by the current event.
+// hit is a thing an index's range query found.
+type hit = index.Hit[thing]
+
+// make records a new thing of kind k at a, made by op, the current event.
 // It reports an overlap with live things of the same class, and forgets
 // dead things whose range the new one takes. It returns nil only for a
 // malloc or realloc at the start of a live block: that allocation is
 // reported and otherwise ignored, so the block keeps its size and site, as
 // glibc's mtrace script does.
-func (c *Checker) make(k kind, a traces.Addr, size uint64) *thing {
-	sp := c.spaceOf(k)
+func (c *Checker) make(op traces.Op, k kind, a traces.Addr, size uint64) *thing {
+	sp := k.row().space.index()
 	lo, hi := span(a, size)
-	t := c.reuse(sp, k, lo, hi, size)
+	t := c.idx.TryReuse(sp, index.Kind(k), lo, hi, size)
+	var met []*thing // the live things of k's class the new range meets
 	if t == nil {
-		if t = c.place(sp, k, lo, hi, size); t == nil {
-			return nil
+		found := c.idx.Overlapping(sp, lo, hi, c.found[:0])
+		met = c.liveOfClass(found, k, c.met[:0])
+		if b := blockAt(k, lo, met); b != nil {
+			c.report(traces.Overlap, traces.Addr(lo), b, op.String()+" of "+strconv.FormatUint(size, 10)+
+				" bytes at "+traces.Addr(lo).String()+", where "+b.String()+" is still allocated; the block keeps its size and site",
+				b.madeAt().related("allocated"))
+		} else {
+			t = c.idx.Place(sp, index.Kind(k), lo, hi, size, found)
 		}
+		clear(found) // keep the buffer, holding nothing alive
+		c.found = found[:0]
 	}
+	if t == nil {
+		clear(met)
+		c.met = met[:0]
+		return nil
+	}
+	// Number the new thing and count it live.
 	c.made++
 	t.setID(c.made)
 	t.made, t.madeWhere = c.here.event, c.hereWhere()
@@ -49,128 +56,72 @@ func (c *Checker) make(k kind, a traces.Addr, size uint64) *thing {
 		c.liveBytes += size
 		c.peak = max(c.peak, c.liveBytes)
 	}
-	if len(c.hits) > 0 {
-		c.overlap(t)
+	if len(met) > 0 {
+		c.reportOverlap(op, t, met)
+		clear(met)
+		c.met = met[:0]
 	}
-	c.clearScratch()
 	return t
 }
 
-// reuse is make's fast path (see shadow.reusable): the new thing takes
-// the place of a dead one that starts where it does, in the store and in
-// the shadow; a new object takes only the dead one's entries, since an
-// object may be named after it is forgotten. It returns nil where it does
-// not apply.
-func (c *Checker) reuse(sp *shadow, k kind, lo, hi, size uint64) *thing {
-	e, l := sp.reusable(k, lo, hi)
-	if e == nil {
+// liveOfClass appends to out the live things among found of k's overlap
+// class, and returns out.
+func (c *Checker) liveOfClass(found []hit, k kind, out []*thing) []*thing {
+	for i := range found {
+		if h := &found[i]; !h.Dead && kind(h.Kind).row().class == k.row().class {
+			out = append(out, h.Thing)
+		}
+	}
+	return out
+}
+
+// blockAt returns, for a new block at lo, the live block among met that
+// starts there: the allocation is then ignored. It returns nil for other
+// kinds.
+func blockAt(k kind, lo uint64, met []*thing) *thing {
+	if k != kBlock {
 		return nil
 	}
-	old := e.ref()
-	var t *thing
-	r := old
-	if k == kObject {
-		t, r = c.store.add(k)
-		c.store.forget(old, k)
-	} else {
-		t = c.store.renew(old, k)
+	for _, o := range met {
+		if o.kind() == kBlock && o.Lo == lo {
+			return o
+		}
 	}
-	t.lo, t.size = lo, size
-	if first, last := sp.cells(l, lo, hi); first == last {
-		*e = newEntry(t, r, 0)
-	} else {
-		sp.reshape(t, old, r, l)
-	}
-	return t
+	return nil
 }
 
-// place is make's general path: it finds what the new range meets, forgets
-// the dead things there (or takes the place of one, as reuse does), and
-// enters the new thing. It returns nil for a malloc or realloc at the start
-// of a live block. The live things met of the new thing's class are left
-// in c.hits.
-func (c *Checker) place(sp *shadow, k kind, lo, hi, size uint64) *thing {
-	c.found = sp.overlapping(lo, hi, c.found[:0])
-	c.hits = c.hits[:0]
-	for i := range c.found {
-		if h := &c.found[i]; !h.dead && h.kind.class() == k.class() {
-			c.hits = append(c.hits, c.store.at(h.ref))
-		}
-	}
-	if k == kBlock {
-		for _, o := range c.hits {
-			if o.kind() == kBlock && o.lo == lo {
-				c.report(traces.Overlap, traces.Addr(lo), o, c.opName()+" of "+strconv.FormatUint(size, 10)+
-					" bytes at "+traces.Addr(lo).String()+", where "+o.String()+" is still allocated; the block keeps its size and site",
-					o.madeAt().related("allocated"))
-				c.clearScratch()
-				return nil
-			}
-		}
-	}
-	var t *thing
-	for i := range c.found {
-		h := &c.found[i]
-		switch {
-		case !h.dead:
-			sp.nested = true
-		case t == nil && h.kind == k && k != kObject && sp.sameCells(h, lo, hi):
-			t = c.store.renew(h.ref, k)
-			t.lo, t.size = lo, size
-			sp.reshape(t, h.ref, h.ref, h.level)
-		default:
-			sp.remove(h.ref, h.lo, h.hi, h.level) // its range is taken: forget it
-			c.store.forget(h.ref, h.kind)
-		}
-	}
-	if t == nil {
-		var r ref
-		t, r = c.store.add(k)
-		t.lo, t.size = lo, size
-		sp.insert(t, r)
-	}
-	return t
-}
-
-// overlap reports that new thing t meets the live things in c.hits.
-func (c *Checker) overlap(t *thing) {
-	o := c.hits[0]
-	msg := c.opName() + " of " + t.String() + " overlaps live " + o.String()
-	if n := len(c.hits) - 1; n > 0 {
+// reportOverlap reports that new thing t, made by op, meets the live
+// things met.
+func (c *Checker) reportOverlap(op traces.Op, t *thing, met []*thing) {
+	o := met[0]
+	msg := op.String() + " of " + t.String() + " overlaps live " + o.String()
+	if n := len(met) - 1; n > 0 {
 		msg += " and " + plural(n, "more")
 	}
-	rel := make([]traces.Related, 0, min(len(c.hits), 4))
-	for _, o := range c.hits[:min(len(c.hits), 4)] {
+	rel := make([]traces.Related, 0, min(len(met), 4))
+	for _, o := range met[:min(len(met), 4)] {
 		rel = append(rel, o.madeAt().related("allocated"))
 	}
 	c.report(traces.Overlap, t.addr(), t, msg, rel...)
 }
 
-// clearScratch drops the scratch slices' pointers so they keep nothing alive.
-func (c *Checker) clearScratch() {
-	if len(c.hits) > 0 { // clear calls the runtime even for nothing
-		clear(c.hits)
-	}
-	c.found, c.hits = c.found[:0], c.hits[:0]
-}
-
-// kill ends t's life at event at. It stays in the shadow, and is
+// kill ends t's life at event at. It stays in the index, and is
 // remembered there until a new allocation takes its range.
 func (c *Checker) kill(t *thing, at hist) {
 	if t.state() == dead {
 		return
 	}
-	if t.kind() == kBlock {
-		c.heap.markDead(t)
-	}
 	w := c.hereWhere() // kills are mostly at the current event: its record is at hand
 	if at != c.here {
 		w = c.wheres.of(at)
 	}
-	t.died, t.diedWhere = at.event+1, w
+	t.Died, t.diedWhere = at.event+1, w
+	if row := t.kind().row(); row.keep == lean { // the index reads other kinds' deaths from the thing
+		c.idx.Died(row.space.index(), t)
+	}
 	c.nlive--
 	if t.kind().counted() {
-		c.liveBytes -= t.size
+		c.liveBytes -= t.Size
 	}
 	if t.kind() == kPool && t.x != nil && t.x.seg != nil {
 		t.x.seg.x.poolLive--
@@ -186,35 +137,36 @@ func (c *Checker) hereWhere() *where {
 	return c.hereW
 }
 
-// freeBlock is kill for a live block found by its first entry e at the
-// current event, in the common case that needs no more: what kill reads
-// of the thing, e says, so the thing is only written to.
-func (c *Checker) freeBlock(e *entry) {
-	e.meta |= metaDead
-	t := c.store.at(e.ref())
-	size := e.len()
-	if e.meta&metaInexact != 0 {
-		size = t.size
+// freeLiveBlock is a free's fast path: where the index can tell from its
+// entries alone that a live block starts at a, it records the block's
+// death and says its size, so the block is only written to, and
+// freeLiveBlock does the rest of kill and reports true. Else it returns
+// the block or object that starts at a (see lookup), and false.
+func (c *Checker) freeLiveBlock(a traces.Addr) (*thing, bool) {
+	t, size, killed := c.idx.KillLiveAt(heapSpace.index(), uint64(a), index.Kind(kBlock), freeable)
+	if !killed {
+		return t, false
 	}
-	t.died, t.diedWhere = c.here.event+1, c.hereWhere()
+	t.Died, t.diedWhere = c.here.event+1, c.hereWhere()
 	c.nlive--
 	c.liveBytes -= size
+	return nil, true
 }
 
-// lookup resolves an op's address to the live thing of a kind in mask
+// lookup resolves the address op names to the live thing of a kind in mask
 // that starts there. It returns nil (having reported why) when there is
 // none, and nil without a report for NULL, which names nothing.
-func (c *Checker) lookup(a traces.Addr, mask kindMask, sp *shadow) *thing {
+func (c *Checker) lookup(op traces.Op, a traces.Addr, mask kindMask) *thing {
 	if a == 0 {
 		return nil
 	}
-	t := sp.startingAt(uint64(a), mask)
+	t := c.idx.StartingAt(spaceOf(mask).index(), uint64(a), mask)
 	switch {
 	case t == nil:
-		c.nowhere(a, mask, sp)
+		c.nowhere(op, a, mask)
 		return nil
 	case t.state() != live:
-		c.gone(t)
+		c.reportNotLive(op, t)
 		return nil
 	}
 	return t

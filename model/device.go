@@ -4,22 +4,17 @@ import "github.com/tlcheck/tlcheck/traces"
 
 // Layer 4: device segments and the pool that hands out blocks inside them.
 
-const (
-	segmentMask = kindMask(1 << kSegment)
-	poolMask    = kindMask(1 << kPool)
-)
-
 // devMalloc reserves a segment. NULL is a failed cudaMalloc.
 func (c *Checker) devMalloc(a traces.Addr, size uint64) {
 	if a != 0 {
-		c.make(kSegment, a, size)
+		c.make(traces.OpDevMalloc, kSegment, a, size)
 	}
 }
 
 // devFree returns a segment. Pool blocks still handed out from it die with
 // it (their memory is gone), so a later use or put of one is reported.
 func (c *Checker) devFree(a traces.Addr) {
-	t := c.lookup(a, segmentMask, &c.dev)
+	t := c.lookup(traces.OpDevFree, a, segmentMask)
 	if t == nil {
 		return
 	}
@@ -27,13 +22,14 @@ func (c *Checker) devFree(a traces.Addr) {
 	if t.x == nil || t.x.poolLive == 0 {
 		return
 	}
-	c.found = c.dev.overlapping(t.lo, t.hi(), c.found[:0])
-	for _, h := range c.found {
-		if p := c.store.at(h.ref); h.kind == kPool && p.state() == live && p.x != nil && p.x.seg == t {
+	found := c.idx.Overlapping(deviceSpace.index(), t.Lo, t.hi(), c.found[:0])
+	for _, h := range found {
+		if p := h.Thing; kind(h.Kind) == kPool && p.state() == live && p.x != nil && p.x.seg == t {
 			c.kill(p, c.here)
 		}
 	}
-	c.clearScratch()
+	clear(found) // keep the buffer, holding nothing alive
+	c.found = found[:0]
 }
 
 // poolGet hands out a pool block, which must lie inside a live segment.
@@ -44,8 +40,8 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 		return
 	}
 	lo, hi := span(a, size)
-	seg := c.dev.containing(lo, segmentMask)
-	what := func() string { return c.opName() + " of " + a.String() } // only for a report
+	seg := c.idx.Containing(deviceSpace.index(), lo, segmentMask)
+	what := func() string { return traces.OpPoolGet.String() + " of " + a.String() } // only for a report
 	switch {
 	case seg == nil:
 		c.report(traces.InvalidAddress, a, nil, what()+": the pool block lies outside every device segment")
@@ -57,7 +53,7 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 		c.report(traces.InvalidAddress, a, seg, what()+": the pool block runs past the end of "+seg.String(),
 			seg.madeAt().related("allocated"))
 	}
-	t := c.make(kPool, a, size)
+	t := c.make(traces.OpPoolGet, kPool, a, size)
 	if seg != nil && seg.state() == live {
 		t.ext().seg = seg
 		seg.ext().poolLive++
@@ -69,12 +65,12 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 // stream-ordering rules to come (a block may not be reused before the
 // streams that use it are done).
 func (c *Checker) recordStream(a traces.Addr) {
-	c.lookup(a, poolMask, &c.dev)
+	c.lookup(traces.OpRecordStream, a, poolMask)
 }
 
 // poolPut puts a pool block back.
 func (c *Checker) poolPut(a traces.Addr) {
-	if t := c.lookup(a, poolMask, &c.dev); t != nil {
+	if t := c.lookup(traces.OpPoolPut, a, poolMask); t != nil {
 		c.kill(t, c.here)
 	}
 }

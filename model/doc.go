@@ -17,15 +17,21 @@
 // device segment, pool block — is a thing, numbered from 1 in the order
 // made (Violation.Object). Scope records, params and struct fields name
 // things, not addresses, so a reused address cannot fool the model. An
-// address resolves through a shadow memory (a sparse page table per address
-// space, a few hash lookups per event) to the things remembered there: the
-// live ones, and dead ones until a new allocation in the same space takes
-// their range. Memory therefore grows with what is alive and with the
-// address ranges in use, never with the number of events. A thing
-// remembered, a dead heap block included, costs 64 bytes and its share of
-// the page table: about 90 bytes in all on a large heap. Nothing is
-// allocated per event but the objects a trace makes (other things reuse
-// the memory of forgotten ones) and the first record of each site.
+// address resolves through the index (package model/internal/index: a
+// sparse page table per address space, a few hash lookups per event) to
+// the things remembered there: the live ones, and dead ones until a new
+// allocation in the same space takes their range. Memory therefore grows
+// with what is alive and with the address ranges in use, never with the
+// number of events. A thing remembered, a dead heap block included, costs
+// 64 bytes and its share of the page table: about 90 bytes in all on a
+// large heap. Nothing is allocated per event but the objects a trace makes
+// (other things reuse the memory of forgotten ones) and the first record
+// of each site.
+//
+// Built with the tag naiveindex, the model uses a plain index instead, a
+// slice scanned on every query: slow, and the reference the tuned one is
+// tested against (both run the model's tests). What the rules say of each
+// kind of thing is one row of the table in kinds.go.
 //
 // # The rules
 //

@@ -46,7 +46,7 @@ func (c *Checker) settleSome() {
 			Related: t.history(nil),
 		}, t)
 		c.missed.Objects++
-		c.missed.Bytes += t.size
+		c.missed.Bytes += t.Size
 		t.x.missed = true
 		c.kill(t, z) // it died with that call, as far as the model knows
 	}
@@ -54,12 +54,12 @@ func (c *Checker) settleSome() {
 	c.due = c.due[:0]
 }
 
-// freeObject handles a free (effects only) of a managed object: expected
+// freeObject handles a free (op: free, or realloc's free half) (effects only) of a managed object: expected
 // when the object is due or was reported as a missed free, premature while it still has references, and
 // stale-reuse when the call before was a scope exit that skipped a stale
 // record of a dead object at the same address (the runtime acted on that
 // record through the address, and so on the address's new owner).
-func (c *Checker) freeObject(t *thing) {
+func (c *Checker) freeObject(op traces.Op, t *thing) {
 	switch {
 	case t.state() == due:
 		c.kill(t, c.here)
@@ -70,28 +70,28 @@ func (c *Checker) freeObject(t *thing) {
 		// the object no longer counts as leaked.
 		t.x.missed = false
 		c.missed.Objects--
-		c.missed.Bytes -= t.size
+		c.missed.Bytes -= t.Size
 		return
 	case t.state() == dead:
-		c.gone(t)
+		c.reportNotLive(op, t)
 		return
 	}
-	if r := c.staleAt(t.lo); r != nil {
+	if r := c.staleAt(t.Lo); r != nil {
 		old := r.t
 		rel := append(t.history(nil), r.made.related("stale record made"))
-		rel = append(rel, old.diedAt().related(diedWhats[old.kind()]))
-		c.report(traces.StaleReuse, t.addr(), t, c.opName()+" of "+t.String()+
+		rel = append(rel, old.diedAt().related(old.kind().row().diedWhat))
+		c.report(traces.StaleReuse, t.addr(), t, op.String()+" of "+t.String()+
 			", which still has "+plural(t.x.count, "reference")+": the scope exit at "+c.call.at()+
 			" held a stale record (made at "+r.made.at()+") of object #"+strconv.Itoa(old.id())+
 			" at the same address"+old.deathPhrase(), rel...)
 	} else {
-		c.report(traces.PrematureFree, t.addr(), t, c.opName()+" of "+t.String()+
+		c.report(traces.PrematureFree, t.addr(), t, op.String()+" of "+t.String()+
 			", which still has "+plural(t.x.count, "reference"), c.holders(t, t.history(nil))...)
 	}
 	// Take the runtime's word: the object is dead, and a struct releases
 	// its fields as a dying struct does.
 	t.x.count = 0
-	c.zero(t)
+	c.zero(op, t)
 	c.kill(t, c.here)
 }
 
@@ -132,7 +132,7 @@ func (c *Checker) staleAt(a uint64) *record {
 		return nil
 	}
 	for i := range c.stale {
-		if c.stale[i].t.lo == a {
+		if c.stale[i].t.Lo == a {
 			return &c.stale[i]
 		}
 	}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -24,57 +25,55 @@ func (c *Checker) end() {
 		for _, s := range c.scopes[:min(n, maxOpenRelated)] {
 			rel = append(rel, s.enter.related("scope entered"))
 		}
-		c.misuse(0, nil, plural(n, "scope")+" still open at end (the outermost entered at "+c.scopes[0].enter.at()+")", rel...)
+		c.misuse(traces.OpEnd, 0, nil, plural(n, "scope")+" still open at end (the outermost entered at "+c.scopes[0].enter.at()+")", rel...)
 	}
 	if n := len(c.frames); n > 0 {
 		rel := make([]traces.Related, 0, min(n, maxOpenRelated))
 		for _, f := range c.frames[:min(n, maxOpenRelated)] {
 			rel = append(rel, f.enter.related("frame entered"))
 		}
-		c.misuse(0, nil, plural(n, "function frame")+" still open at end (the outermost entered at "+c.frames[0].enter.at()+")", rel...)
+		c.misuse(traces.OpEnd, 0, nil, plural(n, "function frame")+" still open at end (the outermost entered at "+c.frames[0].enter.at()+")", rel...)
 	}
 	c.markHeld()
 	for _, t := range c.liveThings() {
 		if c.held(t) {
 			c.reachable.Objects++
-			c.reachable.Bytes += t.size
+			c.reachable.Bytes += t.Size
 			continue
 		}
 		c.leaked.Objects++
-		c.leaked.Bytes += t.size
+		c.leaked.Bytes += t.Size
 		c.report(traces.Leak, t.addr(), t, leakMessage(t), t.madeAt().related("allocated"))
 	}
 }
 
-// held reports whether a thing live at end is still held by design:
-// objects reached from params or open scopes, buffers of open frames,
-// device segments (a caching pool keeps its segments).
+// held reports whether a thing live at end is still held (see atEnd):
+// by design, or because markHeld reached it.
 func (c *Checker) held(t *thing) bool {
-	switch t.kind() {
-	case kObject:
+	switch t.kind().row().atEnd {
+	case heldIfReached:
 		return t.x.mark == c.epoch
-	case kArena, kSegment:
+	case held:
 		return true
 	}
-	return false // raw blocks and pool blocks not put back
+	return false
 }
 
+// leakMessage says why t, live at end and not held, is a leak; "%refs"
+// in the kind's leak message stands for its count of references.
 func leakMessage(t *thing) string {
-	switch t.kind() {
-	case kObject:
-		return t.String() + " is still alive at end with " + plural(t.x.count, "reference") +
-			", and no parameter or open scope holds it"
-	case kPool:
-		return t.String() + " was never put back"
+	msg := t.kind().row().leak
+	if t.x != nil {
+		msg = strings.ReplaceAll(msg, "%refs", plural(t.x.count, "reference"))
 	}
-	return t.String() + " was never freed"
+	return t.String() + " " + msg
 }
 
 // liveThings returns the live (and due) things in the order made.
 func (c *Checker) liveThings() []*thing {
 	ts := make([]*thing, 0, c.nlive)
-	ts = c.heap.live(ts)
-	ts = c.dev.live(ts)
+	ts = c.idx.Live(heapSpace.index(), ts)
+	ts = c.idx.Live(deviceSpace.index(), ts)
 	slices.SortFunc(ts, func(a, b *thing) int { return a.id() - b.id() })
 	return ts
 }
@@ -136,15 +135,11 @@ func (c *Checker) StateInto(st *traces.State) {
 	if scopes == nil {
 		scopes = make([][]traces.Addr, 0, len(c.scopes))
 	}
-	// The store indexes every object the shadow remembers, so scanning it
-	// costs what is remembered, not the size of the shadow's tables.
-	// Objects sharing an address: the newer wins.
-	objs := c.stateBuf[:0]
-	for _, t := range c.store.objs {
-		if t != nil && t.state() == live {
-			objs = append(objs, t)
-		}
-	}
+	// The index lists the objects it remembers (pinned things) apart, so
+	// this costs what is remembered, not the size of its tables. Objects
+	// sharing an address: the newer wins.
+	objs := c.idx.Pinned(c.stateBuf[:0])
+	objs = slices.DeleteFunc(objs, func(t *thing) bool { return t.state() != live })
 	slices.SortFunc(objs, func(a, b *thing) int { return a.id() - b.id() })
 	for _, t := range objs {
 		st.Objects[t.addr()] = t.x.count

@@ -9,42 +9,41 @@ import (
 
 // Layer 1: the raw heap, and accesses to any space.
 
-// malloc makes a block. NULL is a failed malloc and changes nothing.
-func (c *Checker) malloc(a traces.Addr, size uint64) {
+// malloc makes a block for op (malloc, or realloc's malloc half). NULL is
+// a failed malloc and changes nothing.
+func (c *Checker) malloc(op traces.Op, a traces.Addr, size uint64) {
 	if a != 0 {
-		c.make(kBlock, a, size)
+		c.make(op, kBlock, a, size)
 	}
 }
 
 // realloc is a free of ev.Addr and a malloc at ev.NewAddr in one step.
 func (c *Checker) realloc(ev *traces.Event) error {
-	if err := c.free(ev.Addr); err != nil {
+	if err := c.free(ev.Op, ev.Addr); err != nil {
 		return err
 	}
-	c.malloc(ev.NewAddr, ev.Size)
+	c.malloc(ev.Op, ev.NewAddr, ev.Size)
 	return nil
 }
 
-// free returns a block (or, with effects, an object) to the allocator.
-func (c *Checker) free(a traces.Addr) error {
+// free returns a block (or, with effects, an object) to the allocator, for
+// op (free, or realloc's free half).
+func (c *Checker) free(op traces.Op, a traces.Addr) error {
 	if a == 0 {
 		return nil
 	}
-	if e, _ := c.heap.entryAt(uint64(a)); e != nil && e.kind() == kBlock && !e.dead() {
-		c.freeBlock(e)
-		return nil
-	}
-	t := c.heap.startingAt(uint64(a), freeable)
+	t, freed := c.freeLiveBlock(a)
 	switch {
+	case freed: // the fast path did it all
 	case t == nil:
-		c.nowhere(a, freeable, &c.heap)
+		c.nowhere(op, a, freeable)
 	case t.kind() == kObject && !c.effects:
-		return c.inputError("addr", errors.New(c.opName()+" of "+t.String()+
+		return c.inputError("addr", errors.New(op.String()+" of "+t.String()+
 			": the trace frees a managed object, so its header must declare \"effects\": true"))
 	case t.kind() == kObject:
-		c.freeObject(t)
+		c.freeObject(op, t)
 	case t.state() != live:
-		c.gone(t)
+		c.reportNotLive(op, t)
 	default:
 		c.kill(t, c.here)
 	}
@@ -60,46 +59,46 @@ func (c *Checker) access(ev *traces.Event) {
 	}
 	a := ev.Addr
 	if a == 0 {
-		c.report(traces.InvalidAddress, a, nil, c.opName()+" of NULL")
+		c.report(traces.InvalidAddress, a, nil, ev.Op.String()+" of NULL")
 		return
 	}
-	sp := &c.heap
+	sp := heapSpace.index()
 	if ev.Space == traces.SpaceDevice {
-		sp = &c.dev
+		sp = deviceSpace.index()
 	}
 	n := uint64(1)
 	if ev.HasSize {
 		n = max(ev.Size, 1)
 	}
 	lo, hi := span(a, n)
-	t := sp.containing(lo, anyKind)
-	if !c.accessible(t, a, n, ev.Space) {
+	t := c.idx.Containing(sp, lo, anyKind)
+	if !c.accessible(ev, t, a, n) {
 		return
 	}
 	if hi <= t.hi() {
 		return
 	}
 	last := hi - 1
-	c.accessible(sp.containing(last, anyKind), traces.Addr(last), n, ev.Space)
+	c.accessible(ev, c.idx.Containing(sp, last, anyKind), traces.Addr(last), n)
 }
 
-// accessible reports whether t, the owner of byte b of an access of n
+// accessible reports whether t, the owner of byte b of access ev of n
 // bytes, is live, and reports the violation if not.
-func (c *Checker) accessible(t *thing, b traces.Addr, n uint64, sp traces.Space) bool {
+func (c *Checker) accessible(ev *traces.Event, t *thing, b traces.Addr, n uint64) bool {
 	if t != nil && t.state() == live {
 		return true
 	}
-	what := c.opName() + " of " + plural(n, "byte") + " at " + c.ev.Addr.String()
-	if sp == traces.SpaceDevice {
+	what := ev.Op.String() + " of " + plural(n, "byte") + " at " + ev.Addr.String()
+	if ev.Space == traces.SpaceDevice {
 		what += " (device)"
 	}
 	switch {
-	case t == nil && b == c.ev.Addr:
-		c.report(traces.InvalidAddress, c.ev.Addr, nil, what+": nothing is allocated there")
+	case t == nil && b == ev.Addr:
+		c.report(traces.InvalidAddress, ev.Addr, nil, what+": nothing is allocated there")
 	case t == nil:
-		c.report(traces.InvalidAddress, c.ev.Addr, nil, what+": its last byte, "+b.String()+", is outside every allocation")
+		c.report(traces.InvalidAddress, ev.Addr, nil, what+": its last byte, "+b.String()+", is outside every allocation")
 	default:
-		c.report(traces.UseAfterFree, c.ev.Addr, t, what+", "+strconv.FormatUint(uint64(b)-t.lo, 10)+
+		c.report(traces.UseAfterFree, ev.Addr, t, what+", "+strconv.FormatUint(uint64(b)-t.Lo, 10)+
 			" bytes into "+t.String()+t.deathPhrase(), t.history(nil)...)
 	}
 	return false

@@ -25,8 +25,6 @@ type param struct {
 	made hist
 }
 
-const objectMask = kindMask(1 << kObject)
-
 func (c *Checker) scopeEnter() {
 	n := len(c.scopes)
 	if n < cap(c.scopes) {
@@ -51,7 +49,7 @@ func (c *Checker) scopeEnter() {
 func (c *Checker) scopeExit() {
 	n := len(c.scopes)
 	if n == 0 {
-		c.misuse(0, nil, "no scope is open")
+		c.misuse(traces.OpScopeExit, 0, nil, "no scope is open")
 		return
 	}
 	s := &c.scopes[n-1]
@@ -60,7 +58,7 @@ func (c *Checker) scopeExit() {
 		r.t.x.records--
 		switch {
 		case r.t.state() == live:
-			c.release(r.t)
+			c.release(traces.OpScopeExit, r.t)
 		case r.t.state() == dead && c.effects:
 			c.stale = append(c.stale, r)
 		}
@@ -84,23 +82,23 @@ func (c *Checker) alloc(ev *traces.Event) {
 	isStruct := ev.Op == traces.OpStructInit
 	if ev.Addr == 0 {
 		if isStruct && hasField(ev.Fields) {
-			c.misuse(0, nil, "a struct at NULL (a zero-sized type) cannot have fields")
+			c.misuse(ev.Op, 0, nil, "a struct at NULL (a zero-sized type) cannot have fields")
 		}
 		return
 	}
 	if len(c.scopes) == 0 {
-		c.misuse(ev.Addr, nil, "no scope is open to record the new object")
+		c.misuse(ev.Op, ev.Addr, nil, "no scope is open to record the new object")
 	}
 	var fields []*thing
 	if isStruct {
 		for _, f := range ev.Fields {
-			if ft := c.lookup(f, objectMask, &c.heap); ft != nil {
+			if ft := c.lookup(ev.Op, f, objectMask); ft != nil {
 				ft.x.count++
 				fields = append(fields, ft)
 			}
 		}
 	}
-	t := c.make(kObject, ev.Addr, ev.Size)
+	t := c.make(ev.Op, kObject, ev.Addr, ev.Size)
 	t.x.count = 1
 	x := t.ext()
 	x.tag = ev.Kind
@@ -123,31 +121,32 @@ func hasField(fs []traces.Addr) bool {
 }
 
 func (c *Checker) acquire(a traces.Addr) {
-	if t := c.lookup(a, objectMask, &c.heap); t != nil {
+	if t := c.lookup(traces.OpAcquire, a, objectMask); t != nil {
 		t.x.count++
 	}
 }
 
 func (c *Checker) releaseOp(a traces.Addr) {
-	if t := c.lookup(a, objectMask, &c.heap); t != nil {
-		c.release(t)
+	if t := c.lookup(traces.OpRelease, a, objectMask); t != nil {
+		c.release(traces.OpRelease, t)
 	}
 }
 
-// release drops one reference to live object t. At 0 it dies (with
-// effects: its free becomes due), a struct first releasing its fields.
-func (c *Checker) release(t *thing) {
+// release drops one reference to live object t, for op. At 0 it dies
+// (with effects: its free becomes due), a struct first releasing its
+// fields.
+func (c *Checker) release(op traces.Op, t *thing) {
 	t.x.count--
 	if t.x.count > 0 {
 		return
 	}
-	c.zero(t)
+	c.zero(op, t)
 }
 
-// zero handles objects whose count reached 0: each releases its fields,
+// zero handles objects whose count reached 0 at op: each releases its fields,
 // recursively (with a work list, however deep the structs nest), then
 // dies or, with effects, waits for its free.
-func (c *Checker) zero(t *thing) {
+func (c *Checker) zero(op traces.Op, t *thing) {
 	c.work = append(c.work[:0], t)
 	for len(c.work) > 0 {
 		t := c.work[len(c.work)-1]
@@ -161,7 +160,7 @@ func (c *Checker) zero(t *thing) {
 				if f.state() != live {
 					phrase = f.deathPhrase()
 				}
-				c.report(traces.DoubleFree, f.addr(), f, c.opName()+": dying "+t.String()+
+				c.report(traces.DoubleFree, f.addr(), f, op.String()+": dying "+t.String()+
 					" releases its field "+f.String()+phrase, append(f.history(nil), t.madeAt().related("struct allocated"))...)
 				continue
 			}
@@ -173,7 +172,7 @@ func (c *Checker) zero(t *thing) {
 		x.fields = nil
 		x.zero = c.here
 		if c.effects {
-			t.died = dueMark
+			t.Died = dueMark
 			c.due = append(c.due, t)
 		} else {
 			c.kill(t, c.here)
@@ -187,10 +186,10 @@ func (c *Checker) register(a traces.Addr) {
 		return
 	}
 	if len(c.scopes) == 0 {
-		c.misuse(a, nil, "no scope is open to record "+a.String()+" in")
+		c.misuse(traces.OpRegister, a, nil, "no scope is open to record "+a.String()+" in")
 		return
 	}
-	if t := c.lookup(a, objectMask, &c.heap); t != nil {
+	if t := c.lookup(traces.OpRegister, a, objectMask); t != nil {
 		c.addRecord(t)
 	}
 }
@@ -198,7 +197,7 @@ func (c *Checker) register(a traces.Addr) {
 // unregister removes the object's newest record, searching from the top
 // scope down; its count is unchanged (a move).
 func (c *Checker) unregister(a traces.Addr) {
-	t := c.lookup(a, objectMask, &c.heap)
+	t := c.lookup(traces.OpUnregister, a, objectMask)
 	if t == nil {
 		return
 	}
@@ -216,14 +215,14 @@ func (c *Checker) unregister(a traces.Addr) {
 			}
 		}
 	}
-	c.misuse(a, t, t.String()+" has no scope record to remove", t.madeAt().related("allocated"))
+	c.misuse(traces.OpUnregister, a, t, t.String()+" has no scope record to remove", t.madeAt().related("allocated"))
 }
 
 // paramRegister acquires the object and holds it under name, releasing the
 // object the name held before (after the acquire, so re-registering the
 // same object keeps it alive).
 func (c *Checker) paramRegister(name string, a traces.Addr) {
-	t := c.lookup(a, objectMask, &c.heap)
+	t := c.lookup(traces.OpParamRegister, a, objectMask)
 	if t == nil {
 		return
 	}
@@ -231,26 +230,26 @@ func (c *Checker) paramRegister(name string, a traces.Addr) {
 	old, had := c.params[name]
 	c.params[name] = param{t: t, made: c.here}
 	if had {
-		c.releaseParam(name, old)
+		c.releaseParam(traces.OpParamRegister, name, old)
 	}
 }
 
 func (c *Checker) paramRelease(name string) {
 	p, ok := c.params[name]
 	if !ok {
-		c.misuse(0, nil, "no parameter is registered as "+strconv.Quote(name))
+		c.misuse(traces.OpParamRelease, 0, nil, "no parameter is registered as "+strconv.Quote(name))
 		return
 	}
 	delete(c.params, name)
-	c.releaseParam(name, p)
+	c.releaseParam(traces.OpParamRelease, name, p)
 }
 
-// releaseParam releases the object a parameter held.
-func (c *Checker) releaseParam(name string, p param) {
+// releaseParam releases the object a parameter held, for op.
+func (c *Checker) releaseParam(op traces.Op, name string, p param) {
 	if p.t.state() == live {
-		c.release(p.t)
+		c.release(op, p.t)
 		return
 	}
-	c.report(traces.DoubleFree, p.t.addr(), p.t, c.opName()+": parameter "+strconv.Quote(name)+" releases "+
+	c.report(traces.DoubleFree, p.t.addr(), p.t, op.String()+": parameter "+strconv.Quote(name)+" releases "+
 		p.t.String()+p.t.deathPhrase(), append(p.t.history(nil), p.made.related("parameter registered"))...)
 }

@@ -75,7 +75,7 @@ func checkBooks(t *testing.T, c *Checker, where string) {
 			t.Fatalf("%s: live things out of order", where)
 		}
 		if th.kind().counted() {
-			bytes += th.size
+			bytes += th.Size
 		}
 		if th.kind() == kObject && th.state() == live && th.x.count <= 0 {
 			t.Fatalf("%s: live %v has count %d", where, th, th.x.count)
@@ -84,8 +84,9 @@ func checkBooks(t *testing.T, c *Checker, where string) {
 	if len(things) != c.nlive || bytes != c.liveBytes || c.liveBytes > c.peak {
 		t.Fatalf("%s: %d live things of %d bytes (peak %d), books say %d of %d", where, len(things), bytes, c.peak, c.nlive, c.liveBytes)
 	}
-	checkEntries(t, &c.heap, where)
-	checkEntries(t, &c.dev, where)
+	if err := c.idx.Check(); err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
 	for _, s := range c.scopes {
 		for _, r := range s.recs {
 			if r.t.x.records <= 0 {

@@ -1,3 +1,5 @@
+//go:build !naiveindex
+
 package model
 
 import (
@@ -5,11 +7,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/model/internal/index"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
 // TestReusableAgreesWithOverlapping checks make's fast path against its
-// general one: before every allocation, whenever the shadow says the new
+// general one in the tuned index (the naive one has no fast path): before
+// every allocation, whenever the index says the new
 // range can take a dead thing's place, the range query must find that
 // thing and nothing else. Traces are allocator-like (chunks reused for
 // blocks of other sizes, across cells and levels) and random (overlaps,
@@ -28,13 +32,13 @@ func TestReusableAgreesWithOverlapping(t *testing.T) {
 			for i := range evs {
 				ev := &evs[i]
 				if k, a, size, ok := allocation(ev); ok && a != 0 {
-					sp := c.spaceOf(k)
+					sp := k.row().space.index()
 					lo, hi := span(a, size)
-					if e, _ := sp.reusable(k, lo, hi); e != nil {
+					if old := c.idx.Reusable(sp, index.Kind(k), lo, hi); old != nil {
 						reused++
-						hits := sp.overlapping(lo, hi, nil)
-						if len(hits) != 1 || hits[0].ref != e.ref() || !hits[0].dead || hits[0].kind != k {
-							t.Fatalf("event %d (%v at %#x, %d bytes): reusable names ref %d, but the range meets %+v", i, ev.Op, lo, size, e.ref(), hits)
+						hits := c.idx.Overlapping(sp, lo, hi, nil)
+						if len(hits) != 1 || hits[0].Thing != old || !hits[0].Dead || kind(hits[0].Kind) != k {
+							t.Fatalf("event %d (%v at %#x, %d bytes): reusable names %v, but the range meets %+v", i, ev.Op, lo, size, old, hits)
 						}
 					}
 				}
@@ -81,26 +85,4 @@ func randomTrace(n int) []traces.Event {
 		evs = append(evs, ev)
 	}
 	return evs
-}
-
-// checkEntries holds the shadow's entries to the things they stand for:
-// kind and range; on a block's first entry, whether it is dead; on any
-// other, a dead mark only for a dead thing.
-func checkEntries(t *testing.T, s *shadow, where string) {
-	t.Helper()
-	for l := range s.levels {
-		for _, b := range s.levels[l].tab.buckets {
-			for _, e := range b {
-				if e.meta == 0 {
-					continue
-				}
-				th := s.store.at(e.ref())
-				exact := e.kind() == kBlock && e.part() == 0
-				if e.kind() != th.kind() || e.lo != th.lo || e.hi() != th.hi() ||
-					e.dead() && th.state() != dead || exact && e.dead() != (th.state() == dead) {
-					t.Fatalf("%s: entry at %#x (part %d, dead %t) stands for %v, in state %d", where, e.lo, e.part(), e.dead(), th, th.state())
-				}
-			}
-		}
-	}
 }

@@ -15,8 +15,8 @@ type tables struct {
 
 func (c *Checker) tables() tables {
 	var tb tables
-	for _, sp := range []*shadow{&c.heap, &c.dev} {
-		th, ce := sp.size()
+	for _, sp := range []space{heapSpace, deviceSpace} {
+		th, ce := c.idx.Size(sp.index())
 		tb.things += th
 		tb.cells += ce
 	}

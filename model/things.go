@@ -3,52 +3,9 @@ package model
 import (
 	"strconv"
 
+	"github.com/tlcheck/tlcheck/model/internal/index"
 	"github.com/tlcheck/tlcheck/traces"
 )
-
-// kind is what made a thing; it decides which ops may name it, its
-// address space and its overlap class.
-type kind uint8
-
-const (
-	kBlock   kind = iota // malloc, realloc: a raw heap block
-	kObject              // alloc, struct_init: a managed object
-	kArena               // arena_get: an arena buffer
-	kSegment             // dev_malloc: a device segment
-	kPool                // pool_get: a pool block inside a segment
-)
-
-// kindMask is a set of kinds.
-type kindMask uint8
-
-const (
-	anyKind   kindMask = 1<<kBlock | 1<<kObject | 1<<kArena | 1<<kSegment | 1<<kPool
-	freeable  kindMask = 1<<kBlock | 1<<kObject
-	onlyBlock kindMask = 1 << kBlock
-)
-
-func (k kind) mask() kindMask { return 1 << k }
-
-// class is the overlap class: things of one class must not overlap while
-// both are live. Heap blocks and objects share one.
-func (k kind) class() kind {
-	if k == kObject {
-		return kBlock
-	}
-	return k
-}
-
-// counted reports whether the thing's bytes count toward live bytes: pool
-// blocks lie inside segments, which are counted already.
-func (k kind) counted() bool { return k != kPool }
-
-var kindNouns = [...]string{kBlock: "block", kObject: "object", kArena: "arena buffer", kSegment: "device segment", kPool: "pool block"}
-
-// diedVerb says how a thing of this kind ends, for messages.
-var diedVerbs = [...]string{kBlock: "was freed", kObject: "died", kArena: "died with its frame", kSegment: "was freed", kPool: "was put back"}
-
-// diedWhat names a thing's death in Related.
-var diedWhats = [...]string{kBlock: "freed", kObject: "died", kArena: "frame exited", kSegment: "freed", kPool: "put back"}
 
 // state is where a thing stands in its life.
 type state uint8
@@ -83,35 +40,64 @@ func (h hist) related(what string) traces.Related {
 
 // thing is anything the trace made: a block, an object, an arena buffer, a
 // segment or a pool block. Things are numbered from 1 in the order made and
-// are kept by identity; the shadow memory maps addresses to them.
+// are kept by identity; the index maps addresses to them, and makes and
+// recycles them (see index.Thing).
 //
 // A log of millions of blocks keeps most of them dead until their range is
 // reused, so a thing is kept to 64 bytes: what only some kinds need is in
-// x, the lines and sites of its two events are in shared records, id and
-// kind (fixed once made) share a word, and its state is told by died.
+// x, the lines and sites of its two events are in shared records, and the
+// Head the index reads holds the range, the id and kind (fixed once made)
+// in a word, and Died, which tells its state: 1 + the event that ended
+// it, 0 while live, dueMark while due.
 type thing struct {
-	lo, size             uint64 // the range owned is span(lo, size)
-	idKind               uint64 // id<<3 | kind
+	index.Head
 	made                 int    // the event that made it
-	died                 int    // 1 + the event that ended it; 0 while live, dueMark while due
 	madeWhere, diedWhere *where // the lines and sites of those events
 	x                    *extra // what only objects, arena buffers, segments and pool blocks need
 }
 
-// dueMark is thing.died while a thing is due. A live thing's died is 0,
+// dueMark is thing.Died while a thing is due. A live thing's Died is 0,
 // so that a zero thing is live.
 const dueMark = -1
 
-func (t *thing) id() int      { return int(t.idKind >> 3) }
-func (t *thing) kind() kind   { return kind(t.idKind & 7) }
-func (t *thing) setID(id int) { t.idKind = uint64(id)<<3 | t.idKind&7 }
+func (t *thing) id() int      { return t.ID() }
+func (t *thing) kind() kind   { return kind(t.Kind()) }
+func (t *thing) setID(id int) { t.SetID(id) }
+
+// Indexed, Renew and KeepsData are what the index needs of a thing (see
+// index.Thing).
+func (t *thing) Indexed() *index.Head { return &t.Head }
+
+// Renew clears t for a new life, keeping its extra (cleared) for a kind
+// that needs one.
+func (t *thing) Renew(index.Kind) {
+	x := t.x
+	*t = thing{x: x}
+	if x != nil {
+		*x = extra{zero: hist{event: -1}}
+	}
+}
+
+func (t *thing) KeepsData() bool { return t.x != nil }
+
+// newObject makes an object and its extra together (every object has
+// one): the index's Config.NewPinned.
+func newObject() *thing {
+	o := &struct {
+		t thing
+		x extra
+	}{}
+	o.t.x = &o.x
+	o.x.zero = hist{event: -1}
+	return &o.t
+}
 
 // state tells t's state by its died.
 func (t *thing) state() state {
 	switch {
-	case t.died > 0:
+	case t.Died > 0:
 		return dead
-	case t.died == dueMark:
+	case t.Died == dueMark:
 		return due
 	}
 	return live
@@ -140,13 +126,10 @@ func (t *thing) ext() *extra {
 	return t.x
 }
 
-func (t *thing) addr() traces.Addr { return traces.Addr(t.lo) }
+func (t *thing) addr() traces.Addr { return traces.Addr(t.Lo) }
 
 // hi is the end of the range t owns.
-func (t *thing) hi() uint64 {
-	_, hi := span(t.addr(), t.size)
-	return hi
-}
+func (t *thing) hi() uint64 { return t.Hi() }
 
 // madeAt and diedAt are the events that made t and ended it.
 func (t *thing) madeAt() hist {
@@ -154,14 +137,14 @@ func (t *thing) madeAt() hist {
 }
 
 func (t *thing) diedAt() hist {
-	return hist{event: t.died - 1, line: t.diedWhere.line.line(t.died - 1), site: t.diedWhere.site}
+	return hist{event: t.Died - 1, line: t.diedWhere.line.line(t.Died - 1), site: t.diedWhere.site}
 }
 
 // String describes t for messages: "object #4 (64 bytes, allocated at
 // event 2 a.tl:2)", with an arena buffer's slot and an object's kind when
 // it is not the default.
 func (t *thing) String() string {
-	noun := kindNouns[t.kind()]
+	noun := t.kind().row().noun
 	if t.x != nil && t.x.isStruct {
 		noun = "struct"
 	}
@@ -172,7 +155,7 @@ func (t *thing) String() string {
 	case t.kind() == kObject && t.x != nil && t.x.tag != "" && t.x.tag != "tensor":
 		s += "kind " + strconv.Quote(t.x.tag) + ", "
 	}
-	return s + strconv.FormatUint(t.size, 10) + " bytes, allocated at " + t.madeAt().at() + ")"
+	return s + strconv.FormatUint(t.Size, 10) + " bytes, allocated at " + t.madeAt().at() + ")"
 }
 
 // deathPhrase is ", which died at event 5 a.tl:3", for a thing no longer live.
@@ -180,7 +163,7 @@ func (t *thing) deathPhrase() string {
 	if t.state() == due {
 		return ", whose count reached 0 at " + t.x.zero.at()
 	}
-	return ", which " + diedVerbs[t.kind()] + " at " + t.diedAt().at()
+	return ", which " + t.kind().row().diedVerb + " at " + t.diedAt().at()
 }
 
 // history lists the events that explain t: where it was made and, if it is
@@ -191,10 +174,10 @@ func (t *thing) history(dst []traces.Related) []traces.Related {
 	case due:
 		dst = append(dst, t.x.zero.related("count reached 0"))
 	case dead:
-		if t.kind() == kObject && t.x != nil && t.x.zero.event >= 0 && t.x.zero.event != t.died-1 {
+		if t.kind() == kObject && t.x != nil && t.x.zero.event >= 0 && t.x.zero.event != t.Died-1 {
 			dst = append(dst, t.x.zero.related("count reached 0"))
 		}
-		dst = append(dst, t.diedAt().related(diedWhats[t.kind()]))
+		dst = append(dst, t.diedAt().related(t.kind().row().diedWhat))
 	}
 	return dst
 }

@@ -27,7 +27,7 @@ func (c *Checker) emit(v traces.Violation, t *thing) {
 	if c.order != nil {
 		var size uint64
 		if t != nil {
-			size = t.size
+			size = t.Size
 		}
 		c.order.add(v, size)
 		return
@@ -49,16 +49,13 @@ func nonNil(rel []traces.Related) []traces.Related {
 	return rel
 }
 
-// opName names the current event's op for messages.
-func (c *Checker) opName() string { return c.ev.Op.String() }
-
-// target begins a message about what the current op names: "release of",
-// or "struct_init with field" for the fields a struct acquires.
-func (c *Checker) target() string {
-	if c.ev.Op == traces.OpStructInit {
+// target begins a message about what op names: "release of", or
+// "struct_init with field" for the fields a struct acquires.
+func target(op traces.Op) string {
+	if op == traces.OpStructInit {
 		return "struct_init with field "
 	}
-	return c.opName() + " of "
+	return op.String() + " of "
 }
 
 func article(noun string) string {
@@ -69,32 +66,32 @@ func article(noun string) string {
 	return "a " + noun
 }
 
-// gone reports an op on a thing that is no longer live: double-free for
-// the ops that end a life (their row in the op table says so),
+// reportNotLive reports op on a thing that is no longer live: double-free
+// for the ops that end a life (their row in the op table says so),
 // use-after-free for any other.
-func (c *Checker) gone(t *thing) {
+func (c *Checker) reportNotLive(op traces.Op, t *thing) {
 	k := traces.UseAfterFree
-	if c.ev.Op.EndsLife() {
+	if op.EndsLife() {
 		k = traces.DoubleFree
 	}
-	c.report(k, t.addr(), t, c.target()+t.String()+t.deathPhrase(), t.history(nil)...)
+	c.report(k, t.addr(), t, target(op)+t.String()+t.deathPhrase(), t.history(nil)...)
 }
 
 // nowhere reports an op on an address where no thing of the kinds in mask
 // starts: nothing at all, or the inside or the wrong kind of something.
-func (c *Checker) nowhere(a traces.Addr, mask kindMask, sp *shadow) {
+func (c *Checker) nowhere(op traces.Op, a traces.Addr, mask kindMask) {
 	want := "nothing"
 	if mask&(1<<kObject) != 0 && mask&(1<<kBlock) == 0 {
 		want = "no object"
 	}
-	msg := c.target() + a.String() + ": "
-	t := sp.containing(uint64(a), anyKind)
+	msg := target(op) + a.String() + ": "
+	t := c.idx.Containing(spaceOf(mask).index(), uint64(a), anyKind)
 	switch {
 	case t == nil:
 		msg += "nothing is allocated there"
 		c.report(traces.InvalidAddress, a, nil, msg)
 		return
-	case t.lo != uint64(a):
+	case t.Lo != uint64(a):
 		msg += want + " starts there; it lies inside " + t.String()
 	default:
 		msg += "it is " + t.String() + ", not " + nounsOf(mask)
@@ -105,24 +102,22 @@ func (c *Checker) nowhere(a traces.Addr, mask kindMask, sp *shadow) {
 	c.report(traces.InvalidAddress, a, t, msg, t.history(nil)...)
 }
 
+// nounsOf names what an op of the kinds in mask wanted.
 func nounsOf(mask kindMask) string {
-	switch mask {
-	case freeable:
-		return "a heap block or object"
-	case onlyBlock:
-		return "a heap block"
+	if s, ok := maskWhat[mask]; ok {
+		return s
 	}
-	for k := kBlock; k <= kPool; k++ {
+	for k := range nKinds {
 		if mask == k.mask() {
-			return article(kindNouns[k])
+			return k.row().what
 		}
 	}
 	return "what the op names"
 }
 
-// misuse reports a broken protocol at the current event.
-func (c *Checker) misuse(a traces.Addr, t *thing, msg string, rel ...traces.Related) {
-	c.report(traces.Misuse, a, t, c.opName()+": "+msg, rel...)
+// misuse reports a broken protocol of op, the current event's.
+func (c *Checker) misuse(op traces.Op, a traces.Addr, t *thing, msg string, rel ...traces.Related) {
+	c.report(traces.Misuse, a, t, op.String()+": "+msg, rel...)
 }
 
 // plural writes "n things". It takes any integer, so that a uint64 count

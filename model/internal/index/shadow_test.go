@@ -1,4 +1,4 @@
-package model
+package index
 
 import (
 	"math"
@@ -13,10 +13,10 @@ import (
 func TestShadowAgainstScan(t *testing.T) {
 	for seed := range uint64(12) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		var sp shadow
-		sp.init(new(store))
-		var all []*thing
-		refs := map[*thing]ref{}
+		var sp shadow[testThing, *testThing]
+		sp.init(newTestStore())
+		var all []*testThing
+		refs := map[*testThing]ref{}
 		id := 0
 		disjoint := seed%2 == 0 // keep things apart, as a correct allocator does
 		hits := 0
@@ -41,15 +41,14 @@ func TestShadowAgainstScan(t *testing.T) {
 				if hi < lo {
 					hi = math.MaxUint64
 				}
-				th, r := sp.store.add(kind(rng.IntN(5)))
-				th.lo, th.size = lo, hi-lo
-				th.setID(id)
+				th, r := sp.store.add(Kind(rng.IntN(10)), lo, hi-lo) // kinds past the entries' bits too
+				th.SetID(id)
 				if rng.IntN(3) == 0 {
-					th.died = 1 // dead at event 0
+					th.Died = 1 // dead at event 0
 				}
 				meets := false
 				for _, o := range all {
-					meets = meets || o.lo < hi && lo < o.hi()
+					meets = meets || o.Lo < hi && lo < o.Hi()
 				}
 				if meets && disjoint {
 					continue
@@ -61,15 +60,15 @@ func TestShadowAgainstScan(t *testing.T) {
 			case r < 7:
 				i := rng.IntN(len(all))
 				o := all[i]
-				sp.remove(refs[o], o.lo, o.hi(), levelFor(o.hi()-o.lo))
+				sp.remove(refs[o], o.Lo, o.Hi(), levelFor(o.Hi()-o.Lo))
 				all = slices.Delete(all, i, i+1)
 			default:
 				a := randAddr()
 				if rng.IntN(2) == 0 && len(all) > 0 {
-					a = all[rng.IntN(len(all))].lo + rng.Uint64N(8)
+					a = all[rng.IntN(len(all))].Lo + rng.Uint64N(8)
 				}
-				mask := kindMask(rng.IntN(32)) | 1<<kind(rng.IntN(5))
-				if scanContaining(all, a, anyKind) != nil {
+				mask := KindMask(rng.IntN(1024)) | 1<<Kind(rng.IntN(10))
+				if scanContaining(all, a, ^KindMask(0)) != nil {
 					hits++
 				}
 				if got, want := sp.containing(a, mask), scanContaining(all, a, mask); got != want {
@@ -82,17 +81,20 @@ func TestShadowAgainstScan(t *testing.T) {
 				if hi < lo {
 					hi = math.MaxUint64
 				}
-				var got []*thing
+				var got []*testThing
 				for _, h := range sp.overlapping(lo, hi, nil) {
-					got = append(got, sp.store.at(h.ref))
+					if h.Thing != sp.store.at(h.at.ref) || h.Kind != h.Thing.Kind() || h.Dead != h.Thing.Dead() {
+						t.Fatalf("seed %d: overlapping(%#x, %#x) found %+v, which is not what its thing says", seed, lo, hi, h)
+					}
+					got = append(got, h.Thing)
 				}
-				var want []*thing
+				var want []*testThing
 				for _, o := range all {
-					if o.lo < hi && lo < o.hi() {
+					if o.Lo < hi && lo < o.Hi() {
 						want = append(want, o)
 					}
 				}
-				byID := func(a, b *thing) int { return a.id() - b.id() }
+				byID := func(a, b *testThing) int { return a.ID() - b.ID() }
 				slices.SortFunc(got, byID)
 				if !slices.Equal(got, want) {
 					t.Fatalf("seed %d: overlapping(%#x, %#x) = %d things, want %d", seed, lo, hi, len(got), len(want))
@@ -108,20 +110,20 @@ func TestShadowAgainstScan(t *testing.T) {
 	}
 }
 
-func scanContaining(all []*thing, a uint64, mask kindMask) *thing {
-	var best *thing
+func scanContaining(all []*testThing, a uint64, mask KindMask) *testThing {
+	var best *testThing
 	for _, o := range all {
-		if o.lo <= a && a < o.hi() && o.kind().mask()&mask != 0 && better(o, best, false) {
+		if o.Lo <= a && a < o.Hi() && mask.Has(o.Kind()) && better(&o.Head, headOf(best), false) {
 			best = o
 		}
 	}
 	return best
 }
 
-func scanStartingAt(all []*thing, a uint64, mask kindMask) *thing {
-	var best *thing
+func scanStartingAt(all []*testThing, a uint64, mask KindMask) *testThing {
+	var best *testThing
 	for _, o := range all {
-		if o.lo == a && o.kind().mask()&mask != 0 && better(o, best, true) {
+		if o.Lo == a && mask.Has(o.Kind()) && better(&o.Head, headOf(best), true) {
 			best = o
 		}
 	}

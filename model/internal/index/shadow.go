@@ -1,4 +1,4 @@
-package model
+package index
 
 // shadow maps the addresses of one space to the things remembered there
 // (live ones, and dead ones until a new allocation takes their range), so
@@ -14,20 +14,21 @@ package model
 // The shadow names things by ref (see store) and keeps their ranges, kinds
 // and deaths in its entries, so that it answers most questions without
 // reading a thing: on a large heap, each thing read is a cache miss.
-type shadow struct {
-	store  *store // what its entries' refs name
+type shadow[T any, P Thing[T]] struct {
+	store  *store[T, P] // what its entries' refs name
 	levels [nLevels]level
-	huge   []hugeEntry // things too big for every level
+	huge   []hugeEntry[T] // things too big for every level
+	lean   KindMask       // the store's: kinds whose first entries keep their deaths
 	// nested is set once a thing was made over a live one (an arena
 	// buffer in a heap block, a pool block in a segment, an overlap):
 	// from then on a lookup must look at every level for the newest hit.
 	nested bool
 }
 
-type hugeEntry struct {
+type hugeEntry[T any] struct {
 	lo, hi uint64
 	r      ref
-	t      *thing
+	t      *T
 }
 
 const nLevels = 3
@@ -44,8 +45,8 @@ type level struct {
 	occupied map[uint64]uint64
 }
 
-func (s *shadow) init(st *store) {
-	s.store = st
+func (s *shadow[T, P]) init(st *store[T, P]) {
+	s.store, s.lean = st, st.lean
 	for i := range s.levels {
 		s.levels[i].tab.init(levelShifts[i], i > 0)
 		s.levels[i].occupied = nil // made with the level's first cell
@@ -64,7 +65,7 @@ func levelFor(n uint64) uint8 {
 
 // size returns the number of things kept and of cells in use, for tests
 // that prove the shadow is bounded.
-func (s *shadow) size() (things, cells int) {
+func (s *shadow[T, P]) size() (things, cells int) {
 	for i := range s.levels {
 		things += s.levels[i].n
 		cells += s.levels[i].tab.cells
@@ -72,34 +73,47 @@ func (s *shadow) size() (things, cells int) {
 	return things + len(s.huge), cells
 }
 
-// isDead reports whether the thing of e is dead: e says so for a block's
-// first entry, and may not for any other.
-func (s *shadow) isDead(e *entry) bool {
-	if e.dead() || e.kind() == kBlock && e.part() == 0 {
-		return e.dead()
+// isDead reports whether the thing of e is dead: e says so for a lean
+// thing's first entry, and may not for any other.
+func (s *shadow[T, P]) isDead(e *entry) bool {
+	switch {
+	case e.dead():
+		return true
+	case e.part() == 0 && s.lean.Has(e.kindBits()):
+		return false
 	}
-	return s.store.at(e.ref()).state() == dead
+	return headOf(s.store.at(e.ref())).Dead()
+}
+
+// kind returns the kind of e's thing: e says, unless it is too big for
+// its bits.
+func (s *shadow[T, P]) kind(e *entry) Kind {
+	if k := e.kindBits(); k != kindInThing {
+		return k
+	}
+	return headOf(s.store.at(e.ref())).Kind() // no call, so that kind inlines
 }
 
 // cells returns the first and last cell that [lo, hi) touches at level l.
-func (s *shadow) cells(l uint8, lo, hi uint64) (first, last uint64) {
+func (s *shadow[T, P]) cells(l uint8, lo, hi uint64) (first, last uint64) {
 	sh := s.levels[l].tab.shift
 	return lo >> sh, (hi - 1) >> sh
 }
 
 // insert enters t, which the store names r, in every cell its range
 // touches.
-func (s *shadow) insert(t *thing, r ref) {
-	lo, hi := t.lo, t.hi()
+func (s *shadow[T, P]) insert(t *T, r ref) {
+	h := headOf(t)
+	lo, hi := h.Lo, h.Hi()
 	l := levelFor(hi - lo)
 	if l == nLevels {
-		s.huge = append(s.huge, hugeEntry{lo, hi, r, t})
+		s.huge = append(s.huge, hugeEntry[T]{lo, hi, r, t})
 		return
 	}
 	lv := &s.levels[l]
 	first, last := s.cells(l, lo, hi)
 	for k := first; ; k++ {
-		if lv.tab.add(newEntry(t, r, k-first)) {
+		if lv.tab.add(entryOf[T, P](t, r, k-first)) {
 			if lv.occupied == nil {
 				lv.occupied = make(map[uint64]uint64)
 			}
@@ -113,12 +127,12 @@ func (s *shadow) insert(t *thing, r ref) {
 }
 
 // remove forgets the thing named r, kept at level l with range [lo, hi).
-func (s *shadow) remove(r ref, lo, hi uint64, l uint8) {
+func (s *shadow[T, P]) remove(r ref, lo, hi uint64, l uint8) {
 	if l == nLevels {
 		for i := range s.huge {
 			if s.huge[i].r == r {
 				s.huge[i] = s.huge[len(s.huge)-1]
-				s.huge[len(s.huge)-1] = hugeEntry{}
+				s.huge[len(s.huge)-1] = hugeEntry[T]{}
 				s.huge = s.huge[:len(s.huge)-1]
 				return
 			}
@@ -144,28 +158,30 @@ func (s *shadow) remove(r ref, lo, hi uint64, l uint8) {
 
 // reshape rewrites the entries of the thing named old, kept at level l,
 // for t, named r, whose range must touch the same cells (see sameCells).
-func (s *shadow) reshape(t *thing, old, r ref, l uint8) {
+func (s *shadow[T, P]) reshape(t *T, old, r ref, l uint8) {
 	tab := &s.levels[l].tab
-	first, last := s.cells(l, t.lo, t.hi())
+	h := headOf(t)
+	first, last := s.cells(l, h.Lo, h.Hi())
 	for k := first; ; k++ {
-		*tab.find(k, old) = newEntry(t, r, k-first)
+		*tab.find(k, old) = entryOf[T, P](t, r, k-first)
 		if k == last {
 			break
 		}
 	}
 }
 
-// markDead records in t's first entry that t, a block, died.
-func (s *shadow) markDead(t *thing) {
-	l := levelFor(t.hi() - t.lo)
+// markDead records in t's first entry that t, a lean thing, died.
+func (s *shadow[T, P]) markDead(t *T) {
+	h := headOf(t)
+	l := levelFor(h.Hi() - h.Lo)
 	if l == nLevels {
 		return
 	}
 	tab := &s.levels[l].tab
-	it := tab.cell(t.lo >> tab.shift)
+	it := tab.cell(h.Lo >> tab.shift)
 	for b := it.nextBucket(); b != nil; b = it.nextBucket() {
 		for j := range b {
-			if e := &b[j]; e.lo == t.lo && e.meta != 0 && s.store.at(e.ref()) == t {
+			if e := &b[j]; e.lo == h.Lo && e.meta != 0 && s.store.at(e.ref()) == t {
 				e.meta |= metaDead
 				return
 			}
