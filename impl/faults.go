@@ -37,7 +37,18 @@ type Fault string
 //	planner-shares-overlapping      the planner shares a slot between lifetimes that meet at a statement
 //	method-without-frame            a method runs without a frame of its own
 //
-// Catalog gives each one's summary, the bug it reproduces and its trigger.
+// The pool faults live in the GPU allocators of package impl/gpu, which
+// the flat programs of package properties do not drive; their Engine is
+// EnginePool and the pool property hunts them:
+//
+//	pool-duplicate-free-entry       the persistent pool queues a pointer put back twice and hands it out twice
+//	pool-key-never-matches          the persistent pool's lookup key never matches: nothing is reused
+//	pool-split-remainder-lost       the caching allocator drops a split block's remainder
+//	pool-free-no-merge              the caching allocator does not merge a freed block with its free neighbours
+//	pool-stats-drift                the caching allocator's allocated_bytes drifts from its blocks
+//
+// Catalog gives each one's summary, the bug it reproduces, its trigger
+// and the engine that hunts it.
 const (
 	FaultStaleRecordNotPurged        Fault = "stale-record-not-purged"
 	FaultScopeExitReleasesDead       Fault = "scope-exit-releases-dead"
@@ -60,6 +71,21 @@ const (
 	FaultArenaGrowFreesOld           Fault = "arena-grow-frees-old"
 	FaultPlannerSharesOverlapping    Fault = "planner-shares-overlapping"
 	FaultMethodWithoutFrame          Fault = "method-without-frame"
+	FaultPoolDuplicateFreeEntry      Fault = "pool-duplicate-free-entry"
+	FaultPoolKeyNeverMatches         Fault = "pool-key-never-matches"
+	FaultPoolSplitRemainderLost      Fault = "pool-split-remainder-lost"
+	FaultPoolFreeNoMerge             Fault = "pool-free-no-merge"
+	FaultPoolStatsDrift              Fault = "pool-stats-drift"
+)
+
+// The engines that hunt faults (FaultInfo.Engine).
+const (
+	// EngineProgram: the flat generated programs of package properties,
+	// run against a Runtime (properties, fuzz and tlcheck selftest).
+	EngineProgram = "program"
+	// EnginePool: the pool property of package properties, which drives
+	// the allocators of package impl/gpu.
+	EnginePool = "pool"
 )
 
 // FaultInfo documents one fault of the catalog.
@@ -68,11 +94,37 @@ type FaultInfo struct {
 	Summary string // one line: what goes wrong
 	Bug     string // the historic bug it reproduces
 	Trigger string // the shortest call sequence that shows it
+	Engine  string // the engine that hunts it: EngineProgram or EnginePool
+}
+
+// faultRow is a catalog entry before Catalog adds its engine; the rows stay
+// positional, and engines (below) names the faults not hunted by programs.
+type faultRow struct {
+	Name                  Fault
+	Summary, Bug, Trigger string
+}
+
+// engines names the engine of each fault that the flat programs do not
+// hunt; the rest are EngineProgram's.
+var engines = map[Fault]string{
+	FaultPoolDuplicateFreeEntry: EnginePool,
+	FaultPoolKeyNeverMatches:    EnginePool,
+	FaultPoolSplitRemainderLost: EnginePool,
+	FaultPoolFreeNoMerge:        EnginePool,
+	FaultPoolStatsDrift:         EnginePool,
+}
+
+func (r faultRow) info() FaultInfo {
+	e := engines[r.Name]
+	if e == "" {
+		e = EngineProgram
+	}
+	return FaultInfo{r.Name, r.Summary, r.Bug, r.Trigger, e}
 }
 
 // catalog is the table behind Catalog. A fault's index is its bit in a
 // faultSet; the order is what Catalog promises to keep stable.
-var catalog = [...]FaultInfo{
+var catalog = [...]faultRow{
 	{FaultStaleRecordNotPurged,
 		"scope records name objects by address alone and are not purged on reuse: a dead object's record releases the new object at its address",
 		"The TensorLogic memory manager kept each scope's records as bare pointers. Once a tensor died and malloc gave its address to a new tensor, the old record was still in the scope, and scope exit released the new tensor through it: a free of a value still in use. The fix in tl_runtime's memory_manager.rs removes a stale record when a pointer that has a record but no live count is registered again.",
@@ -157,12 +209,34 @@ var catalog = [...]FaultInfo{
 		"a method runs without a frame of its own: its arena_gets land in its caller's frame (or in none), and its fn_exit pops the caller's",
 		"TensorLogic V2.1 compiled method bodies without the function-frame prologue, so a method that asked the arena for a buffer panicked with \"No function frame\" at top level, or, called from a function, took slots of the caller's frame; commit 3e006db gives methods a frame like functions.",
 		"MethodEnter(1) [no fn_enter recorded]; ArenaGet(0,16) [No function frame]"},
+	{FaultPoolDuplicateFreeEntry,
+		"the persistent pool has no duplicate-pointer guard: a pointer put back twice is queued twice and handed to two tensors",
+		"TensorLogic's TensorPool (crates/tl_runtime, GPU pool) could be handed the same pointer twice by a release path that ran twice; it then queued the pointer twice and gave it to two live tensors, which overwrote each other. Commits ab9a391 and 07bf4ab added the guard: release checks the free list for the pointer and ignores a duplicate.",
+		"p=Persistent; a=Acquire(256,f32); Release(a); Release(a) [queued twice]; b=Acquire(256,f32); c=Acquire(256,f32) [b and c at one address: pool_get over a live pool block]"},
+	{FaultPoolKeyNeverMatches,
+		"the persistent pool's lookup key never equals the key a tensor was stored under, so nothing is ever reused",
+		"TensorLogic's TensorPool keyed its free lists by a key that included a field the lookup did not reproduce, so every acquire missed and allocated afresh while released tensors piled up unused: a pool with a 0% hit rate that only grows. Commit 51ac503 keys by (elements, dtype, device) alone.",
+		"p=Persistent; a=Acquire(256,f32); Release(a); b=Acquire(256,f32) [a miss: a new dev_malloc though a's block is free under the same key]"},
+	{FaultPoolSplitRemainderLost,
+		"the caching allocator splits a block and drops the remainder: reserved memory that no block covers and no request can use",
+		"In PyTorch's alloc_found_block the remainder of a split goes back into the pool (pool.insert_into_blocks(remaining)) and stays linked to its neighbours; an allocator that forgets it leaks the rest of the segment for ever, and the segment can never be freed whole, so empty_cache cannot return it: the reserved-but-unusable memory users report as fragmentation.",
+		"c=Caching; a=Malloc(512) [splits a 2 MiB segment]; Free(a); EmptyCache [the segment is not whole: it stays reserved]"},
+	{FaultPoolFreeNoMerge,
+		"the caching allocator does not merge a freed block with its free neighbours: a free segment stays in pieces, cannot be released, and a later large request fails with a false out-of-memory",
+		"PyTorch's free_block merges a freed block with its previous and next blocks (try_merge_blocks) when they are free and wait for no event; without it a segment freed piece by piece stays split, release_cached_blocks frees only whole segments, and a request that the device could serve fails with CUDA out of memory (the fragmentation PyTorch users report).",
+		"c=Caching (capacity 20 MiB); a=Malloc(2 MiB); b=Malloc(2 MiB); Free(a); Free(b) [two free neighbours]; Malloc(20 MiB) [out of memory though nothing is allocated]"},
+	{FaultPoolStatsDrift,
+		"the caching allocator's free takes the requested size, not the block's rounded size, off allocated_bytes, so memory_stats() drifts from the blocks",
+		"PyTorch's free() decreases allocated_bytes by block->size, the rounded size that malloc added; requested_bytes is the counter of the user's sizes. Mixing the two makes allocated_bytes grow with every rounded request, the kind of drift that turns memory_stats() and the OOM message into fiction.",
+		"c=Caching; a=Malloc(1000) [allocated_bytes 1024]; Free(a) [allocated_bytes.current 24, not 0]"},
 }
 
 // Catalog lists every fault, in a stable order.
 func Catalog() []FaultInfo {
 	out := make([]FaultInfo, len(catalog))
-	copy(out, catalog[:])
+	for i, r := range catalog {
+		out[i] = r.info()
+	}
 	return out
 }
 
@@ -171,7 +245,7 @@ func Catalog() []FaultInfo {
 func LookupFault(name string) (FaultInfo, bool) {
 	for _, f := range catalog {
 		if string(f.Name) == name {
-			return f, true
+			return f.info(), true
 		}
 	}
 	return FaultInfo{}, false
@@ -204,6 +278,11 @@ const (
 	fArenaGrowFreesOld
 	fPlannerSharesOverlapping
 	fMethodWithoutFrame
+	fPoolDuplicateFreeEntry
+	fPoolKeyNeverMatches
+	fPoolSplitRemainderLost
+	fPoolFreeNoMerge
+	fPoolStatsDrift
 )
 
 func (s faultSet) has(bit faultSet) bool { return s&bit != 0 }

@@ -87,6 +87,9 @@ var faultTriggers = map[impl.Fault]struct {
 // must be clean.
 func TestFaultsShow(t *testing.T) {
 	for _, f := range impl.Catalog() {
+		if f.Engine == impl.EnginePool {
+			continue // TestPoolFaultsShow
+		}
 		t.Run(string(f.Name), func(t *testing.T) {
 			trig, ok := faultTriggers[f.Name]
 			if !ok {
@@ -128,6 +131,12 @@ func TestCatalog(t *testing.T) {
 		if f.Summary == "" || f.Bug == "" || f.Trigger == "" {
 			t.Errorf("fault %s: summary, bug and trigger must all be written", f.Name)
 		}
+		if f.Engine != impl.EngineProgram && f.Engine != impl.EnginePool {
+			t.Errorf("fault %s: engine %q", f.Name, f.Engine)
+		}
+		if _, pool := poolTriggers[f.Name]; pool != (f.Engine == impl.EnginePool) {
+			t.Errorf("fault %s: engine %q, but a pool trigger: %v", f.Name, f.Engine, pool)
+		}
 		if strings.Contains(f.Summary, "\n") {
 			t.Errorf("fault %s: summary is not one line", f.Name)
 		}
@@ -136,8 +145,8 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("LookupFault(%s) = %v, %v", f.Name, got, ok)
 		}
 	}
-	if len(seen) != len(faultTriggers) {
-		t.Errorf("%d faults in the catalog, %d triggers in this test", len(seen), len(faultTriggers))
+	if len(seen) != len(faultTriggers)+len(poolTriggers) {
+		t.Errorf("%d faults in the catalog, %d triggers in this test", len(seen), len(faultTriggers)+len(poolTriggers))
 	}
 	if fmt.Sprint(impl.Catalog()) != fmt.Sprint(impl.Catalog()) {
 		t.Error("Catalog's order is not stable")

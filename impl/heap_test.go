@@ -169,6 +169,11 @@ func TestFaultBits(t *testing.T) {
 		FaultArenaGrowFreesOld:           fArenaGrowFreesOld,
 		FaultPlannerSharesOverlapping:    fPlannerSharesOverlapping,
 		FaultMethodWithoutFrame:          fMethodWithoutFrame,
+		FaultPoolDuplicateFreeEntry:      fPoolDuplicateFreeEntry,
+		FaultPoolKeyNeverMatches:         fPoolKeyNeverMatches,
+		FaultPoolSplitRemainderLost:      fPoolSplitRemainderLost,
+		FaultPoolFreeNoMerge:             fPoolFreeNoMerge,
+		FaultPoolStatsDrift:              fPoolStatsDrift,
 	}
 	if len(bits) != len(catalog) {
 		t.Fatalf("%d fault bits for %d catalog entries", len(bits), len(catalog))

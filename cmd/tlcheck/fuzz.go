@@ -53,8 +53,15 @@ func runFuzz(e *env, args []string) int {
 	}
 	cfg := impl.Config{}
 	if opts.fault != "" {
-		if _, ok := impl.LookupFault(opts.fault); !ok {
+		fi, ok := impl.LookupFault(opts.fault)
+		if !ok {
 			fmt.Fprintf(e.stderr, "tlcheck fuzz: unknown fault %q; the catalog has:\n%s", opts.fault, faultNames())
+			return exitInput
+		}
+		if fi.Engine != impl.EngineProgram {
+			// Programs never reach the GPU pool: a search would pass for
+			// ever and prove nothing.
+			fmt.Fprintf(e.stderr, "tlcheck fuzz: fault %q lives in the %s, which fuzz's programs do not drive; tlcheck selftest hunts it\n", opts.fault, fi.Engine)
 			return exitInput
 		}
 		cfg.Faults = []impl.Fault{impl.Fault(opts.fault)}

@@ -163,6 +163,9 @@ func TestLivesAgreeWithModelOnRandomTraces(t *testing.T) {
 func TestLivesAgreeWithModelOnRuntimeTraces(t *testing.T) {
 	configs := []impl.Config{{}}
 	for _, f := range impl.Catalog() {
+		if f.Engine != impl.EngineProgram {
+			continue
+		}
 		configs = append(configs, impl.Config{Faults: []impl.Fault{f.Name}})
 	}
 	for _, cfg := range configs {

@@ -23,10 +23,12 @@ const selftestUsage = `usage: tlcheck selftest [--json] [--report PATH] [--time 
 Hunts every fault of the runtime's catalog ('tlcheck faults'): with the
 fault switched on alone, generated programs run against the runtime, with
 the reference model as oracle, until one fails or --time passes; the
-failing program is shrunk. Prints, per fault, whether it was caught, the
-seconds to a shrunk counterexample and the length of its trace. Then the
-correct runtime runs as a control for the same time (at most 1s): it must
-not fail.
+failing program is shrunk. The GPU pool's faults are hunted the same way
+by the pool property, whose programs drive the allocators of impl/gpu.
+Prints, per fault, whether it was caught, the seconds to a shrunk
+counterexample and the length of its trace. Then the correct runtime and
+the correct allocators run as controls for the same time (at most 1s
+each): they must not fail.
 
   --json         print {"faults":[{"name":..,"caught":..,"seconds":..,"events":..}]}
   --report PATH  also write the results as Markdown to PATH (atomically);
@@ -70,9 +72,18 @@ func runSelftest(e *env, args []string) int {
 
 	var results []huntResult
 	for _, f := range impl.Catalog() {
+		if f.Engine == impl.EnginePool {
+			results = append(results, huntPool([]impl.Fault{f.Name}, string(f.Name), opts))
+			continue
+		}
 		results = append(results, hunt(impl.Config{Faults: []impl.Fault{f.Name}}, string(f.Name), opts))
 	}
-	control := hunt(impl.Config{}, "none", selftestOptions{seed: opts.seed, time: min(opts.time, time.Second)})
+	controlOpts := selftestOptions{seed: opts.seed, time: min(opts.time, time.Second)}
+	control := hunt(impl.Config{}, "none", controlOpts)
+	if pc := huntPool(nil, "none", controlOpts); pc.Caught && !control.Caught {
+		control = pc
+		fmt.Fprintf(e.stderr, "tlcheck selftest: the correct GPU allocators failed %s\n", pc.property)
+	}
 
 	if opts.json {
 		if err := writeSelftestJSON(e.stdout, results); err != nil {
@@ -146,6 +157,22 @@ func hunt(cfg impl.Config, name string, opts selftestOptions) huntResult {
 		correct.Faults = nil
 		_, g := properties.Run(small, correct)
 		r.Caught = g == nil || len(cfg.Faults) == 0
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
+// huntPool is hunt for the pool's faults: generated pool programs run
+// against the allocators of impl/gpu with faults on, checked by the pool
+// property (books recounted after every call, trace replayed by the model).
+func huntPool(faults []impl.Fault, name string, opts selftestOptions) huntResult {
+	start := time.Now()
+	p, f, n := properties.SearchPool(faults, opts.seed, func(int) bool { return time.Since(start) < opts.time })
+	r := huntResult{Name: name, programs: n}
+	if f != nil {
+		small, sf := properties.ShrinkPool(p, faults)
+		r.Events, r.property = sf.Events(), sf.Property
+		r.Caught = properties.RunPool(small, nil) == nil || len(faults) == 0
 	}
 	r.Seconds = time.Since(start).Seconds()
 	return r
@@ -226,7 +253,12 @@ shrunk. A fault counts as caught only if the shrunk program passes on the
 runtime without the fault. *Seconds* is the time to the shrunk counterexample
 (search and shrink); *events* is the length of its trace, the file that
 ` + "`tlcheck replay`" + ` rejects; *properties* are those it breaks, the first to break
-first; *programs* is how many ran before one failed.
+first; *programs* is how many ran before one failed. The GPU pool's faults
+(engine ` + "`pool`" + `) are hunted by the pool property instead, whose programs
+drive the allocators of impl/gpu: its properties are the allocator's books
+recounted after every call (*Tiling*, *Merged*, *Stats*, *Reserved*, *Live*,
+*NoFalseOOM*, *Reuse*, *Guard*, *PoolStats*) and *Model*, the recorded trace
+replayed by the model.
 
 | fault | caught | seconds | events | properties | programs |
 |---|---|---:|---:|---|---:|
