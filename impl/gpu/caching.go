@@ -43,6 +43,7 @@ type CachingAllocator struct {
 	gen          map[Stream]uint64 // how many times each stream was synchronized
 	stats        Stats
 	f            faults
+	spare        []*block // blocks merged away, for the next split: a split in steady state allocates nothing
 }
 
 // event is a CUDA event recorded on a stream when a block that stream used
@@ -184,7 +185,8 @@ func (c *CachingAllocator) hand(b *block, pool *freeSet, n, requested uint64) {
 	small := b.seg.small
 	wasSplit := b.split()
 	if c.shouldSplit(b, n) {
-		rest := &block{addr: b.addr + traces.Addr(n), size: b.size - n, stream: b.stream, seg: b.seg, prev: b, next: b.next}
+		rest := c.newBlock()
+		*rest = block{addr: b.addr + traces.Addr(n), size: b.size - n, stream: b.stream, seg: b.seg, prev: b, next: b.next}
 		b.size = n
 		if !c.f.lostRemainder {
 			if rest.next != nil {
@@ -306,7 +308,20 @@ func (c *CachingAllocator) merge(dst, src *block, pool *freeSet) uint64 {
 	}
 	dst.size += src.size
 	pool.erase(src)
-	return src.size
+	n := src.size
+	*src = block{}
+	c.spare = append(c.spare, src)
+	return n
+}
+
+// newBlock returns a spare block, or a new one.
+func (c *CachingAllocator) newBlock() *block {
+	if k := len(c.spare); k > 0 {
+		b := c.spare[k-1]
+		c.spare = c.spare[:k-1]
+		return b
+	}
+	return new(block)
 }
 
 // RecordStream marks the block at a as used by stream s, as
