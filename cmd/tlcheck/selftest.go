@@ -191,7 +191,7 @@ func brokenList(f *properties.Failure) string {
 
 func writeSelftestJSON(w io.Writer, results []huntResult) error {
 	for i := range results {
-		results[i].Seconds = float64(int64(results[i].Seconds*1000+0.5)) / 1000 // ms are plenty
+		results[i].Seconds = float64(int64(results[i].Seconds*1e6+0.5)) / 1e6 // µs: a pool hunt can take less than 1 ms
 	}
 	return json.NewEncoder(w).Encode(struct {
 		Faults []huntResult `json:"faults"`
