@@ -143,15 +143,29 @@ func RunPool(p PoolProgram, faults []impl.Fault) *PoolFailure {
 	if f != nil {
 		return f
 	}
+	f = &PoolFailure{"Model", len(p.Ops), "", rec.Events()}
+	if f.Message = f.modelVerdict(); f.Message != "" {
+		return f
+	}
+	return nil
+}
+
+// modelVerdict replays the failure's trace through the model and names
+// the first violation, or says nothing.
+func (f *PoolFailure) modelVerdict() string {
+	var rec impl.Recording
+	for _, ev := range f.Trace {
+		rec.Record(ev)
+	}
 	rep, err := model.Replay(rec.Source())
 	if err != nil {
-		return &PoolFailure{"Model", len(p.Ops), "the trace could not be replayed: " + err.Error(), rec.Events()}
+		return "the trace could not be replayed: " + err.Error()
 	}
 	if len(rep.Violations) > 0 {
 		v := rep.Violations[0]
-		return &PoolFailure{"Model", len(p.Ops), fmt.Sprintf("%s at event %d: %s", v.Kind, v.Event, v.Message), rec.Events()}
+		return fmt.Sprintf("%s at event %d: %s", v.Kind, v.Event, v.Message)
 	}
-	return nil
+	return ""
 }
 
 type liveBlock struct {
