@@ -123,7 +123,9 @@ func (c *CachingAllocator) Malloc(size uint64, s Stream) (traces.Addr, error) {
 	}
 	if b == nil {
 		c.stats.NumOOMs++
-		return 0, &OutOfMemoryError{Op: "Malloc", Requested: n, Capacity: c.dev.capacity, Free: c.dev.capacity - c.dev.used,
+		// PyTorch's message names the segment it tried to reserve
+		// (alloc_size), not the rounded request.
+		return 0, &OutOfMemoryError{Op: "Malloc", Requested: AllocationSize(n), Capacity: c.dev.capacity, Free: c.dev.capacity - c.dev.used,
 			Allocated: uint64(c.stats.AllocatedBytes.All.Current), Reserved: uint64(c.stats.ReservedBytes.All.Current)}
 	}
 	c.hand(b, pool, n, size)

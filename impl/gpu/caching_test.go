@@ -147,6 +147,11 @@ func TestOutOfMemory(t *testing.T) {
 			t.Errorf("message %q lacks %q", err, want)
 		}
 	}
+	// Like PyTorch's, the message names the segment it tried to reserve.
+	small, _ := gpu.NewCaching(gpu.NewDevice(MiB, nil), gpu.CachingOptions{})
+	if _, err := small.Malloc(100, 0); err == nil || !strings.Contains(err.Error(), "Tried to allocate 2.00 MiB") {
+		t.Errorf("100 bytes on a 1 MiB device: %v, want it to name the 2 MiB segment", err)
+	}
 	if c.Stats().NumOOMs != 1 {
 		t.Errorf("num_ooms %d, want 1", c.Stats().NumOOMs)
 	}

@@ -23,7 +23,7 @@ const segmentAlign = 512
 // same three numbers: what is allocated, what is reserved and what is free.
 type OutOfMemoryError struct {
 	Op        string // "DevMalloc", "Malloc", ...: the call that failed
-	Requested uint64 // bytes asked for (after rounding)
+	Requested uint64 // bytes the device was asked for: the segment, as PyTorch's alloc_size
 	Capacity  uint64 // the device's total capacity
 	Free      uint64 // device bytes not reserved by anyone
 	Allocated uint64 // bytes handed out to users by the allocator (0 for the bare device)

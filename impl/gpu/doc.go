@@ -39,10 +39,12 @@
 //     Snapshot the segments and blocks of torch.cuda.memory_snapshot().
 //
 // Simplified: one device; no expandable segments, CUDA graphs, garbage
-// collection threshold, per-process memory fraction or
-// release_available_cached_blocks (with max_split_size, PyTorch first frees
-// oversize cached blocks alone before it frees the whole cache); a stream's
-// work is done only when Synchronize says so.
+// collection threshold, per-process memory fraction, roundup_power2_divisions
+// or release_available_cached_blocks (with max_split_size, PyTorch first
+// frees oversize cached blocks alone before it frees the whole cache); no
+// oversize_* or num_sync_all_streams counters; a stream's work is done only
+// when Synchronize says so. The out-of-memory message names the segment it
+// tried to reserve, as PyTorch's names alloc_size.
 //
 // # The persistent pool (persistent.go)
 //
