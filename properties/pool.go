@@ -427,8 +427,10 @@ func runPersistent(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *imp
 			return fail(len(p.Ops), "Release", err.Error())
 		}
 	}
-	// No end event: the pool keeps its segments until the process exits,
-	// by design, and the model would call them leaks.
+	// The pool keeps its segments until the process exits, by design; the
+	// model's leak check at end covers pool blocks not put back, not
+	// segments.
+	dev.End()
 	return nil
 }
 

@@ -59,6 +59,15 @@ func TestPoolChecksCanFail(t *testing.T) {
 			_, _ = p.Release(a), p.Release(a)
 			return (&PoolFailure{Trace: rec.Events()}).modelVerdict()
 		}},
+		{"Model/leak", "leak", func() string {
+			// A pool block never put back when the run ends.
+			var rec impl.Recording
+			dev := gpu.NewDevice(40*MiB, rec.Record)
+			p, _ := gpu.NewPersistent(dev, gpu.PersistentOptions{})
+			_, _ = p.Acquire(gpu.Key{Elements: 64})
+			dev.End()
+			return (&PoolFailure{Trace: rec.Events()}).modelVerdict()
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

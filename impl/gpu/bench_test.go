@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/gpu"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -70,33 +71,41 @@ func BenchmarkTrainingCaching(b *testing.B) {
 }
 
 // BenchmarkTrainingPersistent reports the persistent pool's hit rate after
-// the warm-up and its reserved/allocated ratio at the peak.
+// the warm-up and its reserved/allocated ratio at the peak; "no-reuse" is
+// the same pool with pool-key-never-matches on, which behaves as the
+// seed's pool (acquire disabled): the baseline, in the same process.
 func BenchmarkTrainingPersistent(b *testing.B) {
-	for b.Loop() {
-		dev := gpu.NewDevice(1<<30, nil)
-		p, _ := gpu.NewPersistent(dev, gpu.PersistentOptions{})
-		var live, peak uint64
-		alloc := func(n uint64) traces.Addr {
-			a, err := p.Acquire(gpu.Key{Elements: n, DType: gpu.U8})
-			if err != nil {
-				b.Fatal(err)
+	for _, v := range []struct {
+		name   string
+		faults []impl.Fault
+	}{{"reuse", nil}, {"no-reuse", []impl.Fault{impl.FaultPoolKeyNeverMatches}}} {
+		b.Run(v.name, func(b *testing.B) {
+			for b.Loop() {
+				dev := gpu.NewDevice(1<<40, nil) // simulated: the no-reuse pool grows every step
+				p, _ := gpu.NewPersistent(dev, gpu.PersistentOptions{Faults: v.faults})
+				var live, peak uint64
+				sizes := map[traces.Addr]uint64{}
+				alloc := func(n uint64) traces.Addr {
+					a, err := p.Acquire(gpu.Key{Elements: n, DType: gpu.U8})
+					if err != nil {
+						b.Fatal(err)
+					}
+					sizes[a] = n
+					live += n
+					peak = max(peak, live)
+					return a
+				}
+				free := func(a traces.Addr) { live -= sizes[a]; _ = p.Release(a) }
+				params(alloc)
+				trainingSteps(warmSteps, alloc, free)
+				st0 := p.Stats()
+				trainingSteps(100, alloc, free)
+				st := p.Stats()
+				hits, misses := st.Hits-st0.Hits, st.Misses-st0.Misses
+				b.ReportMetric(100*float64(hits)/float64(hits+misses), "%hits")
+				b.ReportMetric(float64(st.TotalAllocatedBytes)/float64(peak), "reserved/allocated")
 			}
-			live += n
-			peak = max(peak, live)
-			return a
-		}
-		sizes := map[traces.Addr]uint64{}
-		free := func(a traces.Addr) { _ = p.Release(a) }
-		alloc2 := func(n uint64) traces.Addr { a := alloc(n); sizes[a] = n; return a }
-		free2 := func(a traces.Addr) { live -= sizes[a]; free(a) }
-		params(alloc2)
-		trainingSteps(warmSteps, alloc2, free2)
-		st0 := p.Stats()
-		trainingSteps(100, alloc2, free2)
-		st := p.Stats()
-		hits, misses := st.Hits-st0.Hits, st.Misses-st0.Misses
-		b.ReportMetric(100*float64(hits)/float64(hits+misses), "%hits")
-		b.ReportMetric(float64(st.TotalAllocatedBytes)/float64(peak), "reserved/allocated")
+		})
 	}
 }
 
