@@ -109,7 +109,8 @@ func (c *CachingAllocator) Malloc(size uint64, s Stream) (traces.Addr, error) {
 	}
 	c.processEvents()
 	n := RoundSize(size)
-	if n < size {
+	if n < size || AllocationSize(n) < n { // wrapped around: no device holds it
+		c.stats.NumOOMs++
 		return 0, fmt.Errorf("gpu: Malloc(%d): size overflows", size)
 	}
 	small := n <= SmallSize

@@ -2,6 +2,7 @@ package gpu_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -234,5 +235,23 @@ func TestModelCatchesDoubleHandout(t *testing.T) {
 	}
 	if !kinds[traces.DoubleFree] || !kinds[traces.Overlap] {
 		t.Errorf("violations %+v, want a double-free and an overlap", rep.Violations)
+	}
+}
+
+// TestHugeSizes: sizes whose rounding wraps around are errors, not tiny
+// blocks.
+func TestHugeSizes(t *testing.T) {
+	c, _ := gpu.NewCaching(gpu.NewDevice(64*MiB, nil), gpu.CachingOptions{})
+	p, _ := gpu.NewPersistent(gpu.NewDevice(64*MiB, nil), gpu.PersistentOptions{PreallocateBytes: MiB})
+	for _, n := range []uint64{math.MaxUint64, math.MaxUint64 - MiB, math.MaxUint64 - 100} {
+		if a, err := c.Malloc(n, 0); err == nil {
+			t.Errorf("Malloc(%d) = %s", n, a)
+		}
+		if a, err := p.Acquire(gpu.Key{Elements: n, DType: gpu.U8}); err == nil {
+			t.Errorf("Acquire(%d bytes) = %s", n, a)
+		}
+		if a, err := p.Acquire(gpu.Key{Elements: n / 2, DType: gpu.F64}); err == nil {
+			t.Errorf("Acquire(%d f64) = %s", n/2, a)
+		}
 	}
 }

@@ -135,7 +135,7 @@ func (p *PersistentPool) Acquire(k Key) (traces.Addr, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	if k.Elements != n/k.DType.Size() {
+	if k.Elements != n/k.DType.Size() || roundUp(n, segmentAlign) < n {
 		return 0, fmt.Errorf("gpu: Acquire(%d elements of dtype %d): size overflows", k.Elements, k.DType)
 	}
 	k.salt = 0
