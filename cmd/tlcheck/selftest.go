@@ -55,6 +55,7 @@ type huntResult struct {
 	Events   int     `json:"events"`  // the shrunk trace's length; 0 if not caught
 	property string
 	programs int
+	pool     int // the control only: pool programs the correct allocators ran
 }
 
 type selftestOptions struct {
@@ -83,6 +84,8 @@ func runSelftest(e *env, args []string) int {
 	if pc := huntPool(nil, "none", controlOpts); pc.Caught && !control.Caught {
 		control = pc
 		fmt.Fprintf(e.stderr, "tlcheck selftest: the correct GPU allocators failed %s\n", pc.property)
+	} else {
+		control.pool = pc.programs
 	}
 
 	if opts.json {
@@ -228,6 +231,9 @@ func summary(results []huntResult, control huntResult) string {
 	}
 	if control.Caught {
 		return s + fmt.Sprintf("; the correct runtime FAILED (%s)", control.property)
+	}
+	if control.pool > 0 {
+		s += fmt.Sprintf("; the correct GPU allocators ran %d pool programs", control.pool)
 	}
 	return s + fmt.Sprintf("; the correct runtime ran %d programs in %.1f s with no failure", control.programs, control.Seconds)
 }
