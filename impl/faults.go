@@ -97,15 +97,8 @@ type FaultInfo struct {
 	Engine  string // the engine that hunts it: EngineProgram or EnginePool
 }
 
-// faultRow is a catalog entry before Catalog adds its engine; the rows stay
-// positional, and engines (below) names the faults not hunted by programs.
-type faultRow struct {
-	Name                  Fault
-	Summary, Bug, Trigger string
-}
-
-// engines names the engine of each fault that the flat programs do not
-// hunt; the rest are EngineProgram's.
+// engines names the engine of each fault that the program engines do not
+// hunt; a fault missing here is EngineProgram's.
 var engines = map[Fault]string{
 	FaultPoolDuplicateFreeEntry: EnginePool,
 	FaultPoolKeyNeverMatches:    EnginePool,
@@ -114,17 +107,23 @@ var engines = map[Fault]string{
 	FaultPoolStatsDrift:         EnginePool,
 }
 
-func (r faultRow) info() FaultInfo {
-	e := engines[r.Name]
-	if e == "" {
-		e = EngineProgram
+// faultEntry is a row of the catalog's table; Catalog adds the engine.
+type faultEntry struct {
+	Name                  Fault
+	Summary, Bug, Trigger string
+}
+
+func (e faultEntry) info() FaultInfo {
+	engine, ok := engines[e.Name]
+	if !ok {
+		engine = EngineProgram
 	}
-	return FaultInfo{r.Name, r.Summary, r.Bug, r.Trigger, e}
+	return FaultInfo{e.Name, e.Summary, e.Bug, e.Trigger, engine}
 }
 
 // catalog is the table behind Catalog. A fault's index is its bit in a
 // faultSet; the order is what Catalog promises to keep stable.
-var catalog = [...]faultRow{
+var catalog = [...]faultEntry{
 	{FaultStaleRecordNotPurged,
 		"scope records name objects by address alone and are not purged on reuse: a dead object's record releases the new object at its address",
 		"The TensorLogic memory manager kept each scope's records as bare pointers. Once a tensor died and malloc gave its address to a new tensor, the old record was still in the scope, and scope exit released the new tensor through it: a free of a value still in use. The fix in tl_runtime's memory_manager.rs removes a stale record when a pointer that has a record but no live count is registered again.",
@@ -278,7 +277,7 @@ const (
 	fArenaGrowFreesOld
 	fPlannerSharesOverlapping
 	fMethodWithoutFrame
-	fPoolDuplicateFreeEntry
+	fPoolDuplicateFreeEntry // not Runtime's: Config refuses it
 	fPoolKeyNeverMatches
 	fPoolSplitRemainderLost
 	fPoolFreeNoMerge
@@ -295,13 +294,18 @@ next:
 	for _, f := range fs {
 		for i, c := range catalog {
 			if c.Name == f {
+				if e := c.info().Engine; e != EngineProgram {
+					return 0, fmt.Errorf("fault %s belongs to the %s engine: Runtime has no %s to break", f, e, e)
+				}
 				s |= 1 << i
 				continue next
 			}
 		}
-		names := make([]string, len(catalog))
-		for i, c := range catalog {
-			names[i] = string(c.Name)
+		var names []string
+		for _, c := range catalog {
+			if c.info().Engine == EngineProgram {
+				names = append(names, string(c.Name))
+			}
 		}
 		return 0, fmt.Errorf("unknown fault %q (the catalog has %s)", f, strings.Join(names, ", "))
 	}

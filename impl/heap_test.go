@@ -2,6 +2,7 @@ package impl
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/traces"
@@ -178,10 +179,23 @@ func TestFaultBits(t *testing.T) {
 	if len(bits) != len(catalog) {
 		t.Fatalf("%d fault bits for %d catalog entries", len(bits), len(catalog))
 	}
-	for _, f := range catalog {
+	for i, f := range catalog {
+		if faultSet(1)<<i != bits[f.Name] {
+			t.Errorf("fault %s: catalog index %d, bit %b", f.Name, i, bits[f.Name])
+		}
 		got, err := parseFaults([]Fault{f.Name})
+		if f.info().Engine != EngineProgram {
+			// Another engine's fault: Runtime's Config refuses it, by name.
+			if err == nil || !strings.Contains(err.Error(), string(f.Name)) {
+				t.Errorf("fault %s of engine %s: parseFaults = %b, %v; want an error naming it", f.Name, f.info().Engine, got, err)
+			}
+			continue
+		}
 		if err != nil || got != bits[f.Name] {
 			t.Errorf("fault %s: bit %b (%v), want %b", f.Name, got, err, bits[f.Name])
 		}
+	}
+	if n := len(catalog); n > 32 {
+		t.Errorf("%d faults do not fit the 32 bits of a faultSet", n)
 	}
 }

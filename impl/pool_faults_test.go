@@ -2,6 +2,7 @@ package impl_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/impl"
@@ -81,29 +82,16 @@ func TestPoolFaultsShow(t *testing.T) {
 	}
 }
 
-// TestPoolFaultsOffInRuntime: a pool fault switched on in a Runtime
-// changes nothing there (its engine is the pool's).
-func TestPoolFaultsOffInRuntime(t *testing.T) {
+// TestRuntimeRefusesPoolFaults: a pool fault has nothing to break in a
+// Runtime, so its Config refuses it, naming the fault and its engine.
+func TestRuntimeRefusesPoolFaults(t *testing.T) {
 	for _, f := range impl.Catalog() {
 		if f.Engine != impl.EnginePool {
 			continue
 		}
-		var good, bad impl.Recording
-		for _, run := range []struct {
-			rec *impl.Recording
-			cfg impl.Config
-		}{{&good, impl.Config{}}, {&bad, impl.Config{Faults: []impl.Fault{f.Name}}}} {
-			run.cfg.Record = run.rec.Record
-			r := impl.New(run.cfg)
-			r.ScopeEnter()
-			a, _ := r.Alloc(64)
-			_ = r.Release(a)
-			_, _ = r.Alloc(64)
-			_ = r.ScopeExit()
-			_ = r.End()
-		}
-		if fmt.Sprint(good.Events()) != fmt.Sprint(bad.Events()) {
-			t.Errorf("%s changes the runtime's trace", f.Name)
+		err := impl.Config{Faults: []impl.Fault{f.Name}}.Validate()
+		if err == nil || !strings.Contains(err.Error(), string(f.Name)) || !strings.Contains(err.Error(), "pool engine") {
+			t.Errorf("Validate with %s = %v, want an error naming the fault and the pool engine", f.Name, err)
 		}
 	}
 }

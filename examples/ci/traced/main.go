@@ -38,8 +38,8 @@ func main() {
 	}
 	var faults []impl.Fault
 	if *fault != "" {
-		if _, ok := impl.LookupFault(*fault); !ok {
-			fmt.Fprintf(os.Stderr, "traced: unknown fault %q (tlcheck faults lists them)\n", *fault)
+		if info, ok := impl.LookupFault(*fault); !ok || info.Engine != impl.EngineProgram {
+			fmt.Fprintf(os.Stderr, "traced: %q is no fault of the runtime (tlcheck faults lists them; only the program engine's apply)\n", *fault)
 			os.Exit(2)
 		}
 		faults = []impl.Fault{impl.Fault(*fault)}
