@@ -53,15 +53,15 @@ func runFuzz(e *env, args []string) int {
 	}
 	cfg := impl.Config{}
 	if opts.fault != "" {
-		fi, ok := impl.LookupFault(opts.fault)
+		info, ok := impl.LookupFault(opts.fault)
 		if !ok {
 			fmt.Fprintf(e.stderr, "tlcheck fuzz: unknown fault %q; the catalog has:\n%s", opts.fault, faultNames())
 			return exitInput
 		}
-		if fi.Engine != impl.EngineProgram {
-			// Programs never reach the GPU pool: a search would pass for
-			// ever and prove nothing.
-			fmt.Fprintf(e.stderr, "tlcheck fuzz: fault %q lives in the %s, which fuzz's programs do not drive; tlcheck selftest hunts it\n", opts.fault, fi.Engine)
+		if info.Engine != impl.EngineProgram {
+			// Generated programs cannot reach it: another engine hunts it.
+			fmt.Fprintf(e.stderr, "tlcheck fuzz: fault %s is hunted by the %s engine, not by generated programs (tlcheck selftest runs it); fuzz takes:\n%s",
+				opts.fault, info.Engine, faultNames())
 			return exitInput
 		}
 		cfg.Faults = []impl.Fault{impl.Fault(opts.fault)}
@@ -170,10 +170,14 @@ func parseSeed(s string) (uint64, error) {
 	return n, nil
 }
 
-// faultNames lists the catalog's names, one an indented line.
+// faultNames lists the names of the catalog's program faults, the ones
+// fuzz can switch on, one an indented line.
 func faultNames() string {
 	var b strings.Builder
 	for _, f := range impl.Catalog() {
+		if f.Engine != impl.EngineProgram {
+			continue
+		}
 		fmt.Fprintf(&b, "  %s\n", f.Name)
 	}
 	return b.String()

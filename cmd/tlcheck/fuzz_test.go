@@ -107,6 +107,7 @@ func TestFuzzUsage(t *testing.T) {
 	}{
 		{"help", []string{"-h"}, exitClean, "usage: tlcheck fuzz"},
 		{"unknown fault", []string{"--fault", "no-such-fault"}, exitInput, "stale-record-not-purged"},
+		{"pool fault", []string{"--fault", "pool-free-no-merge"}, exitInput, "hunted by the pool engine"},
 		{"bad duration", []string{"--time", "soon"}, exitInput, "usage: tlcheck fuzz"},
 		{"negative duration", []string{"--time", "-1s"}, exitInput, "positive duration"},
 		{"bad seed", []string{"--seed", "-3"}, exitInput, "--seed"},

@@ -164,7 +164,7 @@ func TestLivesAgreeWithModelOnRuntimeTraces(t *testing.T) {
 	configs := []impl.Config{{}}
 	for _, f := range impl.Catalog() {
 		if f.Engine != impl.EngineProgram {
-			continue
+			continue // not Runtime's
 		}
 		configs = append(configs, impl.Config{Faults: []impl.Fault{f.Name}})
 	}
