@@ -39,11 +39,18 @@ type Fault string
 //	registry-count-outside-lock     a buffer's count is updated outside its shard's lock (impl/registry)
 //	registry-alias-underflow        unregistering an alias twice decrements twice, below zero (impl/registry)
 //
+//	pool-duplicate-free-entry       the persistent pool queues a pointer put back twice and hands it out twice (impl/gpu)
+//	pool-key-never-matches          the persistent pool's lookup key never matches: nothing is reused (impl/gpu)
+//	pool-split-remainder-lost       the caching allocator drops a split block's remainder (impl/gpu)
+//	pool-free-no-merge              the caching allocator does not merge a freed block with its free neighbours (impl/gpu)
+//	pool-stats-drift                the caching allocator's allocated_bytes drifts from its blocks (impl/gpu)
+//
 // Catalog gives each one's summary, the bug it reproduces, its trigger and
 // the engine that hunts it: the flat-program engines (properties, fuzz)
 // drive Runtime, and only the faults whose Engine is EngineProgram are
 // theirs to catch; the registry's faults are caught by the
-// linearizability check of impl/registry/lincheck.
+// linearizability check of impl/registry/lincheck, the pool's by the pool
+// property of package properties, which drives the allocators of impl/gpu.
 const (
 	FaultStaleRecordNotPurged        Fault = "stale-record-not-purged"
 	FaultScopeExitReleasesDead       Fault = "scope-exit-releases-dead"
@@ -68,6 +75,11 @@ const (
 	FaultMethodWithoutFrame          Fault = "method-without-frame"
 	FaultRegistryCountOutsideLock    Fault = "registry-count-outside-lock"
 	FaultRegistryAliasUnderflow      Fault = "registry-alias-underflow"
+	FaultPoolDuplicateFreeEntry      Fault = "pool-duplicate-free-entry"
+	FaultPoolKeyNeverMatches         Fault = "pool-key-never-matches"
+	FaultPoolSplitRemainderLost      Fault = "pool-split-remainder-lost"
+	FaultPoolFreeNoMerge             Fault = "pool-free-no-merge"
+	FaultPoolStatsDrift              Fault = "pool-stats-drift"
 )
 
 // The engines that hunt faults (FaultInfo.Engine).
@@ -78,6 +90,9 @@ const (
 	// EngineRegistry: concurrent histories of impl/registry checked for
 	// linearizability against a sequential model (impl/registry/lincheck).
 	EngineRegistry = "registry"
+	// EnginePool: the pool property of package properties, which drives
+	// the allocators of package impl/gpu.
+	EnginePool = "pool"
 )
 
 // engines names the engine of each fault that the program engines do not
@@ -85,6 +100,11 @@ const (
 var engines = map[Fault]string{
 	FaultRegistryCountOutsideLock: EngineRegistry,
 	FaultRegistryAliasUnderflow:   EngineRegistry,
+	FaultPoolDuplicateFreeEntry:   EnginePool,
+	FaultPoolKeyNeverMatches:      EnginePool,
+	FaultPoolSplitRemainderLost:   EnginePool,
+	FaultPoolFreeNoMerge:          EnginePool,
+	FaultPoolStatsDrift:           EnginePool,
 }
 
 // FaultInfo documents one fault of the catalog.
@@ -93,7 +113,7 @@ type FaultInfo struct {
 	Summary string // one line: what goes wrong
 	Bug     string // the historic bug it reproduces
 	Trigger string // the shortest call sequence that shows it
-	Engine  string // which engine hunts it: EngineProgram or EngineRegistry
+	Engine  string // which engine hunts it: EngineProgram, EngineRegistry or EnginePool
 }
 
 // faultEntry is a row of the catalog's table; Catalog adds the engine.
@@ -205,6 +225,26 @@ var catalog = [...]faultEntry{
 		"unregistering an alias decrements the buffer's count but leaves the alias registered, so unregistering it again frees the buffer under its real pointer and takes the count below zero",
 		"SCL-Core's unregister_ptr decremented a buffer's alias count without removing the alias's entry or checking that the count was still positive; a runtime that unregistered a view twice (once on drop, once on scope exit) freed the buffer while its owner still held it, and the count went negative, so the owner's own unregister never freed anything.",
 		"RegisterBuffer(b,64); Alias(b,a); Unregister(a); Unregister(a) [count 0: b freed, still registered]; Unregister(b) [count -1]"},
+	{FaultPoolDuplicateFreeEntry,
+		"the persistent pool has no duplicate-pointer guard: a pointer put back twice is queued twice and handed to two tensors",
+		"TensorLogic's GPU pool (crates/tl_runtime/src/tensor_pool.rs) can be handed the same pointer twice by a release path that runs twice; without a guard it queues the pointer twice and gives it to two live tensors, which overwrite each other. Its release now checks the free list first (list.contains(&ptr): already pooled, return), the duplicate-pointer guard that issue 10 attributes to commits ab9a391 and 07bf4ab.",
+		"p=Persistent; a=Acquire(256,f32); Release(a); Release(a) [queued twice]; b=Acquire(256,f32); c=Acquire(256,f32) [b and c at one address: pool_get over a live pool block]"},
+	{FaultPoolKeyNeverMatches,
+		"the persistent pool's lookup key never equals the key a tensor was stored under, so nothing is ever reused",
+		"A pool whose release files a tensor under a key that its acquire never rebuilds misses on every acquire and allocates afresh while released tensors pile up unused: a 0% hit rate and a pool that only grows, the shape of the fix issue 10 attributes to TensorLogic commit 51ac503. TensorLogic's pool keys both sides by (num_elements, dtype_id, device_id) alone.",
+		"p=Persistent; a=Acquire(256,f32); Release(a); b=Acquire(256,f32) [a miss: a new dev_malloc though a's block is free under the same key]"},
+	{FaultPoolSplitRemainderLost,
+		"the caching allocator splits a block and drops the remainder: reserved memory that no block covers and no request can use",
+		"In PyTorch's alloc_found_block the remainder of a split goes back into the pool (pool.insert_into_blocks(remaining)) and stays linked to its neighbours; an allocator that forgets it leaks the rest of the segment for ever, and the segment can never be freed whole, so empty_cache cannot return it: the reserved-but-unusable memory users report as fragmentation.",
+		"c=Caching; a=Malloc(512) [splits a 2 MiB segment]; Free(a); EmptyCache [the segment is not whole: it stays reserved]"},
+	{FaultPoolFreeNoMerge,
+		"the caching allocator does not merge a freed block with its free neighbours: a free segment stays in pieces, cannot be released, and a later large request fails with a false out-of-memory",
+		"PyTorch's free_block merges a freed block with its previous and next blocks (try_merge_blocks) when they are free and wait for no event; without it a segment freed piece by piece stays split, release_cached_blocks frees only whole segments, and a request that the device could serve fails with CUDA out of memory (the fragmentation PyTorch users report).",
+		"c=Caching (capacity 20 MiB); a=Malloc(2 MiB); b=Malloc(2 MiB); Free(a); Free(b) [two free neighbours]; Malloc(20 MiB) [out of memory though nothing is allocated]"},
+	{FaultPoolStatsDrift,
+		"the caching allocator's free takes the requested size, not the block's rounded size, off allocated_bytes, so memory_stats() drifts from the blocks",
+		"PyTorch's free() decreases allocated_bytes by block->size, the rounded size that malloc added; requested_bytes is the counter of the user's sizes. Mixing the two makes allocated_bytes grow with every rounded request, the kind of drift that turns memory_stats() and the OOM message into fiction.",
+		"c=Caching; a=Malloc(1000) [allocated_bytes 1024]; Free(a) [allocated_bytes.current 24, not 0]"},
 }
 
 // Catalog lists every fault, in a stable order.
@@ -256,6 +296,11 @@ const (
 	fMethodWithoutFrame
 	fRegistryCountOutsideLock // not Runtime's: Config refuses it
 	fRegistryAliasUnderflow
+	fPoolDuplicateFreeEntry // not Runtime's: Config refuses it
+	fPoolKeyNeverMatches
+	fPoolSplitRemainderLost
+	fPoolFreeNoMerge
+	fPoolStatsDrift
 )
 
 func (s faultSet) has(bit faultSet) bool { return s&bit != 0 }

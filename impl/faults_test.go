@@ -133,6 +133,10 @@ func TestCatalog(t *testing.T) {
 		case impl.EngineProgram:
 			program++
 		case impl.EngineRegistry:
+		case impl.EnginePool:
+			if _, ok := poolTriggers[f.Name]; !ok {
+				t.Errorf("pool fault %s has no trigger in poolTriggers", f.Name)
+			}
 		default:
 			t.Errorf("fault %s: engine %q is none of the known ones", f.Name, f.Engine)
 		}

@@ -172,6 +172,11 @@ func TestFaultBits(t *testing.T) {
 		FaultMethodWithoutFrame:          fMethodWithoutFrame,
 		FaultRegistryCountOutsideLock:    fRegistryCountOutsideLock,
 		FaultRegistryAliasUnderflow:      fRegistryAliasUnderflow,
+		FaultPoolDuplicateFreeEntry:      fPoolDuplicateFreeEntry,
+		FaultPoolKeyNeverMatches:         fPoolKeyNeverMatches,
+		FaultPoolSplitRemainderLost:      fPoolSplitRemainderLost,
+		FaultPoolFreeNoMerge:             fPoolFreeNoMerge,
+		FaultPoolStatsDrift:              fPoolStatsDrift,
 	}
 	if len(bits) != len(catalog) {
 		t.Fatalf("%d fault bits for %d catalog entries", len(bits), len(catalog))

@@ -52,5 +52,32 @@
 // Failure carries the run's trace: the file `tlcheck replay` rejects.
 // Search hunts with generated programs from a seed. The tests state the
 // same property twice more, with rapid's state machines and with gopter's
-// commands, and show that every fault of impl.Catalog is caught.
+// commands, and show that every fault of impl.Catalog whose Engine is
+// impl.EngineProgram is caught.
+//
+// # The pool property
+//
+// The GPU allocators of package impl/gpu are not driven by programs; the
+// pool property (pool.go) drives them. A PoolProgram is a list of calls
+// (malloc, free, record_stream, synchronize, empty_cache on the caching
+// allocator; acquire, release and a second release on the persistent
+// pool); RunPool runs one and, after every call, recounts the allocator's
+// books from its snapshot:
+//
+//	Tiling      each segment's blocks cover it exactly, in address order
+//	Merged      no two free neighbours are left unmerged
+//	Stats       every counter of memory_stats() equals the recount, per pool
+//	Reserved    reserved_bytes and segment equal the device's
+//	Live        the blocks in use are exactly those handed out
+//	NoFalseOOM  out of memory only when the device cannot hold the segment
+//	            and no segment is free as a whole
+//	EmptyCache  with everything freed, empty_cache returns every byte
+//	Reuse       the persistent pool serves a key from its free list first
+//	Guard       a second release of a pointer is refused
+//	PoolStats   the persistent pool's counters equal the calls'
+//	Model       the recorded trace, replayed, has no violation
+//
+// SearchPool and ShrinkPool hunt and shrink as Search and Shrink do; the
+// tests state the property with rapid (as a state machine too) and gopter
+// and show that every fault whose Engine is impl.EnginePool is caught.
 package properties

@@ -108,6 +108,7 @@ func TestFuzzUsage(t *testing.T) {
 		{"help", []string{"-h"}, exitClean, "usage: tlcheck fuzz"},
 		{"unknown fault", []string{"--fault", "no-such-fault"}, exitInput, "stale-record-not-purged"},
 		{"registry fault", []string{"--fault", "registry-alias-underflow"}, exitInput, "hunted by the registry engine"},
+		{"pool fault", []string{"--fault", "pool-free-no-merge"}, exitInput, "hunted by the pool engine"},
 		{"bad duration", []string{"--time", "soon"}, exitInput, "usage: tlcheck fuzz"},
 		{"negative duration", []string{"--time", "-1s"}, exitInput, "positive duration"},
 		{"bad seed", []string{"--seed", "-3"}, exitInput, "--seed"},

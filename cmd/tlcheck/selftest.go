@@ -24,12 +24,14 @@ const selftestUsage = `usage: tlcheck selftest [--json] [--report PATH] [--time 
 Hunts every fault of the runtime's catalog ('tlcheck faults'): with the
 fault switched on alone, generated programs run against the runtime, with
 the reference model as oracle, until one fails or --time passes; the
-failing program is shrunk. The registry's faults (impl/registry) are hunted
-instead by concurrent histories checked for linearizability against a
-sequential model (porcupine), until one is not linearizable. Prints, per
-fault, whether it was caught, the seconds to a counterexample and its
-length (trace events, or calls in the history). Then the correct runtime
-and the correct registry run as controls for the same time (at most 1s
+failing program is shrunk. The GPU pool's faults (impl/gpu) are hunted
+the same way by the pool property, whose programs drive the allocators.
+The registry's faults (impl/registry) are hunted instead by concurrent
+histories checked for linearizability against a sequential model
+(porcupine), until one is not linearizable. Prints, per fault, whether it
+was caught, the seconds to a counterexample and its length (trace events,
+or calls in the history). Then the correct runtime, the correct
+allocators and the correct registry run as controls for the same time (at most 1s
 each): they must not fail.
 
   --json         print {"faults":[{"name":..,"caught":..,"seconds":..,"events":..}]}
@@ -60,6 +62,7 @@ type huntResult struct {
 	// The registry's control: histories checked and their seconds.
 	histories   int
 	histSeconds float64
+	pool        int // the control only: pool programs the correct allocators ran
 }
 
 type selftestOptions struct {
@@ -82,6 +85,8 @@ func runSelftest(e *env, args []string) int {
 			results = append(results, hunt(impl.Config{Faults: []impl.Fault{f.Name}}, string(f.Name), opts))
 		case impl.EngineRegistry:
 			results = append(results, huntRegistry([]impl.Fault{f.Name}, string(f.Name), opts))
+		case impl.EnginePool:
+			results = append(results, huntPool([]impl.Fault{f.Name}, string(f.Name), opts))
 		default:
 			results = append(results, huntResult{Name: string(f.Name), property: "no engine hunts " + f.Engine + " faults"})
 		}
@@ -92,6 +97,12 @@ func runSelftest(e *env, args []string) int {
 		control.Caught, control.property = true, rc.property
 	} else {
 		control.histories, control.histSeconds = rc.programs, rc.Seconds
+	}
+	if pc := huntPool(nil, "none", controlOpts); pc.Caught && !control.Caught {
+		control.Caught, control.property = true, pc.property
+		fmt.Fprintf(e.stderr, "tlcheck selftest: the correct GPU allocators failed %s\n", pc.property)
+	} else {
+		control.pool = pc.programs
 	}
 
 	if opts.json {
@@ -195,6 +206,22 @@ func huntRegistry(faults []impl.Fault, name string, opts selftestOptions) huntRe
 	return r
 }
 
+// huntPool is hunt for the pool's faults: generated pool programs run
+// against the allocators of impl/gpu with faults on, checked by the pool
+// property (books recounted after every call, trace replayed by the model).
+func huntPool(faults []impl.Fault, name string, opts selftestOptions) huntResult {
+	start := time.Now()
+	p, f, n := properties.SearchPool(faults, opts.seed, func(int) bool { return time.Since(start) < opts.time })
+	r := huntResult{Name: name, programs: n}
+	if f != nil {
+		small, sf := properties.ShrinkPool(p, faults)
+		r.Events, r.property = sf.Events(), sf.Property
+		r.Caught = properties.RunPool(small, nil) == nil || len(faults) == 0
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
 // brokenList names the properties a failure broke, the first one first.
 func brokenList(f *properties.Failure) string {
 	names := []string{f.Property}
@@ -208,8 +235,7 @@ func brokenList(f *properties.Failure) string {
 
 func writeSelftestJSON(w io.Writer, results []huntResult) error {
 	for i := range results {
-		// ms are plenty, but a time that was spent never reads 0.
-		results[i].Seconds = max(float64(int64(results[i].Seconds*1000+0.5))/1000, min(results[i].Seconds, 0.001))
+		results[i].Seconds = float64(int64(results[i].Seconds*1e6+0.5)) / 1e6 // µs: a pool hunt can take less than 1 ms
 	}
 	return json.NewEncoder(w).Encode(struct {
 		Faults []huntResult `json:"faults"`
@@ -247,6 +273,9 @@ func summary(results []huntResult, control huntResult) string {
 	if control.Caught {
 		return s + fmt.Sprintf("; the correct runtime FAILED (%s)", control.property)
 	}
+	if control.pool > 0 {
+		s += fmt.Sprintf("; the correct GPU allocators ran %d pool programs", control.pool)
+	}
 	return s + fmt.Sprintf("; the correct runtime ran %d programs in %.1f s and the correct registry %d histories in %.1f s with no failure",
 		control.programs, control.Seconds, control.histories, control.histSeconds)
 }
@@ -272,7 +301,12 @@ shrunk. A fault counts as caught only if the shrunk program passes on the
 runtime without the fault. *Seconds* is the time to the shrunk counterexample
 (search and shrink); *events* is the length of its trace, the file that
 ` + "`tlcheck replay`" + ` rejects; *properties* are those it breaks, the first to break
-first; *programs* is how many ran before one failed.
+first; *programs* is how many ran before one failed. The GPU pool's faults
+(engine ` + "`pool`" + `) are hunted by the pool property instead, whose programs
+drive the allocators of impl/gpu: its properties are the allocator's books
+recounted after every call (*Tiling*, *Merged*, *Stats*, *Reserved*, *Live*,
+*NoFalseOOM*, *Reuse*, *Guard*, *PoolStats*) and *Model*, the recorded trace
+replayed by the model.
 
 The registry's faults (` + "`registry-*`" + `, impl/registry) are hunted by another
 engine: 8 goroutines make 24 random calls each on one registry at once, and

@@ -1,0 +1,68 @@
+// Package gpu is a simulated GPU and the two pool allocators that sit on
+// it: PyTorch's CUDA caching allocator and TensorLogic's persistent pool.
+// Everything they do is recorded as layer-4 trace events (traces/FORMAT.md,
+// "Layer 4"): a segment reserved or returned is dev_malloc or dev_free, a
+// block handed out or given back is pool_get or pool_put. Package model
+// checks such a trace like any other, so every run can be replayed: no two
+// live blocks overlap, every block lies in a live segment, nothing is used
+// or put back after it was put back. This package never imports model.
+//
+// # The device
+//
+// NewDevice makes a device with a capacity; DevMalloc and DevFree are
+// cudaMalloc and cudaFree. Addresses start at Base, are 512-byte aligned
+// and deterministic (first fit), and a request past the capacity is an
+// *OutOfMemoryError.
+//
+// # The caching allocator (caching.go)
+//
+// CachingAllocator follows c10/cuda/CUDACachingAllocator.cpp:
+//   - sizes round up to 512 B (RoundSize); a rounded size of at most 1 MiB
+//     is served by the small pool, from 2 MiB segments; larger sizes by the
+//     large pool, from 20 MiB segments below 10 MiB, else from a segment of
+//     the size rounded up to 2 MiB (AllocationSize);
+//   - a request takes the best fit among the free blocks of its pool and
+//     stream, ordered by (stream, size, address); the block is split when
+//     the rest is at least 512 B (small pool) or more than 1 MiB (large
+//     pool), the allocation taking the low addresses;
+//   - a freed block merges with its free neighbours;
+//   - with CachingOptions.MaxSplitSize, blocks of that size or more are
+//     never split and serve only requests of that size or more, within
+//     20 MiB of their own size;
+//   - when the device is full, every cached segment that is free as a whole
+//     is returned, the request retried once, and then an *OutOfMemoryError
+//     says what is allocated, reserved and free;
+//   - EmptyCache returns every cached segment that is free as a whole;
+//   - RecordStream marks a block as used by another stream: when freed, it
+//     waits for that stream (Synchronize) before it is reused or merged;
+//   - Stats has torch.cuda.memory_stats()'s counters and arithmetic, and
+//     Snapshot the segments and blocks of torch.cuda.memory_snapshot().
+//
+// Simplified: one device; no expandable segments, CUDA graphs, garbage
+// collection threshold, per-process memory fraction, roundup_power2_divisions
+// or release_available_cached_blocks (with max_split_size, PyTorch first
+// frees oversize cached blocks alone before it frees the whole cache); no
+// oversize_* or num_sync_all_streams counters; a stream's work is done only
+// when Synchronize says so. The out-of-memory message names the segment it
+// tried to reserve, as PyTorch's names alloc_size.
+//
+// # The persistent pool (persistent.go)
+//
+// PersistentPool is TensorLogic's V4.0 pool (crates/tl_runtime,
+// tensor_pool.rs): it never gives memory back; a released tensor is filed
+// under its Key, (elements, dtype, device), and reused by the next Acquire
+// of that key; a pointer released twice is filed once (the duplicate
+// guard). PoolStats and Dump are its statistics; PersistentOptions'
+// PreallocateBytes (TL_GPU_PREALLOCATE_MB, PreallocateFromEnv) reserves one
+// segment up front that new tensors are carved from. Unlike the seed's,
+// whose acquire is switched off, this pool reuses.
+//
+// # Errors and faults
+//
+// A call that is refused returns an error naming the call and the address,
+// and never panics; what it records is what its comment says. The pool
+// faults of impl.Catalog (Engine "pool") are switched on through the
+// options' Faults.
+//
+// Neither allocator is safe for concurrent use.
+package gpu

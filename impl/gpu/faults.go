@@ -1,0 +1,39 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/impl"
+)
+
+// faults are the pool faults of impl.Catalog switched on for an allocator.
+// Faults of other engines are accepted and change nothing here.
+type faults struct {
+	duplicateEntry  bool // persistent pool: a pointer put back twice is queued twice
+	keyNeverMatches bool // persistent pool: the lookup key never equals the stored one
+	lostRemainder   bool // caching: a split's remainder is dropped
+	noMerge         bool // caching: a freed block is not merged with its neighbours
+	statsDrift      bool // caching: a free takes the requested size off allocated_bytes
+}
+
+func parseFaults(fs []impl.Fault) (faults, error) {
+	var f faults
+	for _, name := range fs {
+		if _, ok := impl.LookupFault(string(name)); !ok {
+			return f, fmt.Errorf("gpu: unknown fault %q (see impl.Catalog)", name)
+		}
+		switch name {
+		case impl.FaultPoolDuplicateFreeEntry:
+			f.duplicateEntry = true
+		case impl.FaultPoolKeyNeverMatches:
+			f.keyNeverMatches = true
+		case impl.FaultPoolSplitRemainderLost:
+			f.lostRemainder = true
+		case impl.FaultPoolFreeNoMerge:
+			f.noMerge = true
+		case impl.FaultPoolStatsDrift:
+			f.statsDrift = true
+		}
+	}
+	return f, nil
+}

@@ -1,0 +1,473 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/gpu"
+	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// The pool property drives the allocators of package impl/gpu, which the
+// flat programs do not reach: it hunts the faults of impl.Catalog whose
+// Engine is impl.EnginePool. A PoolProgram is a list of allocator calls;
+// RunPool runs it, checks the allocator's books against a recount after
+// every call, and replays the recorded trace through the model.
+
+// PoolOp is one call of a PoolProgram.
+type PoolOp struct {
+	Kind   string     // malloc, free, record, sync, empty (caching); acquire, release, rerelease (persistent)
+	Size   uint64     // malloc: bytes; acquire: elements
+	DType  gpu.DType  // acquire
+	Stream gpu.Stream // malloc, record, sync
+	Index  int        // free, record, release, rerelease: which live (or released) block, modulo their number
+}
+
+func (o PoolOp) String() string {
+	switch o.Kind {
+	case "malloc":
+		return fmt.Sprintf("malloc %d s%d", o.Size, o.Stream)
+	case "acquire":
+		return fmt.Sprintf("acquire %d dtype%d", o.Size, o.DType)
+	case "record":
+		return fmt.Sprintf("record #%d s%d", o.Index, o.Stream)
+	case "sync":
+		return fmt.Sprintf("sync s%d", o.Stream)
+	case "empty":
+		return "empty_cache"
+	}
+	return fmt.Sprintf("%s #%d", o.Kind, o.Index)
+}
+
+// PoolProgram is a run of one allocator on a fresh device.
+type PoolProgram struct {
+	Persistent   bool   // the persistent pool, else the caching allocator
+	Capacity     uint64 // the device's
+	MaxSplitSize uint64 // the caching allocator's max_split_size; 0: unlimited
+	Ops          []PoolOp
+}
+
+func (p PoolProgram) String() string {
+	var b strings.Builder
+	name := "caching"
+	if p.Persistent {
+		name = "persistent"
+	}
+	fmt.Fprintf(&b, "%s, capacity %d, max_split_size %d\n", name, p.Capacity, p.MaxSplitSize)
+	for i, o := range p.Ops {
+		fmt.Fprintf(&b, "%3d  %s\n", i, o)
+	}
+	return b.String()
+}
+
+// PoolFailure is a broken pool property.
+type PoolFailure struct {
+	Property string // Model, Tiling, Merged, Stats, Reserved, Live, NoFalseOOM, EmptyCache, Reuse, Guard, NeverReturns
+	Step     int    // the op after which it broke; len(Ops) for the end of the run
+	Message  string
+	Trace    []traces.Event // what the allocator recorded up to the failure
+}
+
+func (f *PoolFailure) Error() string {
+	return fmt.Sprintf("pool property %s broken at step %d: %s", f.Property, f.Step, f.Message)
+}
+
+// Events is the length of the failure's trace.
+func (f *PoolFailure) Events() int { return len(f.Trace) }
+
+// WriteTrace writes the failure's trace as a file `tlcheck replay` reads.
+func (f *PoolFailure) WriteTrace(w io.Writer) error { return writeTrace(w, impl.Header(), f.Trace) }
+
+// The sizes a generated program asks for: around the pools' boundaries.
+var (
+	poolSizes = []uint64{1, 500, 512, 513, 4096, 100 << 10, 1 << 20, 1<<20 + 1, 2 << 20, 3 << 20, 9 << 20, 10 << 20, 12 << 20, 21 << 20}
+	poolElems = []uint64{64, 256, 1000, 4096, 1 << 16}
+)
+
+// GeneratePool draws a program of up to 60 calls.
+func GeneratePool(rng *rand.Rand, persistent bool) PoolProgram {
+	p := PoolProgram{Persistent: persistent, Capacity: uint64(24+rng.IntN(48)) << 20}
+	if !persistent && rng.IntN(3) == 0 {
+		p.MaxSplitSize = uint64(4+rng.IntN(8)) << 20
+	}
+	n := 1 + rng.IntN(60)
+	for range n {
+		var o PoolOp
+		r := rng.IntN(100)
+		if persistent {
+			switch {
+			case r < 50:
+				o = PoolOp{Kind: "acquire", Size: poolElems[rng.IntN(len(poolElems))], DType: gpu.DType(rng.IntN(2) * int(gpu.F16))}
+			case r < 90:
+				o = PoolOp{Kind: "release", Index: rng.IntN(8)}
+			default:
+				o = PoolOp{Kind: "rerelease", Index: rng.IntN(8)}
+			}
+		} else {
+			s := gpu.Stream(rng.IntN(2))
+			switch {
+			case r < 45:
+				o = PoolOp{Kind: "malloc", Size: poolSizes[rng.IntN(len(poolSizes))], Stream: s}
+			case r < 80:
+				o = PoolOp{Kind: "free", Index: rng.IntN(8)}
+			case r < 88:
+				o = PoolOp{Kind: "record", Index: rng.IntN(8), Stream: 1 - s}
+			case r < 95:
+				o = PoolOp{Kind: "sync", Stream: s}
+			default:
+				o = PoolOp{Kind: "empty"}
+			}
+		}
+		p.Ops = append(p.Ops, o)
+	}
+	return p
+}
+
+// RunPool runs p on an allocator with faults on and returns the first
+// broken property, or nil.
+func RunPool(p PoolProgram, faults []impl.Fault) *PoolFailure {
+	var rec impl.Recording
+	dev := gpu.NewDevice(p.Capacity, rec.Record)
+	var f *PoolFailure
+	if p.Persistent {
+		f = runPersistent(p, dev, faults, &rec)
+	} else {
+		f = runCaching(p, dev, faults, &rec)
+	}
+	if f != nil {
+		return f
+	}
+	f = &PoolFailure{"Model", len(p.Ops), "", rec.Events()}
+	if f.Message = f.modelVerdict(); f.Message != "" {
+		return f
+	}
+	return nil
+}
+
+// modelVerdict replays the failure's trace through the model and names
+// the first violation, or says nothing.
+func (f *PoolFailure) modelVerdict() string {
+	var rec impl.Recording
+	for _, ev := range f.Trace {
+		rec.Record(ev)
+	}
+	rep, err := model.Replay(rec.Source())
+	if err != nil {
+		return "the trace could not be replayed: " + err.Error()
+	}
+	if len(rep.Violations) > 0 {
+		v := rep.Violations[0]
+		return fmt.Sprintf("%s at event %d: %s", v.Kind, v.Event, v.Message)
+	}
+	return ""
+}
+
+type liveBlock struct {
+	addr      traces.Addr
+	requested uint64
+}
+
+func runCaching(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *impl.Recording) *PoolFailure {
+	c, err := gpu.NewCaching(dev, gpu.CachingOptions{MaxSplitSize: p.MaxSplitSize, Faults: faults})
+	if err != nil {
+		return &PoolFailure{"Setup", 0, err.Error(), nil}
+	}
+	var live []liveBlock
+	fail := func(step int, prop, msg string) *PoolFailure {
+		return &PoolFailure{prop, step, msg, slices.Clone(rec.Events())}
+	}
+	for i, o := range p.Ops {
+		switch o.Kind {
+		case "malloc":
+			a, err := c.Malloc(o.Size, o.Stream)
+			var oom *gpu.OutOfMemoryError
+			switch {
+			case errors.As(err, &oom):
+				if msg := falseOOM(c, o.Size); msg != "" {
+					return fail(i, "NoFalseOOM", msg)
+				}
+			case err != nil:
+				return fail(i, "Malloc", err.Error())
+			default:
+				live = append(live, liveBlock{a, o.Size})
+			}
+		case "free":
+			if len(live) == 0 {
+				continue
+			}
+			j := o.Index % len(live)
+			if err := c.Free(live[j].addr); err != nil {
+				return fail(i, "Free", err.Error())
+			}
+			live = slices.Delete(live, j, j+1)
+		case "record":
+			if len(live) == 0 {
+				continue
+			}
+			if err := c.RecordStream(live[o.Index%len(live)].addr, o.Stream); err != nil {
+				return fail(i, "RecordStream", err.Error())
+			}
+		case "sync":
+			c.Synchronize(o.Stream)
+		case "empty":
+			c.EmptyCache()
+		}
+		if prop, msg := checkCaching(c, live); prop != "" {
+			return fail(i, prop, msg)
+		}
+	}
+	for _, b := range live {
+		if err := c.Free(b.addr); err != nil {
+			return fail(len(p.Ops), "Free", err.Error())
+		}
+	}
+	c.EmptyCache()
+	if prop, msg := checkCaching(c, nil); prop != "" {
+		return fail(len(p.Ops), prop, msg)
+	}
+	if n := dev.Used(); n != 0 {
+		return fail(len(p.Ops), "EmptyCache", fmt.Sprintf("everything freed and the cache emptied, yet %d bytes stay reserved", n))
+	}
+	dev.End()
+	return nil
+}
+
+// falseOOM says what is wrong with an out-of-memory answer to a request
+// of size: PyTorch fails only after returning every segment free as a
+// whole, so each segment left must hold a block in use, and the device
+// must be unable to hold the segment the request needs.
+func falseOOM(c *gpu.CachingAllocator, size uint64) string {
+	for _, s := range c.Snapshot() {
+		if !slices.ContainsFunc(s.Blocks, func(b gpu.BlockInfo) bool { return b.State != gpu.StateInactive }) {
+			return fmt.Sprintf("out of memory for %d bytes while segment %s (%d bytes) holds nothing in use", size, s.Addr, s.Size)
+		}
+	}
+	dev := c.Device()
+	if need := gpu.AllocationSize(gpu.RoundSize(size)); dev.Capacity()-dev.Used() >= need {
+		return fmt.Sprintf("out of memory for %d bytes while the device has %d bytes free for a %d-byte segment", size, dev.Capacity()-dev.Used(), need)
+	}
+	return ""
+}
+
+// checkCaching recounts the allocator's books from its snapshot and
+// returns the first property they break, with a message.
+func checkCaching(c *gpu.CachingAllocator, live []liveBlock) (string, string) {
+	type tally struct{ alloc, allocB, active, activeB, seg, segB, split, splitB, req int64 }
+	var t [2]tally // large, small
+	held := map[traces.Addr]uint64{}
+	for _, s := range c.Snapshot() {
+		k := 0
+		if s.Small {
+			k = 1
+		}
+		t[k].seg++
+		t[k].segB += int64(s.Size)
+		next := s.Addr
+		for i, b := range s.Blocks {
+			if b.Addr != next {
+				return "Tiling", fmt.Sprintf("segment %s: block %d starts at %s, want %s (a gap or an overlap in the block list)", s.Addr, i, b.Addr, next)
+			}
+			next += traces.Addr(b.Size)
+			if i > 0 && b.State == gpu.StateInactive && s.Blocks[i-1].State == gpu.StateInactive {
+				return "Merged", fmt.Sprintf("segment %s: free blocks %s and %s are neighbours but were not merged", s.Addr, s.Blocks[i-1].Addr, b.Addr)
+			}
+			switch b.State {
+			case gpu.StateAllocated:
+				t[k].alloc++
+				t[k].allocB += int64(b.Size)
+				held[b.Addr] = b.Requested
+				fallthrough
+			case gpu.StatePendingFree:
+				t[k].active++
+				t[k].activeB += int64(b.Size)
+				t[k].req += int64(b.Requested)
+			default:
+				if len(s.Blocks) > 1 {
+					t[k].split++
+					t[k].splitB += int64(b.Size)
+				}
+			}
+		}
+		if end := s.Addr + traces.Addr(s.Size); next != end {
+			return "Tiling", fmt.Sprintf("segment %s: its blocks end at %s, the segment at %s (memory no block covers)", s.Addr, next, end)
+		}
+	}
+	st := c.Stats()
+	for _, row := range []struct {
+		name string
+		arr  *gpu.StatArray
+		get  func(tally) int64
+	}{
+		{"allocation", &st.Allocation, func(x tally) int64 { return x.alloc }},
+		{"allocated_bytes", &st.AllocatedBytes, func(x tally) int64 { return x.allocB }},
+		{"active", &st.Active, func(x tally) int64 { return x.active }},
+		{"active_bytes", &st.ActiveBytes, func(x tally) int64 { return x.activeB }},
+		{"segment", &st.Segment, func(x tally) int64 { return x.seg }},
+		{"reserved_bytes", &st.ReservedBytes, func(x tally) int64 { return x.segB }},
+		{"inactive_split", &st.InactiveSplit, func(x tally) int64 { return x.split }},
+		{"inactive_split_bytes", &st.InactiveSplitBytes, func(x tally) int64 { return x.splitB }},
+		{"requested_bytes", &st.RequestedBytes, func(x tally) int64 { return x.req }},
+	} {
+		for _, p := range []struct {
+			name string
+			s    gpu.Stat
+			want int64
+		}{{"large_pool", row.arr.Large, row.get(t[0])}, {"small_pool", row.arr.Small, row.get(t[1])}, {"all", row.arr.All, row.get(t[0]) + row.get(t[1])}} {
+			if p.s.Current != p.want {
+				return "Stats", fmt.Sprintf("%s.%s.current is %d, the blocks count %d", row.name, p.name, p.s.Current, p.want)
+			}
+			if p.s.Allocated-p.s.Freed != p.s.Current || p.s.Peak < p.s.Current {
+				return "Stats", fmt.Sprintf("%s.%s: current %d, peak %d, allocated %d, freed %d do not add up", row.name, p.name, p.s.Current, p.s.Peak, p.s.Allocated, p.s.Freed)
+			}
+		}
+	}
+	dev := c.Device()
+	if got := uint64(st.ReservedBytes.All.Current); got != dev.Used() || int64(dev.Segments()) != st.Segment.All.Current ||
+		st.NumDeviceAlloc-st.NumDeviceFree != st.Segment.All.Current {
+		return "Reserved", fmt.Sprintf("reserved_bytes %d in %d segments (%d cudaMalloc, %d cudaFree), the device has %d bytes in %d segments",
+			got, st.Segment.All.Current, st.NumDeviceAlloc, st.NumDeviceFree, dev.Used(), dev.Segments())
+	}
+	if live != nil && len(held) != len(live) {
+		return "Live", fmt.Sprintf("%d blocks handed out by the books, %d by the calls", len(held), len(live))
+	}
+	for _, b := range live {
+		if req, ok := held[b.addr]; !ok || req != b.requested {
+			return "Live", fmt.Sprintf("block %s (%d bytes asked) is not a block in use in any segment", b.addr, b.requested)
+		}
+	}
+	return "", ""
+}
+
+type liveTensor struct {
+	addr traces.Addr
+	key  gpu.Key
+}
+
+func runPersistent(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *impl.Recording) *PoolFailure {
+	pool, err := gpu.NewPersistent(dev, gpu.PersistentOptions{PreallocateBytes: p.Capacity / 4, Faults: faults})
+	if err != nil {
+		return &PoolFailure{"Setup", 0, err.Error(), nil}
+	}
+	var live, released []liveTensor
+	free := map[gpu.Key][]traces.Addr{} // the reference: what each key has filed
+	var want gpu.PoolStats
+	want.TotalAllocatedBytes = dev.Used()
+	used := dev.Used()
+	fail := func(step int, prop, msg string) *PoolFailure {
+		return &PoolFailure{prop, step, msg, slices.Clone(rec.Events())}
+	}
+	for i, o := range p.Ops {
+		switch o.Kind {
+		case "acquire":
+			k := gpu.Key{Elements: o.Size, DType: o.DType}
+			a, err := pool.Acquire(k)
+			if err != nil {
+				var oom *gpu.OutOfMemoryError
+				if errors.As(err, &oom) {
+					want.Misses++
+					continue
+				}
+				return fail(i, "Acquire", err.Error())
+			}
+			if j := slices.Index(free[k], a); j >= 0 {
+				free[k] = slices.Delete(free[k], j, j+1)
+				want.Hits++
+				want.FreeCount--
+				want.FreeBytes -= k.Bytes()
+			} else if len(free[k]) > 0 {
+				return fail(i, "Reuse", fmt.Sprintf("acquire of %d elements of dtype %d got new memory at %s while %d tensors of that key were free", k.Elements, k.DType, a, len(free[k])))
+			} else {
+				want.Misses++
+			}
+			released = slices.DeleteFunc(released, func(t liveTensor) bool { return t.addr == a })
+			live = append(live, liveTensor{a, k})
+		case "release":
+			if len(live) == 0 {
+				continue
+			}
+			j := o.Index % len(live)
+			t := live[j]
+			if err := pool.Release(t.addr); err != nil {
+				return fail(i, "Release", err.Error())
+			}
+			live = slices.Delete(live, j, j+1)
+			released = append(released, t)
+			free[t.key] = append(free[t.key], t.addr)
+			want.FreeCount++
+			want.FreeBytes += t.key.Bytes()
+		case "rerelease":
+			if len(released) == 0 {
+				continue
+			}
+			if err := pool.Release(released[o.Index%len(released)].addr); err == nil {
+				return fail(i, "Guard", fmt.Sprintf("a second release of %s was accepted", released[o.Index%len(released)].addr))
+			}
+		}
+		want.TotalAllocatedBytes = dev.Used()
+		got := pool.Stats()
+		if got != want {
+			return fail(i, "PoolStats", fmt.Sprintf("stats %+v, the calls count %+v", got, want))
+		}
+		if dev.Used() < used {
+			return fail(i, "NeverReturns", fmt.Sprintf("the device's reserved bytes fell from %d to %d", used, dev.Used()))
+		}
+		used = dev.Used()
+		if pool.Active() != len(live) {
+			return fail(i, "Live", fmt.Sprintf("%d tensors active by the books, %d by the calls", pool.Active(), len(live)))
+		}
+	}
+	for _, t := range live {
+		if err := pool.Release(t.addr); err != nil {
+			return fail(len(p.Ops), "Release", err.Error())
+		}
+	}
+	// The pool keeps its segments until the process exits, by design; the
+	// model's leak check at end covers pool blocks not put back, not
+	// segments.
+	dev.End()
+	return nil
+}
+
+// SearchPool runs generated programs, caching and persistent in turn,
+// while more(n) says so, n being how many ran; it returns the first that
+// fails, with its failure, and how many ran.
+func SearchPool(faults []impl.Fault, seed uint64, more func(n int) bool) (PoolProgram, *PoolFailure, int) {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	n := 0
+	for more(n) {
+		p := GeneratePool(rng, n%2 == 1)
+		n++
+		if f := RunPool(p, faults); f != nil {
+			return p, f, n
+		}
+	}
+	return PoolProgram{}, nil, n
+}
+
+// ShrinkPool removes calls from a failing program while it still breaks
+// the same property, and returns the smallest program found with its
+// failure.
+func ShrinkPool(p PoolProgram, faults []impl.Fault) (PoolProgram, *PoolFailure) {
+	f := RunPool(p, faults)
+	if f == nil {
+		return p, nil
+	}
+	p.Ops = p.Ops[:min(len(p.Ops), f.Step+1)]
+	for changed := true; changed; {
+		changed = false
+		for i := len(p.Ops) - 1; i >= 0; i-- {
+			q := p
+			q.Ops = slices.Delete(slices.Clone(p.Ops), i, i+1)
+			if g := RunPool(q, faults); g != nil && g.Property == f.Property {
+				p, f, changed = q, g, true
+			}
+		}
+	}
+	return p, f
+}

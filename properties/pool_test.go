@@ -1,0 +1,120 @@
+package properties
+
+import (
+	"bytes"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/gpu"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// TestPoolPropertyHoldsOnCorrectAllocators: with no fault, no generated
+// program breaks a pool property.
+func TestPoolPropertyHoldsOnCorrectAllocators(t *testing.T) {
+	p, f, n := SearchPool(nil, 7, func(n int) bool { return n < 400 })
+	if f != nil {
+		t.Fatalf("program %d fails on the correct allocators: %v\n%v", n, f, p)
+	}
+}
+
+// TestEveryPoolFaultIsCaught is the pool property's proof of power: each
+// pool fault of the catalog, on alone, breaks it within a budget, the
+// shrunk program fails for the fault's sake only, and its trace is one a
+// reader accepts.
+func TestEveryPoolFaultIsCaught(t *testing.T) {
+	for _, fi := range impl.Catalog() {
+		if fi.Engine != impl.EnginePool {
+			continue
+		}
+		t.Run(string(fi.Name), func(t *testing.T) {
+			faults := []impl.Fault{fi.Name}
+			p, f, n := SearchPool(faults, 1, func(n int) bool { return n < 2000 })
+			if f == nil {
+				t.Fatalf("fault %s escaped %d pool programs\ntrigger: %s", fi.Name, n, fi.Trigger)
+			}
+			small, sf := ShrinkPool(p, faults)
+			t.Logf("caught after %d programs by %s; shrunk to %d calls, %d events: %s", n, sf.Property, len(small.Ops), sf.Events(), sf.Message)
+			if g := RunPool(small, nil); g != nil {
+				t.Errorf("the shrunk program fails without the fault too: %v", g)
+			}
+			var buf bytes.Buffer
+			if err := sf.WriteTrace(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := traces.NewReader(&buf); err != nil {
+				t.Errorf("the failure's trace does not read back: %v", err)
+			}
+		})
+	}
+}
+
+// poolOp draws one call for the state machine.
+func poolOp(persistent bool) *rapid.Generator[PoolOp] {
+	return rapid.Custom(func(t *rapid.T) PoolOp {
+		if persistent {
+			return PoolOp{
+				Kind:  rapid.SampledFrom([]string{"acquire", "acquire", "release", "rerelease"}).Draw(t, "kind"),
+				Size:  rapid.SampledFrom(poolElems).Draw(t, "elems"),
+				DType: rapid.SampledFrom([]gpu.DType{gpu.F32, gpu.F16}).Draw(t, "dtype"),
+				Index: rapid.IntRange(0, 7).Draw(t, "index"),
+			}
+		}
+		return PoolOp{
+			Kind:   rapid.SampledFrom([]string{"malloc", "malloc", "free", "free", "record", "sync", "empty"}).Draw(t, "kind"),
+			Size:   rapid.SampledFrom(poolSizes).Draw(t, "size"),
+			Stream: gpu.Stream(rapid.IntRange(0, 1).Draw(t, "stream")),
+			Index:  rapid.IntRange(0, 7).Draw(t, "index"),
+		}
+	})
+}
+
+// poolProgram draws a program for the rapid state-machine property.
+func poolProgram(t *rapid.T) PoolProgram {
+	persistent := rapid.Bool().Draw(t, "persistent")
+	p := PoolProgram{Persistent: persistent, Capacity: uint64(rapid.IntRange(24, 72).Draw(t, "capacityMiB")) << 20}
+	if !persistent && rapid.Bool().Draw(t, "maxSplit") {
+		p.MaxSplitSize = uint64(rapid.IntRange(4, 12).Draw(t, "maxSplitMiB")) << 20
+	}
+	p.Ops = rapid.SliceOfN(poolOp(persistent), 1, 60).Draw(t, "ops")
+	return p
+}
+
+// rapidPoolProperty is the state machine: random malloc, free,
+// record_stream, synchronize and empty_cache calls (or acquire and
+// release), the books recounted after each, the trace replayed by the
+// model at the end.
+func rapidPoolProperty(faults []impl.Fault) func(*rapid.T) {
+	return func(t *rapid.T) {
+		p := poolProgram(t)
+		if f := RunPool(p, faults); f != nil {
+			t.Fatalf("%v\n%v", f, p)
+		}
+	}
+}
+
+func TestRapidPoolStateMachine(t *testing.T) {
+	rapid.Check(t, rapidPoolProperty(nil))
+}
+
+// TestRapidPoolStateMachineCatchesFaults: the same property fails with
+// each pool fault on.
+func TestRapidPoolStateMachineCatchesFaults(t *testing.T) {
+	setFlag(t, "rapid.nofailfile", "true")
+	setFlag(t, "rapid.checks", "1000")
+	setFlag(t, "rapid.shrinktime", "100ms")
+	for _, fi := range impl.Catalog() {
+		if fi.Engine != impl.EnginePool {
+			continue
+		}
+		t.Run(string(fi.Name), func(t *testing.T) {
+			tb := &silentTB{name: t.Name()}
+			rapid.Check(tb, rapidPoolProperty([]impl.Fault{fi.Name}))
+			if !tb.Failed() {
+				t.Errorf("fault %s escaped the rapid pool property", fi.Name)
+			}
+		})
+	}
+}
