@@ -37,7 +37,23 @@ type Fault string
 //	planner-shares-overlapping      the planner shares a slot between lifetimes that meet at a statement
 //	method-without-frame            a method runs without a frame of its own
 //
-// Catalog gives each one's summary, the bug it reproduces and its trigger.
+// The codegen faults are not the runtime's: they are bugs of the code a
+// compiler emits around calls, returns, branches and loops, and only the
+// lowering of source programs (package impl/lang) has them, when the
+// runtime it drives has them on (HasFault). The runtime's own calls are
+// unchanged by them, so only source programs can show them:
+//
+//	return-cleans-innermost-scope   an early return exits only the innermost scope
+//	break-in-if-skips-cleanup       a break or continue inside an if exits no scope
+//	block-result-freed              an if or block expression's value is freed by its block's exit
+//	caller-does-not-register-result the caller does not register the value a call returns
+//	callee-releases-borrowed        the callee releases its borrowed arguments
+//	returned-value-registered-twice the caller registers a returned value twice
+//	move-still-released             a move at a variable's last use leaves its record, released at scope exit
+//	emit-retain-over-retains        a struct literal retains its tensor fields again
+//
+// Catalog gives each one's summary, the bug it reproduces, its trigger and
+// its layer.
 const (
 	FaultStaleRecordNotPurged        Fault = "stale-record-not-purged"
 	FaultScopeExitReleasesDead       Fault = "scope-exit-releases-dead"
@@ -60,6 +76,28 @@ const (
 	FaultArenaGrowFreesOld           Fault = "arena-grow-frees-old"
 	FaultPlannerSharesOverlapping    Fault = "planner-shares-overlapping"
 	FaultMethodWithoutFrame          Fault = "method-without-frame"
+
+	FaultReturnCleansInnermost  Fault = "return-cleans-innermost-scope"
+	FaultBreakInIfSkipsCleanup  Fault = "break-in-if-skips-cleanup"
+	FaultBlockResultFreed       Fault = "block-result-freed"
+	FaultCallerNoRegister       Fault = "caller-does-not-register-result"
+	FaultCalleeReleasesBorrowed Fault = "callee-releases-borrowed"
+	FaultRegisterTwice          Fault = "returned-value-registered-twice"
+	FaultMoveStillReleased      Fault = "move-still-released"
+	FaultEmitRetainOverRetains  Fault = "emit-retain-over-retains"
+)
+
+// Layer says whose bug a fault is.
+type Layer string
+
+const (
+	// LayerRuntime faults change the runtime's own calls: any program of
+	// runtime calls may show them.
+	LayerRuntime Layer = "runtime"
+	// LayerCodegen faults change the calls a compiler emits for a source
+	// program (package impl/lang's lowering); the runtime's calls are as
+	// correct as ever, so only source programs show them.
+	LayerCodegen Layer = "codegen"
 )
 
 // FaultInfo documents one fault of the catalog.
@@ -67,12 +105,19 @@ type FaultInfo struct {
 	Name    Fault
 	Summary string // one line: what goes wrong
 	Bug     string // the historic bug it reproduces
-	Trigger string // the shortest call sequence that shows it
+	Trigger string // the shortest call sequence (or, for codegen, source program) that shows it
+	Layer   Layer  // whose bug: the runtime's, or the code a compiler emits
+}
+
+// faultEntry is a row of the tables below, before its layer is added.
+type faultEntry struct {
+	Name                  Fault
+	Summary, Bug, Trigger string
 }
 
 // catalog is the table behind Catalog. A fault's index is its bit in a
 // faultSet; the order is what Catalog promises to keep stable.
-var catalog = [...]FaultInfo{
+var runtimeFaults = [...]faultEntry{
 	{FaultStaleRecordNotPurged,
 		"scope records name objects by address alone and are not purged on reuse: a dead object's record releases the new object at its address",
 		"The TensorLogic memory manager kept each scope's records as bare pointers. Once a tensor died and malloc gave its address to a new tensor, the old record was still in the scope, and scope exit released the new tensor through it: a free of a value still in use. The fix in tl_runtime's memory_manager.rs removes a stale record when a pointer that has a record but no live count is registered again.",
@@ -159,10 +204,58 @@ var catalog = [...]FaultInfo{
 		"MethodEnter(1) [no fn_enter recorded]; ArenaGet(0,16) [No function frame]"},
 }
 
+// codegenFaults are the compiler's faults, after the runtime's.
+var codegenFaults = [...]faultEntry{
+	{FaultReturnCleansInnermost,
+		"an early return exits only the innermost scope: the scopes around it stay open, their values alive",
+		"TensorLogic's codegen emitted, for a return inside a nested block, the cleanup of the innermost scope only; the enclosing scopes of the function were neither exited nor released, so their tensors leaked and the runtime's scope stack was left deeper than the caller expected. Commit 6a69c03 makes return walk every scope of the function, innermost first.",
+		"fn f() -> Tensor { let a = zeros(16); { let b = zeros(16); return b; } } [a leaks; f's body scope stays open]"},
+	{FaultBreakInIfSkipsCleanup,
+		"a break or continue inside an if (nested in the loop body) jumps out without exiting the scopes it leaves",
+		"The loop lowering emitted the loop body's cleanup before a break that sat directly in the body, but a break inside a nested if branched straight to the loop's exit block: the if's scope and the body's scope were never exited. Commit 33b947f emits the cleanup of every scope between the break and the loop.",
+		"for i in 0..2 { let a = zeros(16); if i == 0 { break; } } [a leaks; two scopes stay open]"},
+	{FaultBlockResultFreed,
+		"the value of an if or block expression is not unregistered before its block exits, so the exit frees it and the caller receives a dead value",
+		"TensorLogic's if and block expressions returned a temporary made in the block; the block's exit_scope freed it before the enclosing let could register it, a use-after-free. Commits f404821 and 14aa0d1 unregister the block's result (as a return does) before the scope exits.",
+		"let x = { let t = zeros(16); t }; [t freed at the block's end, then registered as x]"},
+	{FaultCallerNoRegister,
+		"the caller does not register the value a call returns, so no scope ever releases it",
+		"The callee unregisters what it returns and the count travels to the caller, whose let must register it; before commit a934c11 the codegen skipped that register for call results, so every returned tensor outlived its variable's scope: a leak per call.",
+		"fn f() -> Tensor { let t = zeros(16); return t; } fn main() { { let x = f(); } } [x's tensor outlives its block]"},
+	{FaultCalleeReleasesBorrowed,
+		"the callee releases its parameters at its exit, though they are borrowed: the caller's values are freed under it",
+		"TensorLogic's borrowing rule makes parameters borrowed (no acquire, no release); the function epilogue released them anyway, as if they were owned locals, and the caller's tensor died while the caller still held it. Commits 6103f3d and 25cbbe3 stop the callee from releasing its arguments.",
+		"fn f(a: &Tensor) -> Tensor { let t = zeros(16); return t; } fn main() { let a = zeros(16); let b = f(&a); } [a freed at f's exit, freed again at main's]"},
+	{FaultRegisterTwice,
+		"the caller registers a returned value twice, so its scope releases it twice",
+		"Generated code registered a call's result, and the let that received it registered the same pointer again: two records for one count, and the second release at scope exit freed memory already freed (or another tensor at the same address). Commit 1371d0e registers a pointer once.",
+		"fn f() -> Tensor { let t = zeros(16); return t; } fn main() { let x = f(); } [x's tensor released twice at main's end]"},
+	{FaultMoveStillReleased,
+		"a move at a variable's last use leaves the moved-from variable's record, so its scope releases the value the new owner holds",
+		"A move transfers a count without an acquire; the compiler must also drop the source's cleanup (TensorLogic's move at last use unregisters the source). Leaving the source's record in its scope releases the value once for each owner: a double free at scope exit.",
+		"let x = { let a = zeros(16); let b = a; b }; [a's record, left behind, frees the value x receives at the block's end]"},
+	{FaultEmitRetainOverRetains,
+		"a struct literal retains its tensor fields again after struct_init already acquired them: each struct keeps its fields one count too many, and memory grows each iteration",
+		"TensorLogic's struct initialisation deep-clones (acquires) each field; emit_retain, written for struct values, was also emitted for tensor fields, so each field got a second count that nothing released. In a training loop the tensors of every iteration stayed alive: the memory growth per iteration that commit 4419a90 removed.",
+		"for i in 0..2 { let t = zeros(16); let s = S { f0: t }; } [t survives each iteration]"},
+}
+
+// catalog is Catalog's table: the runtime's faults, then the compiler's.
+var catalog = func() []FaultInfo {
+	var out []FaultInfo
+	for _, e := range runtimeFaults {
+		out = append(out, FaultInfo{e.Name, e.Summary, e.Bug, e.Trigger, LayerRuntime})
+	}
+	for _, e := range codegenFaults {
+		out = append(out, FaultInfo{e.Name, e.Summary, e.Bug, e.Trigger, LayerCodegen})
+	}
+	return out
+}()
+
 // Catalog lists every fault, in a stable order.
 func Catalog() []FaultInfo {
 	out := make([]FaultInfo, len(catalog))
-	copy(out, catalog[:])
+	copy(out, catalog)
 	return out
 }
 
@@ -204,7 +297,27 @@ const (
 	fArenaGrowFreesOld
 	fPlannerSharesOverlapping
 	fMethodWithoutFrame
+	fReturnCleansInnermost
+	fBreakInIfSkipsCleanup
+	fBlockResultFreed
+	fCallerNoRegister
+	fCalleeReleasesBorrowed
+	fRegisterTwice
+	fMoveStillReleased
+	fEmitRetainOverRetains
 )
+
+// HasFault reports whether fault f is on. The lowering of source
+// programs (package impl/lang) asks it for the codegen faults, which
+// change what a compiler emits rather than what the runtime does.
+func (r *Runtime) HasFault(f Fault) bool {
+	for i, c := range catalog {
+		if c.Name == f {
+			return r.faults.has(1 << i)
+		}
+	}
+	return false
+}
 
 func (s faultSet) has(bit faultSet) bool { return s&bit != 0 }
 

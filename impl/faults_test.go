@@ -87,6 +87,9 @@ var faultTriggers = map[impl.Fault]struct {
 // must be clean.
 func TestFaultsShow(t *testing.T) {
 	for _, f := range impl.Catalog() {
+		if f.Layer == impl.LayerCodegen {
+			continue // no runtime call changes: impl/lang's lowering shows them
+		}
 		t.Run(string(f.Name), func(t *testing.T) {
 			trig, ok := faultTriggers[f.Name]
 			if !ok {
@@ -120,7 +123,15 @@ func TestFaultsShow(t *testing.T) {
 // written, a trigger that names the calls it makes.
 func TestCatalog(t *testing.T) {
 	seen := map[impl.Fault]bool{}
+	runtime := 0
 	for _, f := range impl.Catalog() {
+		switch f.Layer {
+		case impl.LayerRuntime:
+			runtime++
+		case impl.LayerCodegen:
+		default:
+			t.Errorf("fault %s: layer %q, want runtime or codegen", f.Name, f.Layer)
+		}
 		if seen[f.Name] {
 			t.Errorf("fault %s listed twice", f.Name)
 		}
@@ -136,14 +147,29 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("LookupFault(%s) = %v, %v", f.Name, got, ok)
 		}
 	}
-	if len(seen) != len(faultTriggers) {
-		t.Errorf("%d faults in the catalog, %d triggers in this test", len(seen), len(faultTriggers))
+	if runtime != len(faultTriggers) {
+		t.Errorf("%d runtime faults in the catalog, %d triggers in this test", runtime, len(faultTriggers))
 	}
 	if fmt.Sprint(impl.Catalog()) != fmt.Sprint(impl.Catalog()) {
 		t.Error("Catalog's order is not stable")
 	}
 	if _, ok := impl.LookupFault("no-such-fault"); ok {
 		t.Error("LookupFault found a fault the catalog lacks")
+	}
+}
+
+// TestHasFault: HasFault answers for every fault, on and off.
+func TestHasFault(t *testing.T) {
+	for _, f := range impl.Catalog() {
+		if impl.New(impl.Config{}).HasFault(f.Name) {
+			t.Errorf("%s on in a correct runtime", f.Name)
+		}
+		if !impl.New(impl.Config{Faults: []impl.Fault{f.Name}}).HasFault(f.Name) {
+			t.Errorf("%s off in a runtime that has it", f.Name)
+		}
+	}
+	if impl.New(impl.Config{}).HasFault("no-such-fault") {
+		t.Error("HasFault found a fault the catalog lacks")
 	}
 }
 

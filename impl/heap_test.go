@@ -169,6 +169,14 @@ func TestFaultBits(t *testing.T) {
 		FaultArenaGrowFreesOld:           fArenaGrowFreesOld,
 		FaultPlannerSharesOverlapping:    fPlannerSharesOverlapping,
 		FaultMethodWithoutFrame:          fMethodWithoutFrame,
+		FaultReturnCleansInnermost:       fReturnCleansInnermost,
+		FaultBreakInIfSkipsCleanup:       fBreakInIfSkipsCleanup,
+		FaultBlockResultFreed:            fBlockResultFreed,
+		FaultCallerNoRegister:            fCallerNoRegister,
+		FaultCalleeReleasesBorrowed:      fCalleeReleasesBorrowed,
+		FaultRegisterTwice:               fRegisterTwice,
+		FaultMoveStillReleased:           fMoveStillReleased,
+		FaultEmitRetainOverRetains:       fEmitRetainOverRetains,
 	}
 	if len(bits) != len(catalog) {
 		t.Fatalf("%d fault bits for %d catalog entries", len(bits), len(catalog))

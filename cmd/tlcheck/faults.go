@@ -14,10 +14,12 @@ const faultsUsage = `usage: tlcheck faults [--json]
 
 Lists the runtime's fault catalog: the documented bugs that 'tlcheck fuzz
 --fault NAME' switches on and 'tlcheck selftest' hunts. Each block gives the
-fault's name, what goes wrong, the historic bug it reproduces and the
-shortest call sequence that shows it.
+fault's name, what goes wrong, the historic bug it reproduces, the
+shortest call sequence (or source program) that shows it, and its layer:
+runtime, a bug of the runtime's calls, or codegen, a bug of the code a
+compiler emits around them, which only source programs show.
 
-  --json  print {"faults":[{"name":..,"summary":..,"bug":..,"trigger":..}]}
+  --json  print {"faults":[{"name":..,"summary":..,"bug":..,"trigger":..,"layer":..}]}
 `
 
 // faultJSON is one fault in faults --json.
@@ -26,6 +28,7 @@ type faultJSON struct {
 	Summary string `json:"summary"`
 	Bug     string `json:"bug"`
 	Trigger string `json:"trigger"`
+	Layer   string `json:"layer"` // runtime, or codegen: a bug of the code a compiler emits
 }
 
 func runFaults(e *env, args []string) int {
@@ -45,7 +48,7 @@ func runFaults(e *env, args []string) int {
 			Faults []faultJSON `json:"faults"`
 		}{Faults: make([]faultJSON, len(cat))}
 		for i, f := range cat {
-			out.Faults[i] = faultJSON{string(f.Name), f.Summary, f.Bug, f.Trigger}
+			out.Faults[i] = faultJSON{string(f.Name), f.Summary, f.Bug, f.Trigger, string(f.Layer)}
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -63,6 +66,7 @@ func runFaults(e *env, args []string) int {
 		writeField(e.stdout, "summary", f.Summary)
 		writeField(e.stdout, "bug", f.Bug)
 		writeField(e.stdout, "trigger", f.Trigger)
+		writeField(e.stdout, "layer", string(f.Layer))
 	}
 	return exitClean
 }

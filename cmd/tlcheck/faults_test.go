@@ -23,7 +23,7 @@ func TestFaultsText(t *testing.T) {
 		if lines[0] != string(cat[i].Name) {
 			t.Errorf("block %d starts %q, want the name %q", i, lines[0], cat[i].Name)
 		}
-		for _, label := range []string{"  summary: ", "  bug:     ", "  trigger: "} {
+		for _, label := range []string{"  summary: ", "  bug:     ", "  trigger: ", "  layer:   "} {
 			if !strings.Contains(b, "\n"+label) {
 				t.Errorf("block %s lacks %q", cat[i].Name, label)
 			}
@@ -55,7 +55,7 @@ func TestFaultsJSON(t *testing.T) {
 	}
 	for i, f := range got.Faults {
 		c := cat[i]
-		if f != (faultJSON{string(c.Name), c.Summary, c.Bug, c.Trigger}) {
+		if f != (faultJSON{string(c.Name), c.Summary, c.Bug, c.Trigger, string(c.Layer)}) {
 			t.Errorf("fault %d = %+v, want the catalog's %+v", i, f, c)
 		}
 	}

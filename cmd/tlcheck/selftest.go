@@ -23,10 +23,13 @@ const selftestUsage = `usage: tlcheck selftest [--json] [--report PATH] [--time 
 Hunts every fault of the runtime's catalog ('tlcheck faults'): with the
 fault switched on alone, generated programs run against the runtime, with
 the reference model as oracle, until one fails or --time passes; the
-failing program is shrunk. Prints, per fault, whether it was caught, the
+failing program is shrunk. A runtime fault is hunted with programs of
+runtime calls; a codegen fault with source programs (package impl/lang),
+lowered to runtime calls, with the interpreter as a second oracle, and its
+shrunk source program goes into the report. Prints, per fault, whether it was caught, the
 seconds to a shrunk counterexample and the length of its trace. Then the
-correct runtime runs as a control for the same time (at most 1s): it must
-not fail.
+correct runtime runs as a control for the same time (at most 1s, each
+engine half of it): it must not fail.
 
   --json         print {"faults":[{"name":..,"caught":..,"seconds":..,"events":..}]}
   --report PATH  also write the results as Markdown to PATH (atomically);
@@ -53,6 +56,7 @@ type huntResult struct {
 	Events   int     `json:"events"`  // the shrunk trace's length; 0 if not caught
 	property string
 	programs int
+	source   string // a codegen fault's shrunk source program
 }
 
 type selftestOptions struct {
@@ -70,9 +74,21 @@ func runSelftest(e *env, args []string) int {
 
 	var results []huntResult
 	for _, f := range impl.Catalog() {
-		results = append(results, hunt(impl.Config{Faults: []impl.Fault{f.Name}}, string(f.Name), opts))
+		cfg := impl.Config{Faults: []impl.Fault{f.Name}}
+		if f.Layer == impl.LayerCodegen {
+			results = append(results, huntSource(cfg, string(f.Name), opts))
+		} else {
+			results = append(results, hunt(cfg, string(f.Name), opts))
+		}
 	}
-	control := hunt(impl.Config{}, "none", selftestOptions{seed: opts.seed, time: min(opts.time, time.Second)})
+	half := selftestOptions{seed: opts.seed, time: min(opts.time, time.Second) / 2}
+	control := hunt(impl.Config{}, "none", half)
+	if sc := huntSource(impl.Config{}, "none", half); sc.Caught && !control.Caught {
+		control = sc
+	} else if !control.Caught {
+		control.programs += sc.programs
+		control.Seconds += sc.Seconds
+	}
 
 	if opts.json {
 		if err := writeSelftestJSON(e.stdout, results); err != nil {
@@ -146,6 +162,27 @@ func hunt(cfg impl.Config, name string, opts selftestOptions) huntResult {
 		correct.Faults = nil
 		_, g := properties.Run(small, correct)
 		r.Caught = g == nil || len(cfg.Faults) == 0
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
+// huntSource is hunt with source programs: a codegen fault shows only in
+// the code a compiler emits.
+func huntSource(cfg impl.Config, name string, opts selftestOptions) huntResult {
+	start := time.Now()
+	p, f, n := properties.SearchSource(cfg, opts.seed, func(int) bool { return time.Since(start) < opts.time })
+	r := huntResult{Name: name, programs: n}
+	if f != nil {
+		small, sf := properties.ShrinkSource(p, cfg)
+		if sf == nil { // a failure that does not come back: report the unshrunk one
+			small, sf = p, f
+		}
+		r.Events, r.property, r.source = sf.Events(), sf.Property, small.String()
+		correct := cfg
+		correct.Faults = nil
+		g, err := properties.RunSource(small, correct)
+		r.Caught = err == nil && g == nil || len(cfg.Faults) == 0
 	}
 	r.Seconds = time.Since(start).Seconds()
 	return r
@@ -244,6 +281,15 @@ func selftestMarkdown(results []huntResult, control huntResult, opts selftestOpt
 		fmt.Fprintf(&b, "| `%s` | %s | %.3f | %d | %s | %d |\n", r.Name, caught, r.Seconds, r.Events, prop, r.programs)
 	}
 	fmt.Fprintf(&b, "\n%s.\n\n", summary(results, control))
+	for i, r := range results {
+		if r.source == "" {
+			continue
+		}
+		if i == 0 || results[i-1].source == "" {
+			b.WriteString("## Shrunk source programs of the codegen faults\n\n")
+		}
+		fmt.Fprintf(&b, "`%s` (%s):\n\n```\n%s```\n\n", r.Name, r.property, r.source)
+	}
 	fmt.Fprintf(&b, "Measured on %s/%s, %d CPUs, %s.\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	return b.Bytes()
 }
