@@ -2,8 +2,8 @@ package lang
 
 // The shrinker works on the source, so a counterexample is a short program
 // a person can read: it tries one edit at a time (drop a statement, drop
-// a function no one calls, inline a call, unwrap an if, a loop or an if
-// expression, run a loop once, replace a value by a fresh tensor) and keeps
+// a function no one calls or a parameter it never reads, inline a call, unwrap an if, a loop or an if
+// expression, run a loop once less, replace a value by a fresh tensor) and keeps
 // an edit when the program is still well formed and still fails.
 
 // maxShrinkTries bounds the candidate programs Shrink runs.
@@ -42,12 +42,34 @@ func edit(p *Program, k int) (*Program, bool) {
 			return dropFunc(q, i), true
 		}
 	}
+	// Then parameters: one the body never reads goes, with its
+	// argument at every call (Check refuses the edit where it is read).
+	for i := 1; i < len(q.Funcs); i++ {
+		for j := range q.Funcs[i].Params {
+			if e.next() {
+				return dropParam(q, i, j), true
+			}
+		}
+	}
 	for _, f := range q.Funcs {
 		if e.list(&f.Body) {
 			return e.out, true
 		}
 	}
 	return nil, false
+}
+
+// dropParam removes parameter j of function i and the argument of every
+// call that passes it.
+func dropParam(p *Program, i, j int) *Program {
+	f := p.Funcs[i]
+	f.Params = append(f.Params[:j:j], f.Params[j+1:]...)
+	walkCalls(p, func(c *Call) {
+		if c.Func == i && j < len(c.Args) {
+			c.Args = append(c.Args[:j:j], c.Args[j+1:]...)
+		}
+	})
+	return p
 }
 
 type editor struct {
@@ -105,7 +127,7 @@ func (e *editor) stmt(body *[]Stmt, i int) bool {
 		return e.list(&s.Then) || e.list(&s.Else)
 	case *Loop:
 		if s.N > 1 && e.next() {
-			s.N = 1
+			s.N-- // one step at a time: a break at i == 2 needs three runs
 			return e.done(true)
 		}
 		if e.next() {
