@@ -31,7 +31,6 @@ type use struct {
 type binding struct {
 	decl  *Let // nil for a parameter
 	scope int  // the block that declares it
-	loop  int  // the innermost loop around the declaration
 	uses  []use
 }
 
@@ -39,7 +38,6 @@ type analyzer struct {
 	f        facts
 	scopes   []map[string]*binding
 	ids      []int // block id of each open scope
-	loops    []int
 	nextID   int
 	bindings []*binding
 	declOf   map[*Let]*binding
@@ -97,15 +95,8 @@ func (a *analyzer) close() {
 	a.ids = a.ids[:len(a.ids)-1]
 }
 
-func (a *analyzer) loop() int {
-	if len(a.loops) == 0 {
-		return 0
-	}
-	return a.loops[len(a.loops)-1]
-}
-
 func (a *analyzer) declare(name string, decl *Let) {
-	b := &binding{decl: decl, scope: a.ids[len(a.ids)-1], loop: a.loop()}
+	b := &binding{decl: decl, scope: a.ids[len(a.ids)-1]}
 	a.scopes[len(a.scopes)-1][name] = b
 	a.bindings = append(a.bindings, b)
 	if decl != nil {
@@ -160,14 +151,10 @@ func (a *analyzer) stmt(s Stmt) {
 			}
 		}
 	case *If:
-		a.cond(s.Cond)
 		a.block(s.Then)
 		a.block(s.Else)
 	case *Loop:
-		a.nextID++
-		a.loops = append(a.loops, a.nextID)
 		a.block(s.Body)
-		a.loops = a.loops[:len(a.loops)-1]
 	case *Block:
 		a.block(s.Body)
 	case *Return:
@@ -176,8 +163,6 @@ func (a *analyzer) stmt(s Stmt) {
 		}
 	}
 }
-
-func (a *analyzer) cond(Cond) {}
 
 func (a *analyzer) expr(x Expr, at Stmt) {
 	switch x := x.(type) {

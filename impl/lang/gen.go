@@ -109,7 +109,7 @@ func (g *gen) fn(i int) {
 	}
 	body := g.stmts(0)
 	if f.Result != nil {
-		body = append(body, g.ensure(*f.Result, &body)...)
+		body = append(body, g.ensure(*f.Result)...)
 		body = append(body, &Return{g.pick(*f.Result, false)})
 	}
 	f.Body = body
@@ -124,7 +124,7 @@ func (g *gen) stmts(depth int) []Stmt {
 			break
 		}
 		g.budget--
-		out = append(out, g.stmt(depth, &out)...)
+		out = append(out, g.stmt(depth)...)
 		if _, jump := out[len(out)-1].(*Break); jump {
 			break
 		}
@@ -182,7 +182,7 @@ func (g *gen) newName() string {
 }
 
 // ensure returns lets that make a variable of type t exist, if none does.
-func (g *gen) ensure(t Type, _ *[]Stmt) []Stmt {
+func (g *gen) ensure(t Type) []Stmt {
 	if g.pick(t, false) != "" {
 		return nil
 	}
@@ -195,7 +195,7 @@ func (g *gen) ensure(t Type, _ *[]Stmt) []Stmt {
 	}
 	var fields []string
 	for range genStructs[t.Struct].Fields {
-		out = append(out, g.ensure(Type{Tensor: true}, nil)...)
+		out = append(out, g.ensure(Type{Tensor: true})...)
 		fields = append(fields, g.pick(Type{Tensor: true}, false))
 	}
 	name := g.newFresh()
@@ -225,7 +225,7 @@ func (g *gen) block(depth int) []Stmt {
 }
 
 // stmt makes one statement (with the lets it needs before it).
-func (g *gen) stmt(depth int, _ *[]Stmt) []Stmt {
+func (g *gen) stmt(depth int) []Stmt {
 	k := g.c(16)
 	if len(g.loops) > 0 && g.inExpr == 0 && g.c(4) == 0 {
 		k = 13 // in a loop, leave it now and then: break and continue need exercise
@@ -243,7 +243,7 @@ func (g *gen) stmt(depth int, _ *[]Stmt) []Stmt {
 	case k <= 6: // assign
 		vs := g.visible(Type{}, true, true)
 		if len(vs) == 0 {
-			return g.stmt(depth, nil)
+			return g.stmt(depth)
 		}
 		v := vs[g.c(len(vs))]
 		var pre []Stmt
@@ -251,7 +251,7 @@ func (g *gen) stmt(depth int, _ *[]Stmt) []Stmt {
 		if v.typ.Tensor && g.c(2) == 0 {
 			x = &Op{Size: g.size()}
 		} else {
-			pre = g.ensure(v.typ, nil)
+			pre = g.ensure(v.typ)
 			x = &Var{g.pick(v.typ, false)}
 		}
 		return append(pre, &Assign{v.name, x})
@@ -283,16 +283,16 @@ func (g *gen) stmt(depth int, _ *[]Stmt) []Stmt {
 			}
 			return []Stmt{&Continue{}}
 		}
-		return g.stmt(depth, nil)
+		return g.stmt(depth)
 	default: // early return, half as often: it ends the block
 		if g.inExpr > 0 || g.c(2) == 0 {
-			return g.stmt(depth, nil)
+			return g.stmt(depth)
 		}
 		f := g.p.Funcs[g.fi]
 		if f.Result == nil {
 			return []Stmt{&Return{}}
 		}
-		pre := g.ensure(*f.Result, nil)
+		pre := g.ensure(*f.Result)
 		return append(pre, &Return{g.pick(*f.Result, false)})
 	}
 }
@@ -319,7 +319,7 @@ func (g *gen) valueExpr(depth int) (Expr, Type) {
 	} else {
 		t = vs[g.c(len(vs))].typ
 	}
-	then = append(then, g.ensure(t, nil)...)
+	then = append(then, g.ensure(t)...)
 	thenVal := g.pick(t, false)
 	g.scopes = g.scopes[:len(g.scopes)-1]
 	if g.c(3) == 0 {
@@ -327,7 +327,7 @@ func (g *gen) valueExpr(depth int) (Expr, Type) {
 	}
 	g.scopes = append(g.scopes, nil)
 	els := g.stmts(depth + 1)
-	els = append(els, g.ensure(t, nil)...)
+	els = append(els, g.ensure(t)...)
 	elseVal := g.pick(t, false)
 	g.scopes = g.scopes[:len(g.scopes)-1]
 	return &IfExpr{Cond: c, Then: then, ThenVal: thenVal, Else: els, ElseVal: elseVal}, t
@@ -341,7 +341,7 @@ func (g *gen) expr(pre *[]Stmt, depth int) (Expr, Type) {
 	case 1:
 		var args []string
 		for range 1 + g.c(2) {
-			*pre = append(*pre, g.ensure(Type{Tensor: true}, nil)...)
+			*pre = append(*pre, g.ensure(Type{Tensor: true})...)
 			args = append(args, g.pick(Type{Tensor: true}, false))
 		}
 		return &Op{Args: args}, Type{Tensor: true}
@@ -349,7 +349,7 @@ func (g *gen) expr(pre *[]Stmt, depth int) (Expr, Type) {
 		s := g.c(len(genStructs))
 		var fields []string
 		for range genStructs[s].Fields {
-			*pre = append(*pre, g.ensure(Type{Tensor: true}, nil)...)
+			*pre = append(*pre, g.ensure(Type{Tensor: true})...)
 			fields = append(fields, g.pick(Type{Tensor: true}, false))
 		}
 		return &StructLit{Type: s, Fields: fields}, Type{Struct: s}
@@ -380,7 +380,7 @@ func (g *gen) expr(pre *[]Stmt, depth int) (Expr, Type) {
 		f := g.p.Funcs[fi]
 		var args []string
 		for _, q := range f.Params {
-			*pre = append(*pre, g.ensure(q.Type, nil)...)
+			*pre = append(*pre, g.ensure(q.Type)...)
 			args = append(args, g.pick(q.Type, false))
 		}
 		return &Call{Func: fi, Args: args}, *f.Result
