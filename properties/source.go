@@ -67,7 +67,7 @@ func RunSource(p *lang.Program, cfg impl.Config) (*SourceFailure, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := model.Replay(rec.Source())
+	rep, err := model.Replay(&eventLender{events: rec.Events()})
 	if err != nil {
 		return nil, fmt.Errorf("properties: replaying the lowered run: %w", err)
 	}
@@ -134,3 +134,31 @@ func ShrinkSource(p *lang.Program, cfg impl.Config) (*lang.Program, *SourceFailu
 	f, _ := RunSource(small, cfg)
 	return small, f
 }
+
+// eventLender lends recorded events in place, one at a time: model.Replay
+// then reads them without the read-ahead it gives a plain Source, whose
+// goroutine costs more than a source program's short trace.
+type eventLender struct {
+	events []traces.Event
+	next   int
+}
+
+func (l *eventLender) Header() traces.Header { return impl.Header() }
+
+func (l *eventLender) Next(ev *traces.Event) error {
+	p, _, err := l.Lend()
+	if err == nil {
+		*ev = *p
+	}
+	return err
+}
+
+func (l *eventLender) Lend() (*traces.Event, traces.Pos, error) {
+	if l.next >= len(l.events) {
+		return nil, l.Pos(), io.EOF
+	}
+	l.next++
+	return &l.events[l.next-1], l.Pos(), nil
+}
+
+func (l *eventLender) Pos() traces.Pos { return traces.Pos{Event: l.next - 1} }
