@@ -45,12 +45,27 @@ type Fault string
 //	pool-free-no-merge              the caching allocator does not merge a freed block with its free neighbours (impl/gpu)
 //	pool-stats-drift                the caching allocator's allocated_bytes drifts from its blocks (impl/gpu)
 //
+// The codegen faults are not the runtime's: they are bugs of the code a
+// compiler emits around calls, returns, branches and loops, and only the
+// lowering of source programs (package impl/lang) has them, when the
+// runtime it drives has them on (HasFault):
+//
+//	return-cleans-innermost-scope   an early return exits only the innermost scope
+//	break-in-if-skips-cleanup       a break or continue inside an if exits no scope
+//	block-result-freed              an if or block expression's value is freed by its block's exit
+//	caller-does-not-register-result the caller does not register the value a call returns
+//	callee-releases-borrowed        the callee releases its borrowed arguments
+//	returned-value-registered-twice the caller registers a returned value twice
+//	move-still-released             a move at a variable's last use leaves its record, released at scope exit
+//	emit-retain-over-retains        a struct literal retains its tensor fields again
+//
 // Catalog gives each one's summary, the bug it reproduces, its trigger and
 // the engine that hunts it: the flat-program engines (properties, fuzz)
 // drive Runtime, and only the faults whose Engine is EngineProgram are
 // theirs to catch; the registry's faults are caught by the
 // linearizability check of impl/registry/lincheck, the pool's by the pool
-// property of package properties, which drives the allocators of impl/gpu.
+// property of package properties, which drives the allocators of impl/gpu,
+// and the codegen faults by source programs (EngineSource).
 const (
 	FaultStaleRecordNotPurged        Fault = "stale-record-not-purged"
 	FaultScopeExitReleasesDead       Fault = "scope-exit-releases-dead"
@@ -80,6 +95,14 @@ const (
 	FaultPoolSplitRemainderLost      Fault = "pool-split-remainder-lost"
 	FaultPoolFreeNoMerge             Fault = "pool-free-no-merge"
 	FaultPoolStatsDrift              Fault = "pool-stats-drift"
+	FaultReturnCleansInnermost       Fault = "return-cleans-innermost-scope"
+	FaultBreakInIfSkipsCleanup       Fault = "break-in-if-skips-cleanup"
+	FaultBlockResultFreed            Fault = "block-result-freed"
+	FaultCallerNoRegister            Fault = "caller-does-not-register-result"
+	FaultCalleeReleasesBorrowed      Fault = "callee-releases-borrowed"
+	FaultRegisterTwice               Fault = "returned-value-registered-twice"
+	FaultMoveStillReleased           Fault = "move-still-released"
+	FaultEmitRetainOverRetains       Fault = "emit-retain-over-retains"
 )
 
 // The engines that hunt faults (FaultInfo.Engine).
@@ -93,6 +116,12 @@ const (
 	// EnginePool: the pool property of package properties, which drives
 	// the allocators of package impl/gpu.
 	EnginePool = "pool"
+	// EngineSource: source programs of package impl/lang, lowered by the
+	// seeds' codegen rules onto a Runtime that has the fault on, with the
+	// interpreter and the model as oracles (properties, FuzzSource,
+	// tlcheck selftest). The runtime's own calls are unchanged by these
+	// faults, so only source programs can show them.
+	EngineSource = "source"
 )
 
 // engines names the engine of each fault that the program engines do not
@@ -105,6 +134,14 @@ var engines = map[Fault]string{
 	FaultPoolSplitRemainderLost:   EnginePool,
 	FaultPoolFreeNoMerge:          EnginePool,
 	FaultPoolStatsDrift:           EnginePool,
+	FaultReturnCleansInnermost:    EngineSource,
+	FaultBreakInIfSkipsCleanup:    EngineSource,
+	FaultBlockResultFreed:         EngineSource,
+	FaultCallerNoRegister:         EngineSource,
+	FaultCalleeReleasesBorrowed:   EngineSource,
+	FaultRegisterTwice:            EngineSource,
+	FaultMoveStillReleased:        EngineSource,
+	FaultEmitRetainOverRetains:    EngineSource,
 }
 
 // FaultInfo documents one fault of the catalog.
@@ -112,8 +149,8 @@ type FaultInfo struct {
 	Name    Fault
 	Summary string // one line: what goes wrong
 	Bug     string // the historic bug it reproduces
-	Trigger string // the shortest call sequence that shows it
-	Engine  string // which engine hunts it: EngineProgram, EngineRegistry or EnginePool
+	Trigger string // the shortest call sequence (for a codegen fault, source program) that shows it
+	Engine  string // which engine hunts it: EngineProgram, EngineRegistry, EnginePool or EngineSource
 }
 
 // faultEntry is a row of the catalog's table; Catalog adds the engine.
@@ -245,6 +282,38 @@ var catalog = [...]faultEntry{
 		"the caching allocator's free takes the requested size, not the block's rounded size, off allocated_bytes, so memory_stats() drifts from the blocks",
 		"PyTorch's free() decreases allocated_bytes by block->size, the rounded size that malloc added; requested_bytes is the counter of the user's sizes. Mixing the two makes allocated_bytes grow with every rounded request, the kind of drift that turns memory_stats() and the OOM message into fiction.",
 		"c=Caching; a=Malloc(1000) [allocated_bytes 1024]; Free(a) [allocated_bytes.current 24, not 0]"},
+	{FaultReturnCleansInnermost,
+		"an early return exits only the innermost scope: the scopes around it stay open, their values alive",
+		"TensorLogic's codegen emitted, for a return inside a nested block, the cleanup of the innermost scope only; the enclosing scopes of the function were neither exited nor released, so their tensors leaked and the runtime's scope stack was left deeper than the caller expected. Commit 6a69c03 makes return walk every scope of the function, innermost first.",
+		"fn f() -> Tensor { let a = zeros(16); { let b = zeros(16); return b; } } [a leaks; f's body scope stays open]"},
+	{FaultBreakInIfSkipsCleanup,
+		"a break or continue inside an if (nested in the loop body) jumps out without exiting the scopes it leaves",
+		"The loop lowering emitted the loop body's cleanup before a break that sat directly in the body, but a break inside a nested if branched straight to the loop's exit block: the if's scope and the body's scope were never exited. Commit 33b947f emits the cleanup of every scope between the break and the loop.",
+		"for i in 0..2 { let a = zeros(16); if i == 0 { break; } } [a leaks; two scopes stay open]"},
+	{FaultBlockResultFreed,
+		"the value of an if or block expression is not unregistered before its block exits, so the exit frees it and the caller receives a dead value",
+		"TensorLogic's if and block expressions returned a temporary made in the block; the block's exit_scope freed it before the enclosing let could register it, a use-after-free. Commits f404821 and 14aa0d1 unregister the block's result (as a return does) before the scope exits.",
+		"let x = { let t = zeros(16); t }; [t freed at the block's end, then registered as x]"},
+	{FaultCallerNoRegister,
+		"the caller does not register the value a call returns, so no scope ever releases it",
+		"The callee unregisters what it returns and the count travels to the caller, whose let must register it; before commit a934c11 the codegen skipped that register for call results, so every returned tensor outlived its variable's scope: a leak per call.",
+		"fn f() -> Tensor { let t = zeros(16); return t; } fn main() { { let x = f(); } } [x's tensor outlives its block]"},
+	{FaultCalleeReleasesBorrowed,
+		"the callee releases its parameters at its exit, though they are borrowed: the caller's values are freed under it",
+		"TensorLogic's borrowing rule makes parameters borrowed (no acquire, no release); the function epilogue released them anyway, as if they were owned locals, and the caller's tensor died while the caller still held it. Commits 6103f3d and 25cbbe3 stop the callee from releasing its arguments.",
+		"fn f(a: &Tensor) -> Tensor { let t = zeros(16); return t; } fn main() { let a = zeros(16); let b = f(&a); } [a freed at f's exit, freed again at main's]"},
+	{FaultRegisterTwice,
+		"the caller registers a returned value twice, so its scope releases it twice",
+		"Generated code registered a call's result, and the let that received it registered the same pointer again: two records for one count, and the second release at scope exit freed memory already freed (or another tensor at the same address). Commit 1371d0e registers a pointer once.",
+		"fn f() -> Tensor { let t = zeros(16); return t; } fn main() { let x = f(); } [x's tensor released twice at main's end]"},
+	{FaultMoveStillReleased,
+		"a move at a variable's last use leaves the moved-from variable's record, so its scope releases the value the new owner holds",
+		"A move transfers a count without an acquire; the compiler must also drop the source's cleanup (TensorLogic's move at last use unregisters the source). Leaving the source's record in its scope releases the value once for each owner: a double free at scope exit.",
+		"let x = { let a = zeros(16); let b = a; b }; [a's record, left behind, frees the value x receives at the block's end]"},
+	{FaultEmitRetainOverRetains,
+		"a struct literal retains its tensor fields again after struct_init already acquired them: each struct keeps its fields one count too many, and memory grows each iteration",
+		"TensorLogic's struct initialisation deep-clones (acquires) each field; emit_retain, written for struct values, was also emitted for tensor fields, so each field got a second count that nothing released. In a training loop the tensors of every iteration stayed alive: the memory growth per iteration that commit 4419a90 removed.",
+		"for i in 0..2 { let t = zeros(16); let s = S { f0: t }; } [t survives each iteration]"},
 }
 
 // Catalog lists every fault, in a stable order.
@@ -269,7 +338,7 @@ func LookupFault(name string) (FaultInfo, bool) {
 
 // faultSet holds the faults switched on, one bit per catalog entry, so
 // that asking whether a fault is on costs one AND on the hot path.
-type faultSet uint32
+type faultSet uint64
 
 // The faults' bits, in catalog order (a test holds the two together).
 const (
@@ -301,7 +370,27 @@ const (
 	fPoolSplitRemainderLost
 	fPoolFreeNoMerge
 	fPoolStatsDrift
+	fReturnCleansInnermost // codegen: the lowering asks HasFault
+	fBreakInIfSkipsCleanup
+	fBlockResultFreed
+	fCallerNoRegister
+	fCalleeReleasesBorrowed
+	fRegisterTwice
+	fMoveStillReleased
+	fEmitRetainOverRetains
 )
+
+// HasFault reports whether fault f is on. The lowering of source
+// programs (package impl/lang) asks it for the codegen faults, which
+// change what a compiler emits rather than what the runtime does.
+func (r *Runtime) HasFault(f Fault) bool {
+	for i, c := range catalog {
+		if c.Name == f {
+			return r.faults.has(1 << i)
+		}
+	}
+	return false
+}
 
 func (s faultSet) has(bit faultSet) bool { return s&bit != 0 }
 
@@ -313,7 +402,7 @@ next:
 	for _, f := range fs {
 		for i, c := range catalog {
 			if c.Name == f {
-				if e := c.info().Engine; e != EngineProgram {
+				if e := c.info().Engine; e != EngineProgram && e != EngineSource {
 					return 0, fmt.Errorf("fault %s belongs to the %s engine: Runtime has no %s to break", f, e, e)
 				}
 				s |= 1 << i
@@ -322,7 +411,7 @@ next:
 		}
 		var names []string
 		for _, c := range catalog {
-			if c.info().Engine == EngineProgram {
+			if e := c.info().Engine; e == EngineProgram || e == EngineSource {
 				names = append(names, string(c.Name))
 			}
 		}

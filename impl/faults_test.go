@@ -132,7 +132,7 @@ func TestCatalog(t *testing.T) {
 		switch f.Engine {
 		case impl.EngineProgram:
 			program++
-		case impl.EngineRegistry:
+		case impl.EngineRegistry, impl.EngineSource:
 		case impl.EnginePool:
 			if _, ok := poolTriggers[f.Name]; !ok {
 				t.Errorf("pool fault %s has no trigger in poolTriggers", f.Name)
@@ -159,6 +159,24 @@ func TestCatalog(t *testing.T) {
 	}
 	if _, ok := impl.LookupFault("no-such-fault"); ok {
 		t.Error("LookupFault found a fault the catalog lacks")
+	}
+}
+
+// TestHasFault: HasFault answers for every fault, on and off.
+func TestHasFault(t *testing.T) {
+	for _, f := range impl.Catalog() {
+		if f.Engine != impl.EngineProgram && f.Engine != impl.EngineSource {
+			continue // not Runtime's to have: Config refuses it
+		}
+		if impl.New(impl.Config{}).HasFault(f.Name) {
+			t.Errorf("%s on in a correct runtime", f.Name)
+		}
+		if !impl.New(impl.Config{Faults: []impl.Fault{f.Name}}).HasFault(f.Name) {
+			t.Errorf("%s off in a runtime that has it", f.Name)
+		}
+	}
+	if impl.New(impl.Config{}).HasFault("no-such-fault") {
+		t.Error("HasFault found a fault the catalog lacks")
 	}
 }
 

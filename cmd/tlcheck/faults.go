@@ -15,10 +15,12 @@ const faultsUsage = `usage: tlcheck faults [--json]
 Lists the runtime's fault catalog: the documented bugs that 'tlcheck fuzz
 --fault NAME' switches on and 'tlcheck selftest' hunts. Each block gives the
 fault's name, what goes wrong, the historic bug it reproduces, the
-shortest call sequence that shows it, and the engine that hunts it
-("program": generated programs against the model, the faults fuzz takes;
-"registry": concurrent histories of the pointer registry checked for
-linearizability).
+shortest call sequence (or source program) that shows it, and the engine
+that hunts it ("program": generated programs against the model, the
+faults fuzz takes; "source": source programs lowered by the compiler's
+rules, a bug of the code a compiler emits, which fuzz --source takes;
+"pool": programs on the GPU allocators; "registry": concurrent histories
+of the pointer registry checked for linearizability).
 
   --json  print {"faults":[{"name":..,"summary":..,"bug":..,"trigger":..,"engine":..}]}
 `

@@ -5,24 +5,31 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/lang"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/properties"
 )
 
-const fuzzUsage = `usage: tlcheck fuzz [--fault NAME] [--time D] [--seed N] [--out DIR]
+const fuzzUsage = `usage: tlcheck fuzz [--fault NAME] [--source] [--time D] [--seed N] [--out DIR]
 
 Generates programs and runs each against the runtime (package impl), with
 the reference model as oracle, until --time passes or a program breaks a
 property. A failing program is shrunk to a few steps and its trace is
 written to a new file in --out, which 'tlcheck replay FILE' rejects.
 
-  --fault NAME  switch on fault NAME of the catalog ('tlcheck faults')
+  --fault NAME  switch on fault NAME of the catalog ('tlcheck faults'); a
+                codegen fault implies --source
+  --source      generate source programs (package impl/lang) and lower
+                them to runtime calls, with the interpreter as a second
+                oracle; a failing program's shrunk source is printed and
+                saved next to its trace, as FILE.tl
   --time D      how long to search, as a Go duration (default 10s)
   --seed N      the seed of the programs (default: from the clock, printed);
                 the same seed generates the same programs
@@ -40,10 +47,11 @@ written unless the error says otherwise), 2 bad usage or an unusable --out.
 
 // fuzzOptions are fuzz's flags.
 type fuzzOptions struct {
-	fault string
-	time  time.Duration
-	seed  uint64
-	out   string
+	fault  string
+	time   time.Duration
+	seed   uint64
+	out    string
+	source bool
 }
 
 func runFuzz(e *env, args []string) int {
@@ -58,7 +66,11 @@ func runFuzz(e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "tlcheck fuzz: unknown fault %q; the catalog has:\n%s", opts.fault, faultNames())
 			return exitInput
 		}
-		if info.Engine != impl.EngineProgram {
+		switch info.Engine {
+		case impl.EngineProgram:
+		case impl.EngineSource:
+			opts.source = true // a codegen fault: only source programs show it
+		default:
 			// Generated programs cannot reach it: another engine hunts it.
 			fmt.Fprintf(e.stderr, "tlcheck fuzz: fault %s is hunted by the %s engine, not by generated programs (tlcheck selftest runs it); fuzz takes:\n%s",
 				opts.fault, info.Engine, faultNames())
@@ -72,6 +84,9 @@ func runFuzz(e *env, args []string) int {
 		return exitInput
 	}
 
+	if opts.source {
+		return fuzzSource(e, cfg, opts)
+	}
 	start := time.Now()
 	prog := newProgress(e, start)
 	p, f, n := properties.Search(cfg, opts.seed, func(n int) bool {
@@ -141,6 +156,7 @@ func parseFuzzArgs(args []string) (fuzzOptions, error) {
 	fs.DurationVar(&opts.time, "time", 10*time.Second, "")
 	seed := fs.String("seed", "", "")
 	fs.StringVar(&opts.out, "out", ".", "")
+	fs.BoolVar(&opts.source, "source", false, "")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
@@ -170,12 +186,12 @@ func parseSeed(s string) (uint64, error) {
 	return n, nil
 }
 
-// faultNames lists the names of the catalog's program faults, the ones
-// fuzz can switch on, one an indented line.
+// faultNames lists the names of the catalog's program and codegen
+// faults, the ones fuzz can switch on, one an indented line.
 func faultNames() string {
 	var b strings.Builder
 	for _, f := range impl.Catalog() {
-		if f.Engine != impl.EngineProgram {
+		if f.Engine != impl.EngineProgram && f.Engine != impl.EngineSource {
 			continue
 		}
 		fmt.Fprintf(&b, "  %s\n", f.Name)
@@ -225,4 +241,63 @@ func (p *progress) done() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// fuzzSource is fuzz over source programs: generated, lowered onto the
+// runtime, checked by the model and the interpreter; a failure is shrunk
+// on the source, and the program is written beside its trace.
+func fuzzSource(e *env, cfg impl.Config, opts fuzzOptions) int {
+	start := time.Now()
+	prog := newProgress(e, start)
+	p, f, n := properties.SearchSource(cfg, opts.seed, func(n int) bool {
+		prog.update(n)
+		return time.Since(start) < opts.time
+	})
+	elapsed := time.Since(start)
+	prog.done()
+	what := "the lowering and the runtime"
+	if opts.fault != "" {
+		what += " with fault " + opts.fault
+	}
+	if f == nil {
+		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d source programs against %s in %s (%.0f programs/s), seed %d: no failure\n",
+			n, what, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), opts.seed)
+		return exitClean
+	}
+	small, sf := properties.ShrinkSource(p, cfg)
+	if sf == nil {
+		small, sf = p, f
+	}
+	var trace bytes.Buffer
+	if err := sf.WriteTrace(&trace); err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+		return exitInput
+	}
+	label := "source"
+	if opts.fault != "" {
+		label = opts.fault
+	}
+	base := "tlcheck-" + label + "-seed" + strconv.FormatUint(opts.seed, 10)
+	path, werr := writeCounterexample(opts.out, base, ".jsonl", trace.Bytes())
+	var srcPath string
+	if werr == nil {
+		// Named as the trace is, so the two go together even when the
+		// trace's name had to take a number.
+		srcPath, werr = writeCounterexample(opts.out, strings.TrimSuffix(filepath.Base(path), ".jsonl"), ".tl", []byte(small.String()))
+	}
+	if werr != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: writing the counterexample: %v; it is printed on standard output instead\n", werr)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "tlcheck fuzz: source program %d of seed %d failed against %s after %s\n",
+		n, opts.seed, what, elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "property broken: %s\n%s\n\n", sf.Property, sf.Message)
+	fmt.Fprintf(w, "shrunk from %d statements to %d:\n%s\n", lang.Statements(p), lang.Statements(small), small)
+	if werr != nil {
+		fmt.Fprintf(w, "trace (%d events), NOT written (%v):\n%s\n", sf.Events(), werr, trace.String())
+		return exitViolation
+	}
+	fmt.Fprintf(w, "program written to %s\ntrace (%d events), written to %s:\n%s\n", srcPath, sf.Events(), path, trace.String())
+	fmt.Fprintf(w, "reproduce: tlcheck replay %s\n", shellQuote(path))
+	return exitViolation
 }

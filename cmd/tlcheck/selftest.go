@@ -24,15 +24,18 @@ const selftestUsage = `usage: tlcheck selftest [--json] [--report PATH] [--time 
 Hunts every fault of the runtime's catalog ('tlcheck faults'): with the
 fault switched on alone, generated programs run against the runtime, with
 the reference model as oracle, until one fails or --time passes; the
-failing program is shrunk. The GPU pool's faults (impl/gpu) are hunted
-the same way by the pool property, whose programs drive the allocators.
-The registry's faults (impl/registry) are hunted instead by concurrent
+failing program is shrunk. A runtime fault is hunted with programs of
+runtime calls; a codegen fault with source programs (package impl/lang),
+lowered to runtime calls, with the interpreter as a second oracle, and its
+shrunk source program goes into the report. The GPU pool's faults
+(impl/gpu) are hunted by the pool property, whose programs drive the
+allocators. The registry's faults (impl/registry) are hunted by concurrent
 histories checked for linearizability against a sequential model
 (porcupine), until one is not linearizable. Prints, per fault, whether it
 was caught, the seconds to a counterexample and its length (trace events,
-or calls in the history). Then the correct runtime, the correct
-allocators and the correct registry run as controls for the same time (at most 1s
-each): they must not fail.
+or calls in the history). Then the correct runtime (with flat and source
+programs), the correct allocators and the correct registry run as controls
+for the same time (at most 1s each): they must not fail.
 
   --json         print {"faults":[{"name":..,"caught":..,"seconds":..,"events":..}]}
   --report PATH  also write the results as Markdown to PATH (atomically);
@@ -58,7 +61,8 @@ type huntResult struct {
 	Seconds  float64 `json:"seconds"` // to a shrunk counterexample: search and shrink
 	Events   int     `json:"events"`  // the shrunk trace's length; 0 if not caught
 	property string
-	programs int // programs run; for a registry fault, histories checked
+	programs int    // programs run; for a registry fault, histories checked
+	source   string // a codegen fault's shrunk source program
 	// The registry's control: histories checked and their seconds.
 	histories   int
 	histSeconds float64
@@ -80,9 +84,12 @@ func runSelftest(e *env, args []string) int {
 
 	var results []huntResult
 	for _, f := range impl.Catalog() {
+		cfg := impl.Config{Faults: []impl.Fault{f.Name}}
 		switch f.Engine {
 		case impl.EngineProgram:
-			results = append(results, hunt(impl.Config{Faults: []impl.Fault{f.Name}}, string(f.Name), opts))
+			results = append(results, hunt(cfg, string(f.Name), opts))
+		case impl.EngineSource:
+			results = append(results, huntSource(cfg, string(f.Name), opts))
 		case impl.EngineRegistry:
 			results = append(results, huntRegistry([]impl.Fault{f.Name}, string(f.Name), opts))
 		case impl.EnginePool:
@@ -92,7 +99,14 @@ func runSelftest(e *env, args []string) int {
 		}
 	}
 	controlOpts := selftestOptions{seed: opts.seed, time: min(opts.time, time.Second)}
-	control := hunt(impl.Config{}, "none", controlOpts)
+	half := selftestOptions{seed: opts.seed, time: controlOpts.time / 2}
+	control := hunt(impl.Config{}, "none", half)
+	if sc := huntSource(impl.Config{}, "none", half); sc.Caught && !control.Caught {
+		control = sc
+	} else if !control.Caught {
+		control.programs += sc.programs
+		control.Seconds += sc.Seconds
+	}
 	if rc := huntRegistry(nil, "none", controlOpts); rc.Caught {
 		control.Caught, control.property = true, rc.property
 	} else {
@@ -222,6 +236,27 @@ func huntPool(faults []impl.Fault, name string, opts selftestOptions) huntResult
 	return r
 }
 
+// huntSource is hunt with source programs: a codegen fault shows only in
+// the code a compiler emits.
+func huntSource(cfg impl.Config, name string, opts selftestOptions) huntResult {
+	start := time.Now()
+	p, f, n := properties.SearchSource(cfg, opts.seed, func(int) bool { return time.Since(start) < opts.time })
+	r := huntResult{Name: name, programs: n}
+	if f != nil {
+		small, sf := properties.ShrinkSource(p, cfg)
+		if sf == nil { // a failure that does not come back: report the unshrunk one
+			small, sf = p, f
+		}
+		r.Events, r.property, r.source = sf.Events(), sf.Property, small.String()
+		correct := cfg
+		correct.Faults = nil
+		g, err := properties.RunSource(small, correct)
+		r.Caught = err == nil && g == nil || len(cfg.Faults) == 0
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
 // brokenList names the properties a failure broke, the first one first.
 func brokenList(f *properties.Failure) string {
 	names := []string{f.Property}
@@ -334,6 +369,15 @@ func selftestMarkdown(results []huntResult, control huntResult, opts selftestOpt
 		fmt.Fprintf(&b, "| `%s` | %s | %.3f | %d | %s | %d |\n", r.Name, caught, r.Seconds, r.Events, prop, r.programs)
 	}
 	fmt.Fprintf(&b, "\n%s.\n\n", summary(results, control))
+	for i, r := range results {
+		if r.source == "" {
+			continue
+		}
+		if i == 0 || results[i-1].source == "" {
+			b.WriteString("## Shrunk source programs of the codegen faults\n\n")
+		}
+		fmt.Fprintf(&b, "`%s` (%s):\n\n```\n%s```\n\n", r.Name, r.property, r.source)
+	}
 	fmt.Fprintf(&b, "Measured on %s/%s, %d CPUs, %s.\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	return b.Bytes()
 }

@@ -1,0 +1,164 @@
+package properties
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/lang"
+	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// Source programs (package impl/lang): a generated program is lowered to
+// runtime calls, which run on impl with the model as oracle, while the
+// interpreter says what the program means. Two properties:
+//
+//	source-trace   the recorded trace replays with no violation: a
+//	               generated program is correct, so it explains none
+//	source-alive   after every statement, the runtime's live objects are
+//	               exactly those the interpreter says are alive
+//
+// The second catches what a trace alone may not: a value kept alive too
+// long (a leak before the end) or freed early but never touched again.
+
+// Source property names.
+const (
+	PropSourceTrace = "source-trace"
+	PropSourceAlive = "source-alive"
+)
+
+// SourceFailure is a source program that broke a property.
+type SourceFailure struct {
+	Program  *lang.Program
+	Property string
+	Message  string
+	Trace    []traces.Event // what the runtime recorded, under impl.Header()
+	Report   traces.Report  // the model's replay of Trace
+}
+
+func (f *SourceFailure) Error() string {
+	return fmt.Sprintf("%s: %s", f.Property, f.Message)
+}
+
+// Events is the length of the failing run's trace.
+func (f *SourceFailure) Events() int { return len(f.Trace) }
+
+// WriteTrace writes the failing run's trace as JSON Lines, the file
+// `tlcheck replay` reads.
+func (f *SourceFailure) WriteTrace(w io.Writer) error {
+	return writeTrace(w, impl.Header(), f.Trace)
+}
+
+// RunSource lowers p onto a runtime configured by cfg (its faults, codegen
+// ones included, are the lowering's and the runtime's) and checks both
+// source properties; nil if they hold. An ill-formed program is a
+// failure of neither: it is reported as an error.
+func RunSource(p *lang.Program, cfg impl.Config) (*SourceFailure, error) {
+	want, err := lang.Interpret(p)
+	if err != nil {
+		return nil, err
+	}
+	var rec impl.Recording
+	cfg.Record = rec.Record
+	got, err := lang.Lower(p, impl.New(cfg))
+	if err != nil {
+		return nil, err
+	}
+	rep, err := model.Replay(&eventLender{events: rec.Events()})
+	if err != nil {
+		return nil, fmt.Errorf("properties: replaying the lowered run: %w", err)
+	}
+	fail := func(prop, msg string) *SourceFailure {
+		return &SourceFailure{Program: p, Property: prop, Message: msg, Trace: slices.Clone(rec.Events()), Report: rep}
+	}
+	if len(rep.Violations) > 0 {
+		v := rep.Violations[0]
+		return fail(PropSourceTrace, fmt.Sprintf("the trace shows %s at event %d: %s", v.Kind, v.Event, v.Message)), nil
+	}
+	for i := range max(len(want), len(got.Alive)) {
+		if i >= len(want) || i >= len(got.Alive) {
+			return fail(PropSourceAlive, fmt.Sprintf("the lowered run passed %d statements, the program %d", len(got.Alive), len(want))), nil
+		}
+		if !slices.Equal(want[i], got.Alive[i]) {
+			return fail(PropSourceAlive, fmt.Sprintf("after statement %d (in the order run) the runtime holds objects %v, the program %v",
+				i+1, got.Alive[i], want[i])), nil
+		}
+	}
+	return nil, nil
+}
+
+// SearchSource runs source programs generated from seed against cfg until
+// one fails or more(programs run so far) is false, and returns it with
+// its failure (nil if none failed) and the count run. The same seed gives
+// the same programs.
+func SearchSource(cfg impl.Config, seed uint64, more func(programs int) bool) (*lang.Program, *SourceFailure, int) {
+	r := rand.New(rand.NewPCG(seed, 0x6c616e67)) // "lang"
+	n := 0
+	for more(n) {
+		p := lang.Generate(func(k int) int { return r.IntN(k) })
+		n++
+		f, err := RunSource(p, cfg)
+		if err != nil {
+			// The generator makes only well-formed programs: an error is
+			// the generator's bug, and shows as a failure of its own.
+			return p, &SourceFailure{Program: p, Property: "source-well-formed", Message: err.Error()}, n
+		}
+		if f != nil {
+			return p, f, n
+		}
+	}
+	return nil, nil, n
+}
+
+// ShrinkSource shrinks a failing source program (lang.Shrink) to a
+// smaller one that still breaks a property against cfg and passes against
+// the same runtime without cfg's faults, and returns it with its failure.
+func ShrinkSource(p *lang.Program, cfg impl.Config) (*lang.Program, *SourceFailure) {
+	clean := cfg
+	clean.Faults = nil
+	fails := func(q *lang.Program) bool {
+		f, err := RunSource(q, cfg)
+		if err != nil || f == nil {
+			return false
+		}
+		if len(cfg.Faults) > 0 {
+			g, err := RunSource(q, clean)
+			return err == nil && g == nil
+		}
+		return true
+	}
+	small := lang.Shrink(p, fails)
+	f, _ := RunSource(small, cfg)
+	return small, f
+}
+
+// eventLender lends recorded events in place, one at a time: model.Replay
+// then reads them without the read-ahead it gives a plain Source, whose
+// goroutine costs more than a source program's short trace.
+type eventLender struct {
+	events []traces.Event
+	next   int
+}
+
+func (l *eventLender) Header() traces.Header { return impl.Header() }
+
+func (l *eventLender) Next(ev *traces.Event) error {
+	p, _, err := l.Lend()
+	if err == nil {
+		*ev = *p
+	}
+	return err
+}
+
+func (l *eventLender) Lend() (*traces.Event, traces.Pos, error) {
+	if l.next >= len(l.events) {
+		return nil, l.Pos(), io.EOF
+	}
+	l.next++
+	return &l.events[l.next-1], l.Pos(), nil
+}
+
+func (l *eventLender) Pos() traces.Pos { return traces.Pos{Event: l.next - 1} }
