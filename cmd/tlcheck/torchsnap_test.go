@@ -40,6 +40,7 @@ func TestReplayTorchSnapshots(t *testing.T) {
 		{"a block handed out before its free completed", []string{snapFile("reuse.pickle")}, exitViolation,
 			[]string{"ERROR: overlap at event 2 (train.py:51)", "allocated here: event 1 (train.py:42)", snapNote}, ""},
 		{"two devices", []string{snapFile("twodev.pickle")}, exitClean, []string{"events 6,"}, ""},
+		{"real, from an H200", []string{snapFile("real-cuda.pickle")}, exitClean, []string{"OK: no violations", "events 129,", snapNote}, ""},
 		{"a pickle read as a trace", []string{"--from", "trace", snapFile("clean-p4.pickle")}, exitInput, nil, "looks like a pickle, such as a PyTorch memory snapshot"},
 		{"a trace read as a snapshot", []string{"--from", "torch-snapshot", filepath.Join("..", "..", "traces", "testdata", "corpus", "clean-layer4.jsonl")}, exitInput, nil, "clean-layer4.jsonl: reading a PyTorch memory snapshot: byte 0: unknown pickle opcode 0x7b"},
 		{"code in the pickle", []string{globalPickle}, exitInput, nil, "evil.pickle: reading a PyTorch memory snapshot: byte 2: opcode GLOBAL would import a Python name"},
@@ -101,6 +102,7 @@ func TestExportTorchSnapshotRoundTrip(t *testing.T) {
 	for _, file := range []string{
 		snapFile("clean-p4.pickle"),
 		snapFile("twodev.pickle"),
+		snapFile("real-cuda.pickle"),
 		filepath.Join(corpus, "clean-layer4.jsonl"),
 		filepath.Join(corpus, "leak-pool.jsonl"),
 	} {

@@ -33,9 +33,12 @@
 // the two is an overlap the model reports, which is the bug to catch.
 // oom, snapshot and annotate change no memory.
 //
-// An entry's top frame that memory_viz shows (it hides the unwinder, the
-// interpreter loop and the dispatcher) becomes its site, as
-// "filename:line" ("filename" alone where line is 0); time_us becomes t
+// An entry's innermost Python frame (a filename ending in ".py") becomes
+// its site, as "filename:line"; where it has none, its innermost frame
+// that memory_viz shows (it hides the unwinder, the interpreter loop and
+// the dispatcher) and that names a file ("filename" alone where line is
+// 0). With stacks="all", PyTorch's default, the innermost frames are the
+// caching allocator's own C++, the same for every entry. time_us becomes t
 // (ns); a stream other than 0 becomes the thread, "stream N". Entries of
 // several devices are merged in time order: CUDA gives all devices one
 // address space. Events are numbered from 0; a pickle has no lines, so
@@ -53,8 +56,9 @@
 // dev_malloc for each segment and a pool_get for each block, by address,
 // with the site the snapshot gives them. So a free of a block allocated
 // before recording began is no violation; a free of something that was
-// never live anywhere is indistinguishable from one and is not reported
-// either, which is a limit of snapshots, not of the model.
+// never live is indistinguishable from one and is not reported either
+// (unless it lies outside every segment), which is a limit of snapshots,
+// not of the model.
 //
 // # Untrusted input
 //

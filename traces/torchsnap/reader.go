@@ -485,8 +485,8 @@ func (r *Reader) readEntry(v any, where string) (entry, error) {
 	return e, nil
 }
 
-// siteOf returns the top frame of d's "frames" that memory_viz shows, as
-// "filename:line" ("filename" where line is 0), or "" where there is none.
+// siteOf returns the site of d's "frames" (see topFrame), or "" where it
+// has none.
 func (r *Reader) siteOf(d map[any]any, where string) (string, error) {
 	fv, ok := d["frames"]
 	if !ok {
@@ -508,7 +508,14 @@ func (r *Reader) siteOf(d map[any]any, where string) (string, error) {
 	return site, nil
 }
 
+// topFrame picks a frames list's site: its innermost Python frame (a
+// filename ending in ".py"), else its innermost frame that memory_viz
+// shows and that names a file. With stacks="all", PyTorch's default, the
+// innermost frames are the allocator's own C++ (CUDACachingAllocator.cpp),
+// the same for every entry; the Python line is the one a user wrote or
+// can find.
 func (r *Reader) topFrame(frames []any, where string) (string, error) {
+	var fallback *siteKey
 	for i, f := range frames {
 		fw := fmt.Sprintf("%s.frames[%d]", where, i)
 		if err := r.spend(1, fw, true); err != nil {
@@ -528,7 +535,7 @@ func (r *Reader) topFrame(frames []any, where string) (string, error) {
 				return "", err
 			}
 		}
-		if r.hides(name, false) || r.hides(file, true) {
+		if file == "" || file == "??" || r.hides(name, false) || r.hides(file, true) {
 			continue
 		}
 		line := int64(0)
@@ -538,17 +545,31 @@ func (r *Reader) topFrame(frames []any, where string) (string, error) {
 			}
 		}
 		key := siteKey{strKey{unsafe.StringData(file), len(file), true}, line}
-		site, ok := r.named[key]
-		if !ok {
-			site = file
-			if line > 0 {
-				site += ":" + strconv.FormatInt(line, 10)
-			}
-			r.named[key] = site
+		if strings.HasSuffix(file, ".py") {
+			return r.siteName(key, file), nil
 		}
-		return site, nil
+		if fallback == nil {
+			fallback = &key
+		}
 	}
-	return "", nil
+	if fallback == nil {
+		return "", nil
+	}
+	return r.siteName(*fallback, unsafe.String(fallback.file.p, fallback.file.n)), nil
+}
+
+// siteName returns "file:line" ("file" where line is 0), made once for
+// each file and line.
+func (r *Reader) siteName(key siteKey, file string) string {
+	site, ok := r.named[key]
+	if !ok {
+		site = file
+		if key.line > 0 {
+			site += ":" + strconv.FormatInt(key.line, 10)
+		}
+		r.named[key] = site
+	}
+	return site
 }
 
 // omitFunctions and omitFilenames are the frames memory_viz hides (the
