@@ -12,6 +12,8 @@ require (
 
 require github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b // reports/gen merges the profiles behind cmd/tlcheck/default.pgo; export --format pprof writes one
 
+require github.com/kisielk/og-rek v1.3.0 // traces/torchsnap decodes PyTorch memory snapshots (pickles)
+
 require (
 	github.com/chromedp/cdproto v0.159.0 // Chrome DevTools protocol types, for chromedp
 	github.com/chromedp/chromedp v0.23.0 // tests only: loads the HTML export in a headless Chromium
@@ -20,6 +22,8 @@ require (
 require github.com/anishathalye/porcupine v1.3.1 // linearizability of impl/registry's concurrent histories (impl/registry/lincheck, tlcheck selftest): the standard checker for Go, with a visualization of a failure
 
 require (
+	github.com/aristanetworks/gomap v0.0.0-20230726210543-f4e41046dced // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	golang.org/x/exp v0.0.0-20230725093048-515e97ebf090 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )

@@ -10,6 +10,7 @@ import (
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 	"github.com/tlcheck/tlcheck/traces/mtrace"
+	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
 
 // FuzzReplay feeds arbitrary bytes to the trace reader and, separately,
@@ -18,6 +19,7 @@ import (
 func FuzzReplay(f *testing.F) {
 	f.Add([]byte(`{"format":"tlcheck-trace","version":1}` + "\n" + `{"op":"end"}`))
 	f.Add([]byte("+ 0x10 0x8\n- 0x10\n"))
+	f.Add([]byte("\x80\x04}(\x8c\x08segments]\x8c\rdevice_traces](](}(\x8c\x06action\x8c\rsegment_alloc\x8c\x04addr\x8a\x06\x00\x00\x00\x00\xf0\x7f\x8c\x04size\x4a\x00\x00\x20\x00ueeu."))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if r, err := traces.NewReader(bytes.NewReader(data)); err != nil {
 			mustBeInputError(t, "trace header", err)
@@ -26,6 +28,13 @@ func FuzzReplay(f *testing.F) {
 		}
 		checkReplay(t, mtrace.NewReader(bytes.NewReader(data)), true)
 		checkMtraceLeaks(t, data)
+		// As a PyTorch memory snapshot (its own errors are checked by
+		// traces/torchsnap's FuzzReader): taken mid-run, never complete.
+		if r, err := torchsnap.NewReaderLimits(bytes.NewReader(data), torchsnap.Limits{MaxBytes: 64 << 10, MaxDecoded: 8 << 20}); err == nil {
+			if rep := checkReplay(t, r, false); rep.Complete {
+				t.Fatalf("a snapshot replayed as complete")
+			}
+		}
 	})
 }
 
@@ -46,14 +55,15 @@ func (c *counting) Next(ev *traces.Event) error {
 	return err
 }
 
-// checkReplay replays src and checks the report against what was read.
-func checkReplay(t *testing.T, src traces.Source, isLog bool) {
+// checkReplay replays src and checks the report against what was read,
+// which it returns (the zero Report where src could not be read).
+func checkReplay(t *testing.T, src traces.Source, isLog bool) traces.Report {
 	t.Helper()
 	c := &counting{Source: src}
 	rep, err := model.Replay(c)
 	if err != nil {
 		mustBeInputError(t, "replay", err)
-		return
+		return traces.Report{}
 	}
 	if rep.Events != c.n {
 		t.Fatalf("report counts %d events, the reader yielded %d", rep.Events, c.n)
@@ -96,6 +106,7 @@ func checkReplay(t *testing.T, src traces.Source, isLog bool) {
 	if isLog && leaks != rep.Leaked.Objects {
 		t.Fatalf("%d leak violations, leaked totals say %d objects", leaks, rep.Leaked.Objects)
 	}
+	return rep
 }
 
 // mustBeInputError checks that err is an input error naming its place.

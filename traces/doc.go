@@ -63,7 +63,7 @@
 //
 // [Source] is what the reference model consumes: a Reader, or a reader of
 // another input that maps onto the same events (package traces/mtrace reads
-// glibc mtrace logs). [Kind], [Violation] and [Report] are the verdict on a
+// glibc mtrace logs, package traces/torchsnap PyTorch memory snapshots). [Kind], [Violation] and [Report] are the verdict on a
 // trace, in the JSON shape of `tlcheck replay --json`; [State] is the
 // observable state of a managed-object runtime, which property tests compare.
 package traces

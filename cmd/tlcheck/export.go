@@ -13,7 +13,7 @@ import (
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-const exportUsage = `usage: tlcheck export --format perfetto|pprof|html [--out FILE] [--from auto|trace|mtrace] TRACE
+const exportUsage = `usage: tlcheck export --format perfetto|pprof|html|torch-snapshot [--out FILE] [--from auto|trace|mtrace|torch-snapshot] TRACE
 
 Replays TRACE ("-": standard input) against the reference model and writes
 what it did in a form other tools show:
@@ -30,17 +30,26 @@ what it did in a form other tools show:
             bytes peaked), alloc_bytes and alloc_objects
   html      one self-contained page (no network): the verdict, each finding
             with its history, and plots of live bytes per address space
+  torch-snapshot
+            the device layer (segments and pool blocks) as a PyTorch memory
+            snapshot, a pickle for pytorch.org/memory_viz: each life's start
+            and end as trace entries (a freed block as free_requested and
+            free_completed), then the segments live at the end with their
+            blocks; frames are the site that made each thing. Things the
+            model never held live (a free of an unknown block) are left
+            out; an address of 2^63 or more is an error (memory_viz reads
+            8-byte signed integers). It reads back with --from torch-snapshot
 
-  --format FORMAT  perfetto, pprof or html (required)
+  --format FORMAT  perfetto, pprof, html or torch-snapshot (required)
   --out FILE       write to FILE, replaced whole and only on success; it may
                    not be TRACE. Without it (or with "-") the export goes to
-                   standard output, which for pprof (binary) must not be a
-                   terminal; there, perfetto streams, so an input error
-                   leaves what came before it
+                   standard output, which for pprof and torch-snapshot
+                   (binary) must not be a terminal; there, perfetto streams,
+                   so an input error leaves what came before it
   --from FORMAT    what TRACE holds: trace (the tlcheck trace format, either
-                   layout), mtrace (a glibc mtrace log), or auto (the
-                   default), which tells them apart by the first line as
-                   replay does
+                   layout), mtrace (a glibc mtrace log), torch-snapshot (a
+                   PyTorch memory snapshot), or auto (the default), which
+                   tells them apart by their first bytes as replay does
 
 Exit status: 0 no violation, 1 a violation (the export is written either
 way), 2 bad usage or unreadable input (nothing is written to --out).
@@ -48,9 +57,9 @@ way), 2 bad usage or unreadable input (nothing is written to --out).
 
 // exportOptions are export's flags.
 type exportOptions struct {
-	format string // "perfetto", "pprof" or "html"
+	format string // "perfetto", "pprof", "html" or "torch-snapshot"
 	out    string // "" for standard output
-	from   string // "auto", "trace" or "mtrace"
+	from   string // "auto", "trace", "mtrace" or "torch-snapshot"
 }
 
 func runExport(e *env, args []string) int {
@@ -61,8 +70,8 @@ func runExport(e *env, args []string) int {
 	if opts.out == "-" {
 		opts.out = "" // "-" is standard output, as it is standard input for the trace
 	}
-	if opts.out == "" && opts.format == "pprof" && e.isTTY != nil && e.isTTY(e.stdout) {
-		fmt.Fprint(e.stderr, "tlcheck export: a pprof profile is binary: name a file with --out, or redirect standard output\n")
+	if opts.out == "" && (opts.format == "pprof" || opts.format == fromSnapshot) && e.isTTY != nil && e.isTTY(e.stdout) {
+		fmt.Fprintf(e.stderr, "tlcheck export: a %s export is binary: name a file with --out, or redirect standard output\n", opts.format)
 		return exitInput
 	}
 	if opts.out != "" && file != "-" && samePath(file, opts.out) {
@@ -110,6 +119,8 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 		x = newPerfetto(out, name)
 	case "pprof":
 		x = newPprofExport(out)
+	case fromSnapshot:
+		x = newTorchSnapExport(out)
 	default:
 		x = newHTMLExport(out, name)
 	}
@@ -160,11 +171,11 @@ func parseExportArgs(args []string) (exportOptions, string, error) {
 	}
 	switch {
 	case opts.format == "":
-		return opts, "", errors.New("--format is required: perfetto, pprof or html")
-	case opts.format != "perfetto" && opts.format != "pprof" && opts.format != "html":
-		return opts, "", fmt.Errorf("--format %q: want perfetto, pprof or html", opts.format)
-	case opts.from != "auto" && opts.from != "trace" && opts.from != "mtrace":
-		return opts, "", fmt.Errorf("--from %q: want auto, trace or mtrace", opts.from)
+		return opts, "", errors.New("--format is required: perfetto, pprof, html or torch-snapshot")
+	case opts.format != "perfetto" && opts.format != "pprof" && opts.format != "html" && opts.format != fromSnapshot:
+		return opts, "", fmt.Errorf("--format %q: want perfetto, pprof, html or torch-snapshot", opts.format)
+	case checkFrom(opts.from) != nil:
+		return opts, "", checkFrom(opts.from)
 	case len(files) == 0:
 		return opts, "", errors.New("no trace to export")
 	case len(files) > 1:

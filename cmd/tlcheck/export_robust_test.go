@@ -36,7 +36,7 @@ func TestExportNeverPanics(t *testing.T) {
 	checked := 0 // random traces exported in full, violations and all
 	for name, data := range inputs {
 		for _, from := range []string{"trace", "mtrace"} {
-			for _, format := range []string{"perfetto", "pprof", "html"} {
+			for _, format := range []string{"perfetto", "pprof", "html", "torch-snapshot"} {
 				code, _, stderr := export(data, "--format", format, "--from", from, "-")
 				switch {
 				case strings.Contains(stderr, "internal error"):

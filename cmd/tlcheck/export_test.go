@@ -136,7 +136,7 @@ func (failWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
 // TestExportWriteFails checks that a failed write is exit 2, named as a
 // write and not blamed on the trace.
 func TestExportWriteFails(t *testing.T) {
-	for _, format := range []string{"perfetto", "pprof", "html"} {
+	for _, format := range []string{"perfetto", "pprof", "html", "torch-snapshot"} {
 		t.Run(format, func(t *testing.T) {
 			var stderr bytes.Buffer
 			e := &env{stdin: strings.NewReader(manyDoubleFrees(3000)), stdout: failWriter{}, stderr: &stderr}

@@ -156,9 +156,10 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 // outcome is the verdict on one file under the run's policy (and, for
 // gate, its baseline).
 type outcome struct {
-	file string
-	err  error // the file could not be read: nothing was checked
-	rep  traces.Report
+	file     string
+	err      error // the file could not be read: nothing was checked
+	rep      traces.Report
+	snapshot bool // a PyTorch memory snapshot, taken mid-run
 
 	// by[i] is the rule that suppresses rep.Violations[i], or nil.
 	by []*rule

@@ -19,7 +19,7 @@ const gateUsage = `usage: tlcheck gate --baseline FILE [flags] TRACE...
   tlcheck gate --baseline FILE [--update] [--tolerance T]
                [--format text|json|sarif|junit] [--fail-on KINDS]
                [--require-end] [--suppressions FILE]...
-               [--from auto|trace|mtrace] [--binary PROG] TRACE...
+               [--from auto|trace|mtrace|torch-snapshot] [--binary PROG] TRACE...
 
 Checks each TRACE as replay does and compares what it finds with the
 baseline FILE, which records what a team has accepted. Exits 0 when the
@@ -86,8 +86,8 @@ func parseGateArgs(args []string) (gateOptions, []string, error) {
 	switch {
 	case err != nil:
 		return opts, nil, err
-	case opts.from != "auto" && opts.from != "trace" && opts.from != "mtrace":
-		return opts, nil, fmt.Errorf("--from %q: want auto, trace or mtrace", clip(opts.from))
+	case checkFrom(opts.from) != nil:
+		return opts, nil, checkFrom(opts.from)
 	case opts.baseline == "":
 		return opts, nil, errors.New("--baseline FILE is required")
 	case len(files) == 0:
@@ -137,11 +137,12 @@ func runGate(e *env, args []string) int {
 	for _, name := range files {
 		// The gate compares every finding with the baseline: it lists all.
 		c := newCollector(name, p, 0)
-		rep, err := replayFile(e, name, opts.from, syms, c.add)
+		rep, from, err := replayFile(e, name, opts.from, syms, c.add)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 		}
 		o := c.finish(rep, err)
+		o.snapshot = from == fromSnapshot
 		key := traceKey(name)
 		given[key] = true
 		o.compare(base.find(key), opts.tolerance)

@@ -332,7 +332,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	var outs []outcome
 	for _, name := range p {
 		c := newCollector(name, &policy{}, 0)
-		rep, err := replayFile(&env{}, name, "trace", nil, c.add)
+		rep, _, err := replayFile(&env{}, name, "trace", nil, c.add)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -357,7 +357,7 @@ func TestFingerprint(t *testing.T) {
 	var fps [2][]fingerprint
 	for i, name := range p {
 		c := newCollector(name, &policy{}, 0)
-		rep, err := replayFile(&env{}, name, "trace", nil, c.add)
+		rep, _, err := replayFile(&env{}, name, "trace", nil, c.add)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,18 +3,19 @@
 //
 // Usage:
 //
-//	tlcheck replay [--format text|json|sarif|junit] [--from auto|trace|mtrace] [--binary PROG]
+//	tlcheck replay [--format text|json|sarif|junit] [--from auto|trace|mtrace|torch-snapshot] [--binary PROG]
 //	               [--fail-on KINDS] [--require-end] [--suppressions FILE] [--cpuprofile OUT] FILE...
 //	tlcheck gate --baseline FILE [--update] [--tolerance T] [replay's flags] TRACE...
-//	tlcheck export --format perfetto|pprof|html [--out FILE] [--from auto|trace|mtrace] TRACE
+//	tlcheck export --format perfetto|pprof|html|torch-snapshot [--out FILE] [--from auto|trace|mtrace|torch-snapshot] TRACE
 //	tlcheck fuzz ...
 //	tlcheck faults
 //	tlcheck selftest ...
 //	tlcheck version            (or tlcheck --version)
 //	tlcheck help [COMMAND]     (or tlcheck -h, -help, --help)
 //
-// replay reads recorded traces (tlcheck trace format, either layout, or a
-// glibc mtrace log, told apart by the first line unless --from names one;
+// replay reads recorded traces (tlcheck trace format, either layout, a
+// glibc mtrace log or a PyTorch memory snapshot, told apart by their first
+// bytes unless --from names one;
 // "-" is standard input; --binary PROG turns a log's callers in PROG into
 // file:line), checks each against the model and prints a report per file:
 // a human one in the style of AddressSanitizer, or with --json the
@@ -87,7 +88,7 @@ var commands = []command{
 	{"replay", "check recorded traces against the reference model", runReplay},
 	{"gate", "fail CI on findings beyond a baseline (new bugs, growth)", runGate},
 	{"fuzz", "generate programs against the runtime, with the model as oracle", runFuzz},
-	{"export", "write a trace as a Perfetto timeline, a pprof profile or an HTML page", runExport},
+	{"export", "write a trace as a Perfetto timeline, a pprof profile, an HTML page or a PyTorch memory snapshot", runExport},
 	{"faults", "list the runtime's fault catalog", runFaults},
 	{"selftest", "hunt every catalogued fault and report how fast each is caught", runSelftest},
 	{"version", "print tlcheck's version and how it was built", runVersion},

@@ -12,13 +12,14 @@ import (
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 	"github.com/tlcheck/tlcheck/traces/mtrace"
+	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
 
 const replayUsage = `usage: tlcheck replay [flags] FILE...
 
   tlcheck replay [--format text|json|sarif|junit] [--fail-on KINDS]
                  [--require-end] [--suppressions FILE]...
-                 [--max-findings N] [--from auto|trace|mtrace]
+                 [--max-findings N] [--from auto|trace|mtrace|torch-snapshot]
                  [--binary PROG] [--cpuprofile OUT] FILE...
 
 Checks each FILE ("-": standard input) against the reference model and
@@ -55,12 +56,17 @@ then totals. Flags may come before or after the files.
                  objects. Default: 1000 for the human report, all for the
                  other formats
   --from FORMAT  what the files hold: trace (the tlcheck trace format, either
-                 layout), mtrace (a glibc mtrace log), or auto (the default):
-                 a file whose first line that is not blank starts as only an
-                 mtrace line can ("= Start", "@ caller + ...", "+ 0x...", ...)
-                 is read as mtrace, any other as a trace. Either named
-                 format is used as given, with a hint when the file looks
-                 like the other
+                 layout), mtrace (a glibc mtrace log), torch-snapshot (a
+                 PyTorch memory snapshot, the pickle that
+                 torch.cuda.memory._dump_snapshot() writes), or auto (the
+                 default): a file that starts with byte 0x80 (a pickle's
+                 PROTO) is read as a snapshot, one whose first line that is
+                 not blank starts as only an mtrace line can ("= Start",
+                 "@ caller + ...", "+ 0x...", ...) as mtrace, any other as a
+                 trace. A named format is used as given, with a hint when
+                 the file looks like another. A snapshot is taken mid-run:
+                 what it still holds is live, not leaked, and no leak check
+                 runs
   --binary PROG  for mtrace logs: turn the callers that lie in PROG, the
                  program that wrote the log (built with -g), into file:line
                  from its DWARF line table, as glibc's 'mtrace PROG LOG'
@@ -143,11 +149,12 @@ func runReplay(e *env, args []string) (code int) {
 	var whole []outcome // for the formats that are one document
 	for i, name := range files {
 		c := newCollector(name, p, opts.maxFindings)
-		rep, err := replayFile(e, name, opts.from, syms, c.add)
+		rep, from, err := replayFile(e, name, opts.from, syms, c.add)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 		}
 		o := c.finish(rep, err)
+		o.snapshot = from == fromSnapshot
 		if o.incompleteFails(p) {
 			fmt.Fprintf(e.stderr, "tlcheck: %s\n", requireEndMessage(name))
 		}
@@ -190,8 +197,8 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 	if err != nil {
 		return opts, nil, err
 	}
-	if opts.from != "auto" && opts.from != "trace" && opts.from != "mtrace" {
-		return opts, nil, fmt.Errorf("--from %q: want auto, trace or mtrace", opts.from)
+	if err := checkFrom(opts.from); err != nil {
+		return opts, nil, err
 	}
 	if len(files) == 0 {
 		return opts, nil, errors.New("no files to replay")
@@ -210,22 +217,35 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 	return opts, files, nil
 }
 
+// fromSnapshot is --from's name for a PyTorch memory snapshot.
+const fromSnapshot = "torch-snapshot"
+
+// checkFrom checks --from's value.
+func checkFrom(from string) error {
+	switch from {
+	case "auto", "trace", "mtrace", fromSnapshot:
+		return nil
+	}
+	return fmt.Errorf("--from %q: want auto, trace, mtrace or torch-snapshot", clip(from))
+}
+
 // replayFile checks one file against the model, resolving an mtrace log's
 // callers with syms when it is not nil, and hands each violation to f in
-// event order (see model.ReplayFunc); the report's Violations is nil. Its
-// error is an input error naming the file (exit 2); the report is then
-// meaningless.
-func replayFile(e *env, name, from string, syms *mtrace.Symbols, f func(traces.Violation, uint64)) (traces.Report, error) {
+// event order (see model.ReplayFunc); the report's Violations is nil. It
+// also returns what the file was read as ("trace", "mtrace" or
+// "torch-snapshot"). Its error is an input error naming the file (exit
+// 2); the report is then meaningless.
+func replayFile(e *env, name, from string, syms *mtrace.Symbols, f func(traces.Violation, uint64)) (traces.Report, string, error) {
 	in, err := openInput(e, name, from, syms)
 	if err != nil {
-		return traces.Report{}, err
+		return traces.Report{}, "", err
 	}
 	defer in.close()
 	rep, err := model.ReplayFunc(in.src, f)
 	if err != nil {
-		return traces.Report{}, in.explain(err)
+		return traces.Report{}, in.from, in.explain(err)
 	}
-	return rep, nil
+	return rep, in.from, nil
 }
 
 // input is an opened trace or mtrace log, read ahead on a goroutine of its
@@ -233,14 +253,15 @@ func replayFile(e *env, name, from string, syms *mtrace.Symbols, f func(traces.V
 type input struct {
 	src     traces.Source
 	display string // the name messages give it: the file, or <stdin>
-	from    string // "trace" or "mtrace": what it was read as
+	from    string // "trace", "mtrace" or "torch-snapshot": what it was read as
 	prefix  []byte // its first bytes, which told the formats apart
 	close   func()
 }
 
 // openInput opens name ("-": standard input) as from says: "trace",
-// "mtrace", or "auto", which reads a file whose first line starts as only
-// an mtrace line can as mtrace and anything else as a trace. An mtrace
+// "mtrace", "torch-snapshot", or "auto", which reads a file that starts
+// with a pickle's PROTO byte as a snapshot, one whose first line starts as
+// only an mtrace line can as mtrace, and anything else as a trace. An mtrace
 // log's callers are resolved with syms when it is not nil. Its error is
 // an input error naming the file, with a hint where the file looks like
 // the other format.
@@ -264,26 +285,42 @@ func openInput(e *env, name, from string, syms *mtrace.Symbols) (*input, error) 
 	}
 	in.prefix = prefix
 	isLog := mtrace.Sniff(prefix)
+	isSnap := isPickle(prefix)
 	in.from = from
 	if from == "auto" {
-		in.from = "trace"
-		if isLog {
+		switch {
+		case isSnap:
+			in.from = fromSnapshot
+		case isLog:
 			in.from = "mtrace"
+		default:
+			in.from = "trace"
 		}
 	}
 
 	var src traces.Source
-	if in.from == "mtrace" {
+	switch {
+	case in.from == fromSnapshot:
+		sr, err := torchsnap.NewReader(r)
+		if err != nil {
+			in.close()
+			return nil, inFile(fmt.Errorf("reading a PyTorch memory snapshot: %w", err), in.display)
+		}
+		src = sr
+	case in.from == "mtrace":
 		src = mtrace.NewReader(r)
 		if syms != nil {
 			src = syms.Source(src)
 		}
-	} else {
+	default:
 		tr, err := traces.NewReader(r)
 		if err != nil {
 			in.close()
-			if isLog {
+			switch {
+			case isLog:
 				err = fmt.Errorf("%w (this looks like a glibc mtrace log: read it with --from mtrace, or without --from)", err)
+			case isSnap:
+				err = fmt.Errorf("%w (this looks like a pickle, such as a PyTorch memory snapshot: read it with --from torch-snapshot, or without --from)", err)
 			}
 			return nil, inFile(err, in.display)
 		}
@@ -326,6 +363,13 @@ func sniff(r io.Reader) (io.Reader, []byte, error) {
 		}
 	}
 	return io.MultiReader(bytes.NewReader(prefix), r), prefix, nil
+}
+
+// isPickle reports whether an input begins as a pickle of protocol 2 or
+// later does, with PROTO (0x80): no trace (JSON, which is UTF-8 and starts
+// with "{") and no mtrace log (text) can start with that byte.
+func isPickle(prefix []byte) bool {
+	return len(prefix) > 1 && prefix[0] == 0x80 && prefix[1] <= 5
 }
 
 // looksLikeTrace reports whether an input begins as a tlcheck trace does:

@@ -91,7 +91,7 @@ func TestReplayExitCodes(t *testing.T) {
 		{"input error is worst", []string{clean, bad, stale}, exitInput, "frobnicate"},
 		{"no files", nil, exitInput, "no files to replay"},
 		{"unknown flag", []string{"--jsn", clean}, exitInput, "usage: tlcheck replay"},
-		{"unknown format", []string{"--from", "strace", clean}, exitInput, `--from "strace": want auto, trace or mtrace`},
+		{"unknown format", []string{"--from", "strace", clean}, exitInput, `--from "strace": want auto, trace, mtrace or torch-snapshot`},
 		{"help", []string{"-h"}, exitClean, "usage: tlcheck replay"},
 		{"flags after files", []string{clean, "--json"}, exitClean, ""},
 		{"file named like a flag after --", []string{"--", "--json"}, exitInput, "open --json"},

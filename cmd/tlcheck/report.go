@@ -218,6 +218,11 @@ func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
 		if o.incompleteFails(p) {
 			st, fails = s.err, "; --require-end fails it"
 		}
+		if o.snapshot {
+			// A snapshot is taken mid-run: what it holds is in use.
+			fmt.Fprintf(w, "  %sINCOMPLETE%s: a memory snapshot is taken mid-run: what it still holds is live, not leaked, so no leak check ran%s\n", st, s.reset, fails)
+			break
+		}
 		fmt.Fprintf(w, "  %sINCOMPLETE%s: the trace stops without an end event, %s%s\n", st, s.reset, what, fails)
 	default:
 		fmt.Fprintf(w, "  leaked %s, still reachable %s\n", totals(rep.Leaked), totals(rep.StillReachable))

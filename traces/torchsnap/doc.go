@@ -1,0 +1,85 @@
+// Package torchsnap reads and writes PyTorch memory snapshots, the pickles
+// that torch.cuda.memory._dump_snapshot() writes and pytorch.org/memory_viz
+// shows, as layer-4 trace events (device segments and pool blocks), so
+// that the reference model checks a real CUDA caching allocator's history
+// and any trace's device layer can be looked at in memory_viz.
+//
+// # What a snapshot holds
+//
+// One pickled dict (any protocol from 0 to 5) with, among other keys:
+//
+//	segments       the allocator's segments when the snapshot was taken, each
+//	               {address, total_size, stream, frames, blocks: [{address,
+//	               size, state, frames}, ...]}, blocks tiling the segment
+//	device_traces  one list per device of trace entries, oldest first, each
+//	               {action, addr, size, stream, frames, time_us}; frames are
+//	               [{filename, line, name}, ...], innermost first
+//
+// # The mapping
+//
+// Trace entries become events one to one:
+//
+//	segment_alloc   dev_malloc addr size   (cudaMalloc of a segment)
+//	segment_free    dev_free addr          (cudaFree)
+//	alloc           pool_get addr size     (a block handed to a tensor)
+//	free_completed  pool_put addr          (the block is back in the pool)
+//	free_requested, oom, snapshot, annotate: no event
+//
+// free_requested yields no event because the block is not yet free: the
+// caching allocator keeps a block freed on one stream while another still
+// uses it (record_stream) until the stream's work is done, and only then
+// writes free_completed and may hand the block out again. Taking
+// free_completed as the pool_put means that a block handed out between
+// the two is an overlap the model reports, which is the bug to catch.
+// oom, snapshot and annotate change no memory.
+//
+// An entry's innermost Python frame (a filename ending in ".py") becomes
+// its site, as "filename:line"; where it has none, its innermost frame
+// that memory_viz shows (it hides the unwinder, the interpreter loop and
+// the dispatcher) and that names a file ("filename" alone where line is
+// 0). With stacks="all", PyTorch's default, the innermost frames are the
+// caching allocator's own C++, the same for every entry. time_us becomes t
+// (ns); a stream other than 0 becomes the thread, "stream N". Entries of
+// several devices are merged in time order: CUDA gives all devices one
+// address space. Events are numbered from 0; a pickle has no lines, so
+// Pos.Line is 0.
+//
+// # Live at the snapshot, and live before the trace
+//
+// A snapshot is taken mid-run. Its blocks still allocated are live, not
+// leaked: the reader yields no end event, so the model runs no leak check,
+// and a report says so (a snapshot is an incomplete trace). The trace may
+// also begin mid-run: recording started late, or its ring buffer
+// (max_entries) dropped the oldest entries. The reader rebuilds what was
+// live when the trace began as memory_viz does, undoing the entries newest
+// first from the segments at the snapshot, and yields it first: a
+// dev_malloc for each segment and a pool_get for each block, by address,
+// with the site the snapshot gives them. So a free of a block allocated
+// before recording began is no violation; a free of something that was
+// never live is indistinguishable from one and is not reported either
+// (unless it lies outside every segment), which is a limit of snapshots,
+// not of the model.
+//
+// # Untrusted input
+//
+// A snapshot comes from outside. Before decoding, the reader walks the
+// pickle's opcodes and refuses, naming the byte offset: any opcode that
+// would import or call Python code (GLOBAL, STACK_GLOBAL, REDUCE, BUILD,
+// INST, OBJ, NEWOBJ, EXT*, persistent ids) or needs out-of-band buffers; an
+// unknown opcode; a length or frame longer than what remains; a missing
+// STOP or bytes after it. It also reckons from above the memory the
+// decoded values take and refuses a pickle over Limits.MaxDecoded, as it
+// refuses one over Limits.MaxBytes. Only then does github.com/kisielk/og-rek
+// decode it. A snapshot of another shape (a missing key, a value of the
+// wrong type, an unknown action or block state, expandable segments'
+// segment_map) is an *Error naming the path ("device_traces[0][17].addr").
+//
+// # Writing
+//
+// Writer writes a snapshot from segments' and blocks' lives: trace entries
+// as they happen, then the segments live at the end with their blocks
+// (gaps as inactive blocks). It uses only the opcodes memory_viz's own
+// unpickler reads (protocol 4 without FRAME; no BINUNICODE8, BINBYTES or
+// LONG4; integers of at most 8 bytes), memoizes repeated strings as
+// Python's pickle does, and appends at most 1000 items at a time.
+package torchsnap

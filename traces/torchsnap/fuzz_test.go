@@ -1,0 +1,95 @@
+package torchsnap_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/traces"
+	"github.com/tlcheck/tlcheck/traces/torchsnap"
+)
+
+// FuzzReader reads any bytes as a snapshot: it must never panic, must fail
+// only with a *torchsnap.Error, and what it reads must be layer-4 events
+// that a Writer writes again and the Reader reads back as they were.
+//
+// Its seed corpus is the small testdata/*.pickle and
+// testdata/fuzz/FuzzReader.
+func FuzzReader(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.pickle"))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) > 16<<10 {
+			continue // the real snapshot: too big a seed to mutate quickly
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("\x80\x02cos\nsystem\n(S'ls'\ntR."))
+	f.Add([]byte("\x80\x04X\xff\xff\xff\xff"))
+	// Small limits keep each run fast, so that the fuzzer explores
+	// rather than minimizes; the limits themselves are tested elsewhere.
+	lim := torchsnap.Limits{MaxBytes: 64 << 10, MaxDecoded: 8 << 20}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := torchsnap.NewReaderLimits(bytes.NewReader(data), lim)
+		if err != nil {
+			var te *torchsnap.Error
+			if !errors.As(err, &te) {
+				t.Fatalf("error %q (%T) is not a *torchsnap.Error", err, err)
+			}
+			return
+		}
+		evs := drain(t, r)
+		var b bytes.Buffer
+		w := torchsnap.NewWriter(&b)
+		for _, ev := range evs {
+			var e torchsnap.Entry
+			switch ev.Op {
+			case traces.OpDevMalloc:
+				e.Action = torchsnap.ActionSegmentAlloc
+			case traces.OpDevFree:
+				e.Action = torchsnap.ActionSegmentFree
+			case traces.OpPoolGet:
+				e.Action = torchsnap.ActionAlloc
+			case traces.OpPoolPut:
+				e.Action = torchsnap.ActionFreeCompleted
+			default:
+				t.Fatalf("event %+v is not of layer 4", ev)
+			}
+			e.Addr, e.Size, e.Site, e.TimeUS = uint64(ev.Addr), ev.Size, ev.Site, ev.T/1000
+			if err := w.Write(e); err != nil {
+				return // an address memory_viz cannot hold
+			}
+		}
+		if err := w.Close(nil); err != nil {
+			t.Fatal(err)
+		}
+		r2, err := torchsnap.NewReader(&b)
+		if err != nil {
+			t.Fatalf("reading back: %v", err)
+		}
+		if back := drain(t, r2); len(back) != len(evs) {
+			t.Fatalf("%d events read back, want %d", len(back), len(evs))
+		}
+	})
+}
+
+func drain(t *testing.T, r *torchsnap.Reader) []traces.Event {
+	var evs []traces.Event
+	for {
+		var ev traces.Event
+		err := r.Next(&ev)
+		if err == io.EOF {
+			return evs
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		evs = append(evs, ev)
+	}
+}
