@@ -63,3 +63,4 @@ build_target $m/fuzz FuzzSource FuzzSource
 build_target $m/traces FuzzReader FuzzReader
 build_target $m/traces/mtrace FuzzParseLine FuzzParseLine
 build_target $m/traces/mtrace FuzzHexDigits FuzzHexDigits
+build_target $m/traces/torchsnap FuzzReader FuzzTorchSnapshot
