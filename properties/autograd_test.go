@@ -1,0 +1,395 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/autograd"
+	"github.com/tlcheck/tlcheck/model"
+)
+
+// An autograd program is a list of steps over a pool of tensors, each
+// naming its operands by index into the pool (modulo its length). It is
+// run on an autograd engine over a recording impl.Runtime, and judged by
+// three oracles, none of them the engine: the model, replaying the
+// trace (every buffer freed once, none used after, none left at end); a
+// shadow of the version groups (an in-place op bumps every alias in its
+// storage's group by one and nothing else; .data starts a group); and
+// ClearGrads leaving no grad. Refusals (*autograd.Error) are allowed;
+// a misuse of the runtime (*impl.Error) is a bug of the engine.
+type agStep struct {
+	Kind int // see agKinds
+	A, B int
+	F    float64
+}
+
+var agKinds = []string{"leaf", "add", "mul", "div", "sub", "exp", "tanh", "relu", "pow", "neg", "log", "sum",
+	"reshape", "slice", "detach", "data", "add_", "mul_", "zero_", "backward", "backward-retain",
+	"zero_grad", "clear_grads", "scope_enter", "scope_exit", "free_graph"}
+
+func (s agStep) String() string {
+	return fmt.Sprintf("%s(%d,%d,%g)", agKinds[s.Kind], s.A, s.B, s.F)
+}
+
+// agTensor is a pool entry with its shadow version group.
+type agTensor struct {
+	t     *autograd.Tensor
+	group int
+	leaf  bool
+	ins   []int // pool indices of its operands: the shadow of the graph
+	// consumed: a backward without retain_graph, a detach or a
+	// free_graph downstream has handed it to the graph engine to free;
+	// the teardown drops only the graphs the program still holds.
+	consumed bool
+}
+
+// runAutograd runs prog and returns the first breach an oracle finds.
+func runAutograd(faults []autograd.Fault, prog []agStep) error {
+	var rec impl.Recording
+	rt := impl.New(impl.Config{Record: rec.Record})
+	e, err := autograd.New(rt, autograd.Config{Faults: faults})
+	if err != nil {
+		return err
+	}
+	var pool []agTensor
+	groups, depth := 0, 0
+	newGroup := func() int { groups++; return groups }
+	runtimeBug := func(i int, err error) error {
+		var ie *impl.Error
+		if errors.As(err, &ie) {
+			return fmt.Errorf("step %d: the engine misused the runtime: %w", i, err)
+		}
+		return nil
+	}
+	_ = e.ScopeEnter()
+	depth++
+	for i, s := range prog {
+		pick := func(k int) *agTensor {
+			if len(pool) == 0 {
+				return nil
+			}
+			return &pool[k%len(pool)]
+		}
+		a, b := pick(s.A), pick(s.B)
+		ia, ib := 0, 0
+		if len(pool) > 0 {
+			ia, ib = s.A%len(pool), s.B%len(pool)
+		}
+		var ins []int
+		add := func(t *autograd.Tensor, err error, group ...int) error {
+			if len(group) == 0 {
+				group = append(group, newGroup())
+			}
+			if err == nil && t != nil {
+				pool = append(pool, agTensor{t: t, group: group[0], ins: ins})
+			}
+			return err
+		}
+		var consume func(int)
+		consume = func(j int) {
+			if pool[j].consumed {
+				return
+			}
+			pool[j].consumed = true
+			for _, k := range pool[j].ins {
+				consume(k)
+			}
+		}
+		switch agKinds[s.Kind] {
+		case "add", "mul", "div", "sub":
+			ins = []int{ia, ib}
+		case "exp", "tanh", "relu", "neg", "log", "sum", "pow", "reshape", "slice":
+			ins = []int{ia}
+		}
+		var err error
+		switch k := agKinds[s.Kind]; {
+		case k == "leaf":
+			t, lerr := e.Leaf([]int{2}, []float64{s.F, 1 - s.F}, s.A%2 == 0)
+			err = add(t, lerr, newGroup())
+			if err == nil {
+				pool[len(pool)-1].leaf = true
+			}
+		case a == nil:
+			continue
+		case k == "add" || k == "mul" || k == "div" || k == "sub":
+			f := map[string]func(*autograd.Tensor) (*autograd.Tensor, error){"add": a.t.Add, "mul": a.t.Mul, "div": a.t.Div, "sub": a.t.Sub}[k]
+			t, oerr := f(b.t)
+			err = add(t, oerr, newGroup())
+		case k == "exp" || k == "tanh" || k == "relu" || k == "neg" || k == "log" || k == "sum":
+			f := map[string]func() (*autograd.Tensor, error){"exp": a.t.Exp, "tanh": a.t.Tanh, "relu": a.t.Relu, "neg": a.t.Neg, "log": a.t.Log, "sum": a.t.Sum}[k]
+			t, oerr := f()
+			err = add(t, oerr, newGroup())
+		case k == "pow":
+			t, oerr := a.t.Pow(2)
+			err = add(t, oerr, newGroup())
+		case k == "reshape":
+			t, oerr := a.t.Reshape(a.t.Numel())
+			err = add(t, oerr, a.group)
+		case k == "slice":
+			t, oerr := a.t.Slice(0, 1)
+			err = add(t, oerr, a.group)
+		case k == "detach":
+			t, oerr := a.t.Detach()
+			if oerr == nil {
+				consume(ia)
+			}
+			err = add(t, oerr, a.group)
+		case k == "data":
+			t, oerr := a.t.Data()
+			err = add(t, oerr, newGroup())
+		case k == "add_" || k == "mul_" || k == "zero_":
+			before := make([]int, len(pool))
+			for j, p := range pool {
+				before[j] = p.t.Version()
+			}
+			switch k {
+			case "add_":
+				err = a.t.AddInPlace(b.t, s.F)
+			case "mul_":
+				err = a.t.MulInPlace(s.F)
+			default:
+				err = a.t.ZeroInPlace()
+			}
+			// The shadow does not follow a rebase: tensors made from
+			// a before this op keep pointing at its old history, which
+			// is all that freeing them frees.
+			for j, p := range pool[:len(before)] {
+				want := before[j]
+				if err == nil && p.group == a.group {
+					want++
+				}
+				if got := p.t.Version(); got != want {
+					return fmt.Errorf("step %d %v: tensor %d (group %d) at version %d, want %d", i, s, p.t.ID(), p.group, got, want)
+				}
+			}
+		case k == "backward" || k == "backward-retain":
+			// The root is a's sum where a has more than one element,
+			// so that most backwards run.
+			root := ia
+			if a.t.Numel() != 1 {
+				ins = []int{ia}
+				if err = add(a.t.Sum()); err != nil {
+					break
+				}
+				root = len(pool) - 1
+			}
+			err = pool[root].t.Backward(k == "backward-retain")
+			if err == nil && k == "backward" {
+				consume(root)
+			}
+		case k == "zero_grad":
+			err = e.ZeroGrad(a.t)
+		case k == "clear_grads":
+			err = e.ClearGrads()
+			for _, p := range pool {
+				if p.leaf && p.t.Grad() != nil {
+					return fmt.Errorf("step %d %v: tensor %d keeps a grad after ClearGrads", i, s, p.t.ID())
+				}
+			}
+		case k == "scope_enter":
+			err = e.ScopeEnter()
+			depth++
+		case k == "scope_exit":
+			if depth > 1 {
+				err = e.ScopeExit()
+				depth--
+			}
+		case k == "free_graph":
+			err = e.FreeGraph(a.t)
+			consume(ia)
+		}
+		if bug := runtimeBug(i, err); bug != nil {
+			return bug
+		}
+	}
+	// Teardown: free every graph still alive, close every scope.
+	for _, p := range pool {
+		if p.t.Alive() && p.t.GradFn() != "" && !p.consumed {
+			if bug := runtimeBug(len(prog), e.FreeGraph(p.t)); bug != nil {
+				return bug
+			}
+		}
+	}
+	for ; depth > 0; depth-- {
+		if bug := runtimeBug(len(prog), e.ScopeExit()); bug != nil {
+			return bug
+		}
+	}
+	if bug := runtimeBug(len(prog), e.End()); bug != nil {
+		return bug
+	}
+	rep, err := model.Replay(rec.Source())
+	if err != nil {
+		return err
+	}
+	if len(rep.Violations) > 0 {
+		v := rep.Violations[0]
+		return fmt.Errorf("the model: %s at event %d: %s", v.Kind, v.Event, v.Message)
+	}
+	return nil
+}
+
+// drawStep draws one step from r.
+func drawStep(r *rand.Rand, kinds int) agStep {
+	return agStep{Kind: r.IntN(kinds), A: r.IntN(8), B: r.IntN(8), F: float64(r.IntN(7)-3) / 2}
+}
+
+// TestAutogradRapid: every generated program is clean on the correct engine.
+func TestAutogradRapid(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		prog := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) agStep {
+			return agStep{
+				Kind: rapid.IntRange(0, len(agKinds)-1).Draw(t, "kind"),
+				A:    rapid.IntRange(0, 7).Draw(t, "a"),
+				B:    rapid.IntRange(0, 7).Draw(t, "b"),
+				F:    float64(rapid.IntRange(-3, 3).Draw(t, "f")) / 2,
+			}
+		}), 1, 40).Draw(t, "prog")
+		if err := runAutograd(nil, prog); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestAutogradFaultsCaught: for every fault of autograd.Catalog, random
+// programs find a breach, and the shortest breach found within the
+// budget is reported (shrunk by dropping steps while it still fails).
+func TestAutogradFaultsCaught(t *testing.T) {
+	for _, fi := range autograd.Catalog() {
+		t.Run(string(fi.Name), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, uint64(len(fi.Name))))
+			var found []agStep
+			var why error
+			for try := 0; try < 3000 && found == nil; try++ {
+				prog := make([]agStep, 1+r.IntN(30))
+				for i := range prog {
+					prog[i] = drawStep(r, len(agKinds))
+				}
+				if err := runAutograd(nil, prog); err != nil {
+					t.Fatalf("the correct engine fails %v: %v", prog, err)
+				}
+				if err := runAutograd([]autograd.Fault{fi.Name}, prog); err != nil {
+					found, why = prog, err
+				}
+			}
+			if found == nil {
+				t.Fatalf("not caught in 3000 programs")
+			}
+			for i := 0; i < len(found); {
+				shorter := append(append([]agStep{}, found[:i]...), found[i+1:]...)
+				if err := runAutograd([]autograd.Fault{fi.Name}, shorter); err != nil {
+					found, why = shorter, err
+					continue
+				}
+				i++
+			}
+			names := make([]string, len(found))
+			for i, s := range found {
+				names[i] = s.String()
+			}
+			t.Logf("caught by %s: %s", strings.Join(names, "; "), why)
+		})
+	}
+}
+
+// TestGradientsFiniteDifferences: on random expressions of one-element
+// leaves, backward's gradient equals the central difference
+// (f(x+h)-f(x-h))/2h with h = 1e-6. Its error is the truncation,
+// h²·f”'/6 ≈ 1e-12·f”', plus rounding, ε·|f|/h ≈ 2e-16·|f|/1e-6 ≈
+// 2e-10·|f|: a relative tolerance of 1e-5 (absolute below 1e-5) leaves
+// room for third derivatives and values up to about 1e4, which the
+// expression's bounded leaves and guarded ops keep to.
+func TestGradientsFiniteDifferences(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := 3
+		x0 := make([]float64, n)
+		for i := range x0 {
+			x0[i] = rapid.Float64Range(0.5, 2).Draw(t, "x")
+		}
+		ops := rapid.SliceOfN(rapid.IntRange(0, 8), 1, 8).Draw(t, "ops")
+		args := rapid.SliceOfN(rapid.IntRange(0, 63), len(ops), len(ops)).Draw(t, "args")
+		eval := func(xs []float64, grads bool) (float64, []float64) {
+			e, err := autograd.New(impl.New(impl.Config{}), autograd.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			must := func(v *autograd.Tensor, err error) *autograd.Tensor {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+			_ = e.ScopeEnter()
+			vals := []*autograd.Tensor{}
+			for _, x := range xs {
+				vals = append(vals, must(e.Leaf([]int{1}, []float64{x}, true)))
+			}
+			leaves := append([]*autograd.Tensor{}, vals...)
+			for k, op := range ops {
+				a, b := vals[args[k]%len(vals)], vals[(args[k]/8)%len(vals)]
+				var v *autograd.Tensor
+				switch op {
+				case 0:
+					v = must(a.Add(b))
+				case 1:
+					v = must(a.Sub(b))
+				case 2:
+					v = must(must(a.Tanh()).Mul(b))
+				case 3: // a / (1 + b²): never divides by zero
+					v = must(a.Div(must(must(b.Pow(2)).Add(must(e.Scalar(1))))))
+				case 4:
+					v = must(must(a.Tanh()).Exp())
+				case 5: // log(1 + a²)
+					v = must(must(must(a.Pow(2)).Add(must(e.Scalar(1)))).Log())
+				case 6:
+					v = must(a.Tanh())
+				case 7:
+					v = must(a.Neg())
+				case 8: // relu, kept away from its kink
+					v = must(must(a.Add(must(e.Scalar(10)))).Relu())
+				}
+				vals = append(vals, v)
+			}
+			y := must(vals[len(vals)-1].Sum())
+			f, _ := y.Item()
+			if !grads {
+				return f, nil
+			}
+			if !y.RequiresGrad() {
+				return f, make([]float64, len(xs))
+			}
+			if err := y.Backward(false); err != nil {
+				t.Fatal(err)
+			}
+			g := make([]float64, len(xs))
+			for i, l := range leaves {
+				if l.Grad() != nil {
+					gv, _ := l.Grad().Values()
+					g[i] = gv[0]
+				}
+			}
+			return f, g
+		}
+		_, g := eval(x0, true)
+		const h = 1e-6
+		for i := range x0 {
+			xp := append([]float64{}, x0...)
+			xm := append([]float64{}, x0...)
+			xp[i] += h
+			xm[i] -= h
+			fp, _ := eval(xp, false)
+			fm, _ := eval(xm, false)
+			fd := (fp - fm) / (2 * h)
+			if math.Abs(fd-g[i]) > 1e-5*max(1, math.Abs(fd)) {
+				t.Fatalf("d/dx%d: backward %g, central difference %g", i, g[i], fd)
+			}
+		}
+	})
+}
