@@ -2,6 +2,8 @@ package autograd_test
 
 import (
 	"fmt"
+	"github.com/tlcheck/tlcheck/traces"
+	"os"
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/autograd"
@@ -92,5 +94,64 @@ func Example_moreOps() {
 	// g = 24.704082
 	// a.grad = 138.833819
 	// b.grad = 645.577259
+	// errors: <nil>
+}
+
+// The trace an autograd step writes: the leaf and each op's output are
+// runtime objects; exp's output is a graph tensor (unregister: its scope
+// will not release it) that exp's node saves (acquire); backward reads
+// what was saved, releases it and frees the intermediate; scope exit
+// frees the rest. Replaying it with model.Replay finds nothing.
+func Example_trace() {
+	tw := traces.NewWriter(os.Stdout, impl.Header())
+	rt := impl.New(impl.Config{Record: impl.RecordTo(tw)})
+	e, _ := autograd.New(rt, autograd.Config{})
+	c := &calc{e: e}
+	c.keep(e.ScopeEnter())
+	x := c.do(e.Leaf([]int{1}, []float64{0}, true))
+	s := c.do(c.do(x.Exp()).Sum())
+	c.keep(s.Backward(false))
+	c.keep(e.ScopeExit())
+	c.keep(e.End())
+	c.keep(tw.Close())
+	fmt.Println("errors:", c.err)
+	// Output:
+	// {"format":"tlcheck-trace","version":1,"effects":true,"source":"tlcheck impl (Go)"}
+	// {"op":"scope_enter"}
+	// {"op":"alloc","addr":"0x10000000","size":8}
+	// {"op":"write","addr":"0x10000000","size":8}
+	// {"op":"read","addr":"0x10000000","size":8}
+	// {"op":"alloc","addr":"0x10000010","size":8}
+	// {"op":"write","addr":"0x10000010","size":8}
+	// {"op":"unregister","addr":"0x10000010"}
+	// {"op":"acquire","addr":"0x10000010"}
+	// {"op":"read","addr":"0x10000010","size":8}
+	// {"op":"alloc","addr":"0x10000020","size":8}
+	// {"op":"write","addr":"0x10000020","size":8}
+	// {"op":"unregister","addr":"0x10000020"}
+	// {"op":"alloc","addr":"0x10000030","size":8}
+	// {"op":"unregister","addr":"0x10000030"}
+	// {"op":"read","addr":"0x10000030","size":8}
+	// {"op":"release","addr":"0x10000030"}
+	// {"op":"free","addr":"0x10000030"}
+	// {"op":"alloc","addr":"0x10000030","size":8}
+	// {"op":"unregister","addr":"0x10000030"}
+	// {"op":"read","addr":"0x10000010","size":8}
+	// {"op":"read","addr":"0x10000030","size":8}
+	// {"op":"release","addr":"0x10000030"}
+	// {"op":"free","addr":"0x10000030"}
+	// {"op":"alloc","addr":"0x10000030","size":8}
+	// {"op":"unregister","addr":"0x10000030"}
+	// {"op":"write","addr":"0x10000030","size":8}
+	// {"op":"release","addr":"0x10000010"}
+	// {"op":"register","addr":"0x10000020"}
+	// {"op":"release","addr":"0x10000010"}
+	// {"op":"free","addr":"0x10000010"}
+	// {"op":"release","addr":"0x10000030"}
+	// {"op":"free","addr":"0x10000030"}
+	// {"op":"scope_exit"}
+	// {"op":"free","addr":"0x10000020"}
+	// {"op":"free","addr":"0x10000000"}
+	// {"op":"end"}
 	// errors: <nil>
 }
