@@ -131,6 +131,7 @@ type extra struct {
 	seg      *thing // a pool block's segment
 	poolLive int    // a segment's live pool blocks
 	slot     int    // an arena buffer's slot
+	version  int    // objects: layer 5's bumps since it was made
 }
 
 func (t *thing) ext() *extra {
