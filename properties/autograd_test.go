@@ -13,6 +13,7 @@ import (
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/autograd"
 	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 // An autograd program is a list of steps over a pool of tensors, each
@@ -54,7 +55,7 @@ type agTensor struct {
 func runAutograd(faults []autograd.Fault, prog []agStep) error {
 	var rec impl.Recording
 	rt := impl.New(impl.Config{Record: rec.Record})
-	e, err := autograd.New(rt, autograd.Config{Faults: faults})
+	e, err := autograd.New(rt, autograd.Config{Faults: faults, Record: rec.Record})
 	if err != nil {
 		return err
 	}
@@ -392,4 +393,63 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestAutogradSavedModified: an in-place op through a view of a saved
+// tensor. The correct engine refuses the backward in PyTorch's words and
+// unpacks nothing, so the model finds nothing; with a view that keeps a
+// version counter of its own the engine unpacks the modified tensor, and
+// the model, counting bumps by the storage's identity, reports
+// saved-modified.
+func TestAutogradSavedModified(t *testing.T) {
+	for _, c := range []struct {
+		faults  []autograd.Fault
+		refused bool
+		kind    traces.Kind
+	}{
+		{nil, true, ""},
+		{[]autograd.Fault{autograd.FaultViewOwnVersion}, false, traces.SavedModified},
+	} {
+		var rec impl.Recording
+		rt := impl.New(impl.Config{Record: rec.Record})
+		e, err := autograd.New(rt, autograd.Config{Faults: c.faults, Record: rec.Record})
+		if err != nil {
+			t.Fatal(err)
+		}
+		must := func(v *autograd.Tensor, err error) *autograd.Tensor {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		_ = e.ScopeEnter()
+		x := must(e.Leaf([]int{2}, []float64{1, 2}, false))
+		w := must(e.Leaf([]int{2}, []float64{3, 4}, true))
+		v := must(x.Reshape(2))
+		y := must(w.Mul(x)) // saves x
+		if err := v.AddInPlace(must(e.Scalar(1)), 1); err != nil {
+			t.Fatal(err)
+		}
+		s := must(y.Sum())
+		err = s.Backward(false)
+		if refused := err != nil; refused != c.refused {
+			t.Errorf("faults %v: backward refused %t (%v), want %t", c.faults, refused, err, c.refused)
+		}
+		if err != nil {
+			_ = e.FreeGraph(s)
+		}
+		_ = e.ScopeExit()
+		_ = e.End()
+		rep, err := model.Replay(rec.Source())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []traces.Kind
+		for _, v := range rep.Violations {
+			kinds = append(kinds, v.Kind)
+		}
+		if c.kind == "" && len(kinds) != 0 || c.kind != "" && (len(kinds) != 1 || kinds[0] != c.kind) {
+			t.Errorf("faults %v: the model reports %v, want %q", c.faults, kinds, c.kind)
+		}
+	}
 }

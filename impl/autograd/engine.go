@@ -5,11 +5,17 @@ import (
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 // Config configures an Engine. The zero Config is a correct engine.
 type Config struct {
 	Faults []Fault // faults to switch on, from Catalog; all off by default
+
+	// Record, if set, receives the engine's layer-5 events (save,
+	// unpack, unsave, bump). Give it the runtime's Config.Record, so the
+	// two streams interleave in the order things happened.
+	Record func(traces.Event)
 }
 
 // Engine is the autograd runtime: it makes tensors whose buffers come
@@ -22,7 +28,9 @@ type Engine struct {
 	nextID int
 	noGrad int       // depth of NoGrad calls: ops record no graph
 	leaves []*Tensor // leaves holding a grad, for ClearGrads
-	nodes  int       // nodes made, for Stats
+	nodes  int       // nodes made
+	saves  int       // saved tensors made: their names are "s1", "s2", ...
+	record func(traces.Event)
 }
 
 // New returns an Engine whose buffers come from rt. It fails, naming the
@@ -32,7 +40,7 @@ func New(rt *impl.Runtime, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{rt: rt, faults: fs}, nil
+	return &Engine{rt: rt, faults: fs, record: cfg.Record}, nil
 }
 
 // Runtime returns the memory manager the engine allocates from.
@@ -96,6 +104,13 @@ func (e *Engine) newStorage(op string, n int) (*storage, error) {
 		return nil, &Error{Op: op, Msg: fmt.Sprintf("allocating %d bytes: %v", size, err)}
 	}
 	return &storage{addr: a, data: make([]float64, n)}, nil
+}
+
+// emit hands a layer-5 event to the recorder, if there is one.
+func (e *Engine) emit(ev traces.Event) {
+	if e.record != nil {
+		e.record(ev)
+	}
 }
 
 // register puts a new tensor in the engine's top scope.

@@ -105,7 +105,7 @@ func Example_moreOps() {
 func Example_trace() {
 	tw := traces.NewWriter(os.Stdout, impl.Header())
 	rt := impl.New(impl.Config{Record: impl.RecordTo(tw)})
-	e, _ := autograd.New(rt, autograd.Config{})
+	e, _ := autograd.New(rt, autograd.Config{Record: impl.RecordTo(tw)})
 	c := &calc{e: e}
 	c.keep(e.ScopeEnter())
 	x := c.do(e.Leaf([]int{1}, []float64{0}, true))
@@ -125,6 +125,7 @@ func Example_trace() {
 	// {"op":"write","addr":"0x10000010","size":8}
 	// {"op":"unregister","addr":"0x10000010"}
 	// {"op":"acquire","addr":"0x10000010"}
+	// {"op":"save","name":"s1","addr":"0x10000010"}
 	// {"op":"read","addr":"0x10000010","size":8}
 	// {"op":"alloc","addr":"0x10000020","size":8}
 	// {"op":"write","addr":"0x10000020","size":8}
@@ -136,6 +137,7 @@ func Example_trace() {
 	// {"op":"free","addr":"0x10000030"}
 	// {"op":"alloc","addr":"0x10000030","size":8}
 	// {"op":"unregister","addr":"0x10000030"}
+	// {"op":"unpack","name":"s1"}
 	// {"op":"read","addr":"0x10000010","size":8}
 	// {"op":"read","addr":"0x10000030","size":8}
 	// {"op":"release","addr":"0x10000030"}
@@ -143,6 +145,7 @@ func Example_trace() {
 	// {"op":"alloc","addr":"0x10000030","size":8}
 	// {"op":"unregister","addr":"0x10000030"}
 	// {"op":"write","addr":"0x10000030","size":8}
+	// {"op":"unsave","name":"s1"}
 	// {"op":"release","addr":"0x10000010"}
 	// {"op":"register","addr":"0x10000020"}
 	// {"op":"release","addr":"0x10000010"}

@@ -1,6 +1,11 @@
 package autograd
 
-import "errors"
+import (
+	"errors"
+	"strconv"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
 
 // node is a backward function: one per differentiable op (PyTorch's
 // Node). It keeps the tensors its formula needs (saved), where each
@@ -26,6 +31,7 @@ type edge struct {
 // it holds a runtime reference to the storage and the version it was
 // saved at.
 type saved struct {
+	name     string // its name in the trace: "s1", "s2", ...
 	t        *Tensor
 	version  int
 	output   bool // the node's own output (relu, exp, tanh save theirs)
@@ -54,7 +60,10 @@ func (e *Engine) save(n *node, t *Tensor, output bool) (int, error) {
 	if err := e.rt.Acquire(t.st.addr); err != nil {
 		return 0, &Error{Op: n.name, Tensor: t.id, Msg: err.Error()}
 	}
-	n.saved = append(n.saved, &saved{t: t, version: t.vc.v, output: output})
+	e.saves++
+	s := &saved{name: "s" + strconv.Itoa(e.saves), t: t, version: t.vc.v, output: output}
+	e.emit(traces.Event{Op: traces.OpSave, Name: s.name, Addr: t.st.addr})
+	n.saved = append(n.saved, s)
 	return len(n.saved) - 1, nil
 }
 
@@ -95,6 +104,7 @@ func (e *Engine) unpack(n *node, s *saved) ([]float64, error) {
 		}
 		return nil, &Error{Op: "backward", Tensor: s.t.id, Msg: modifiedMsg(s.t.shape, fn, nr, s.t.vc.v, s.version)}
 	}
+	e.emit(traces.Event{Op: traces.OpUnpack, Name: s.name})
 	return s.t.read(), nil
 }
 
@@ -104,6 +114,7 @@ func (e *Engine) releaseSaved(n *node) error {
 	for _, s := range n.saved {
 		if !s.released {
 			s.released = true
+			e.emit(traces.Event{Op: traces.OpUnsave, Name: s.name})
 			errs = append(errs, e.rt.Release(s.t.st.addr))
 		}
 	}

@@ -1,6 +1,10 @@
 package autograd
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
 
 // In-place ops write into the tensor's storage and bump its version
 // counter by exactly one, which every alias sharing the counter (base,
@@ -81,6 +85,9 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64), back fun
 	f(x)
 	t.write(x)
 	t.vc.v++
+	if !t.vc.data {
+		e.emit(traces.Event{Op: traces.OpBump, Addr: t.st.addr})
+	}
 	if e.faults.has(fDoubleBump) {
 		t.vc.v++
 	}

@@ -15,7 +15,10 @@ type storage struct {
 
 // counter is a version counter: one per storage, shared by a base, its
 // views and Detach; Data makes a fresh one.
-type counter struct{ v int }
+type counter struct {
+	v    int
+	data bool // made by Data: its in-place ops are not autograd's, and no bump is recorded
+}
 
 // Tensor is a handle on (part of) a storage: a base, a view, a detached
 // alias or a data alias. Each live handle holds one runtime reference to
@@ -253,7 +256,7 @@ func (t *Tensor) Data() (*Tensor, error) {
 	if err := t.check("data"); err != nil {
 		return nil, err
 	}
-	return t.alias("data", t.off, t.shape, &counter{})
+	return t.alias("data", t.off, t.shape, &counter{data: true})
 }
 
 func numel(shape []int) int {
