@@ -78,9 +78,22 @@ func (c *Checker) unsave(name string) {
 	}
 }
 
-// bump counts an in-place op on the live object at a.
-func (c *Checker) bump(a traces.Addr) {
+// bump counts an in-place op on the live object at a. On a leaf that
+// requires grad it is a misuse, unless grad mode was off.
+func (c *Checker) bump(a traces.Addr, kind string) {
+	t := c.lookup(a, objectMask, &c.heap)
+	if t == nil {
+		return
+	}
+	t.ext().version++
+	if t.ext().leafGrad && kind != "no_grad" {
+		c.misuse(a, t, "a leaf Variable that requires grad is being used in an in-place operation: "+t.String())
+	}
+}
+
+// leafGrad marks the live object at a as a leaf's storage that requires grad.
+func (c *Checker) leafGrad(a traces.Addr) {
 	if t := c.lookup(a, objectMask, &c.heap); t != nil {
-		t.ext().version++
+		t.ext().leafGrad = true
 	}
 }

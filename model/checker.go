@@ -142,7 +142,9 @@ func (c *Checker) dispatch(ev *traces.Event) error {
 	case traces.OpUnsave:
 		c.unsave(ev.Name)
 	case traces.OpBump:
-		c.bump(ev.Addr)
+		c.bump(ev.Addr, ev.Kind)
+	case traces.OpLeafGrad:
+		c.leafGrad(ev.Addr)
 	default:
 		return c.inputError("op", errors.New("the model has no rule for op "+ev.Op.String()))
 	}

@@ -453,3 +453,59 @@ func TestAutogradSavedModified(t *testing.T) {
 		}
 	}
 }
+
+// TestAutogradTrainingClean: a training loop (forward, backward, an
+// update of the leaves under NoGrad, ClearGrads, the epoch's scope
+// closed) replays clean: the updates bump the leaves with kind "no_grad",
+// which the model allows on a leaf that requires grad.
+func TestAutogradTrainingClean(t *testing.T) {
+	var rec impl.Recording
+	rt := impl.New(impl.Config{Record: rec.Record})
+	e, err := autograd.New(rt, autograd.Config{Record: rec.Record})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(v *autograd.Tensor, err error) *autograd.Tensor {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	_ = e.ScopeEnter()
+	w := must(e.Leaf([]int{2, 2}, []float64{0.1, -0.2, 0.3, 0.4}, true))
+	x := must(e.Leaf([]int{1, 2}, []float64{1, 2}, false))
+	for range 20 {
+		if err := e.ScopeEnter(); err != nil {
+			t.Fatal(err)
+		}
+		loss := must(must(must(x.Matmul(w)).Tanh()).Sum())
+		if err := loss.Backward(false); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.NoGrad(func() error { return w.AddInPlace(w.Grad(), -0.1) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := first(e.ClearGrads(), e.ScopeExit()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := first(e.ScopeExit(), e.End()); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := model.Replay(rec.Source())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Violations) != 0 || !rep.Complete {
+		t.Errorf("violations %v, complete %t", rep.Violations, rep.Complete)
+	}
+}
+
+func first(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -136,6 +136,8 @@ func lookupOp(name []byte) Op {
 		return OpUnsave
 	case "bump":
 		return OpBump
+	case "leaf_grad":
+		return OpLeafGrad
 	}
 	return OpInvalid
 }

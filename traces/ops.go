@@ -53,6 +53,7 @@ const (
 	OpUnpack
 	OpUnsave
 	OpBump
+	OpLeafGrad
 
 	opCount // number of ops, invalid included
 )
@@ -133,7 +134,10 @@ var opRows = [opCount]opRow{
 	OpSave:   {name: "save", layer: 5, required: fl(fieldName, fieldAddr), names: ThingObject},
 	OpUnpack: {name: "unpack", layer: 5, required: fl(fieldName)},
 	OpUnsave: {name: "unsave", layer: 5, required: fl(fieldName), endsLife: true},
-	OpBump:   {name: "bump", layer: 5, required: fl(fieldAddr), names: ThingObject},
+	OpBump:   {name: "bump", layer: 5, required: fl(fieldAddr), optional: fl(fieldKind), names: ThingObject},
+	// leaf_grad: the object at addr is the storage of a leaf that
+	// requires grad, which no in-place op may write outside no_grad.
+	OpLeafGrad: {name: "leaf_grad", layer: 5, required: fl(fieldAddr), names: ThingObject},
 }
 
 // String returns the op's name as written in a trace ("scope_enter").

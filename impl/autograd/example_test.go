@@ -119,6 +119,7 @@ func Example_trace() {
 	// {"format":"tlcheck-trace","version":1,"effects":true,"source":"tlcheck impl (Go)"}
 	// {"op":"scope_enter"}
 	// {"op":"alloc","addr":"0x10000000","size":8}
+	// {"op":"leaf_grad","addr":"0x10000000"}
 	// {"op":"write","addr":"0x10000000","size":8}
 	// {"op":"read","addr":"0x10000000","size":8}
 	// {"op":"alloc","addr":"0x10000010","size":8}

@@ -86,7 +86,11 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64), back fun
 	t.write(x)
 	t.vc.v++
 	if !t.vc.data {
-		e.emit(traces.Event{Op: traces.OpBump, Addr: t.st.addr})
+		ev := traces.Event{Op: traces.OpBump, Addr: t.st.addr}
+		if e.noGrad > 0 {
+			ev.Kind = "no_grad"
+		}
+		e.emit(ev)
 	}
 	if e.faults.has(fDoubleBump) {
 		t.vc.v++

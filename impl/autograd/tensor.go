@@ -56,6 +56,9 @@ func (e *Engine) Leaf(shape []int, values []float64, requiresGrad bool) (*Tensor
 	}
 	copy(t.st.data, values)
 	t.reqGrad = requiresGrad
+	if requiresGrad {
+		e.emit(traces.Event{Op: traces.OpLeafGrad, Addr: t.st.addr})
+	}
 	return t, e.rt.Write(t.st.addr, uint64(8*n), "")
 }
 
