@@ -17,6 +17,7 @@ type savedVar struct {
 	t       *thing
 	id      int // t's number at save: a thing whose memory was reused has another
 	version int
+	data    bool // saved through an alias with a counter of its own: no version check
 	made    hist
 	unsaved bool
 	gone    hist // the unsave
@@ -28,7 +29,7 @@ func (s *savedVar) alive() bool {
 }
 
 // save records a saved tensor of the live object at a.
-func (c *Checker) save(name string, a traces.Addr) {
+func (c *Checker) save(name string, a traces.Addr, data bool) {
 	if s, ok := c.saved[name]; ok && !s.unsaved {
 		c.misuse(a, s.t, "saved tensor "+strconv.Quote(name)+" is already saved and not unsaved",
 			s.made.related("saved"))
@@ -41,7 +42,7 @@ func (c *Checker) save(name string, a traces.Addr) {
 	if c.saved == nil {
 		c.saved = make(map[string]*savedVar)
 	}
-	c.saved[name] = &savedVar{t: t, id: t.id(), version: t.ext().version, made: c.here}
+	c.saved[name] = &savedVar{t: t, id: t.id(), version: t.ext().version, data: data, made: c.here}
 }
 
 // unpack checks a saved tensor as backward reads it.
@@ -56,7 +57,7 @@ func (c *Checker) unpack(name string) {
 	case !s.alive():
 		c.report(traces.UseAfterFree, s.t.addr(), s.t, c.opName()+": saved tensor "+strconv.Quote(name)+
 			" is of "+s.t.String()+s.t.deathPhrase(), append(s.t.history(nil), s.made.related("saved"))...)
-	case s.t.ext().version != s.version:
+	case !s.data && s.t.ext().version != s.version:
 		c.report(traces.SavedModified, s.t.addr(), s.t, c.opName()+": saved tensor "+strconv.Quote(name)+" of "+
 			s.t.String()+" is at version "+strconv.Itoa(s.t.ext().version)+"; it was saved at version "+
 			strconv.Itoa(s.version), s.made.related("saved"))

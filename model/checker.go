@@ -136,7 +136,7 @@ func (c *Checker) dispatch(ev *traces.Event) error {
 	case traces.OpRecordStream:
 		c.recordStream(ev.Addr)
 	case traces.OpSave:
-		c.save(ev.Name, ev.Addr)
+		c.save(ev.Name, ev.Addr, ev.Kind == "data")
 	case traces.OpUnpack:
 		c.unpack(ev.Name)
 	case traces.OpUnsave:

@@ -131,7 +131,7 @@ var opRows = [opCount]opRow{
 	// (save), backward reads it (unpack), the node lets it go (unsave);
 	// an in-place op bumps the version of the storage it writes (bump).
 	// The model counts versions itself, by the storage's identity.
-	OpSave:   {name: "save", layer: 5, required: fl(fieldName, fieldAddr), names: ThingObject},
+	OpSave:   {name: "save", layer: 5, required: fl(fieldName, fieldAddr), optional: fl(fieldKind), names: ThingObject},
 	OpUnpack: {name: "unpack", layer: 5, required: fl(fieldName)},
 	OpUnsave: {name: "unsave", layer: 5, required: fl(fieldName), endsLife: true},
 	OpBump:   {name: "bump", layer: 5, required: fl(fieldAddr), optional: fl(fieldKind), names: ThingObject},

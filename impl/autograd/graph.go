@@ -62,7 +62,11 @@ func (e *Engine) save(n *node, t *Tensor, output bool) (int, error) {
 	}
 	e.saves++
 	s := &saved{name: "s" + strconv.Itoa(e.saves), t: t, version: t.vc.v, output: output}
-	e.emit(traces.Event{Op: traces.OpSave, Name: s.name, Addr: t.st.addr})
+	ev := traces.Event{Op: traces.OpSave, Name: s.name, Addr: t.st.addr}
+	if t.vc.data {
+		ev.Kind = "data" // .data's counter is its own: the model does not check it
+	}
+	e.emit(ev)
 	n.saved = append(n.saved, s)
 	return len(n.saved) - 1, nil
 }

@@ -87,7 +87,10 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64), back fun
 	t.vc.v++
 	if !t.vc.data {
 		ev := traces.Event{Op: traces.OpBump, Addr: t.st.addr}
-		if e.noGrad > 0 {
+		if e.noGrad > 0 || !t.reqGrad {
+			// Autograd does not track it: grad mode is off, or the
+			// tensor written is outside the graph (a detached alias of
+			// a leaf may be written, as in PyTorch).
 			ev.Kind = "no_grad"
 		}
 		e.emit(ev)
