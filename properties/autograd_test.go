@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
 	"pgregory.net/rapid"
 
 	"github.com/tlcheck/tlcheck/impl"
@@ -280,4 +283,24 @@ func first(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// TestAutogradGopter states the main property in gopter's terms, as a
+// second, independent engine: every generated autograd program is clean
+// on the correct engine.
+func TestAutogradGopter(t *testing.T) {
+	params := gopter.DefaultTestParameters()
+	params.MinSuccessfulTests = 200
+	props := gopter.NewProperties(params)
+	step := gopter.CombineGens(gen.IntRange(0, len(agKinds)-1), gen.IntRange(0, 7), gen.IntRange(0, 7), gen.IntRange(-3, 3)).
+		Map(func(v []interface{}) agStep {
+			return agStep{Kind: v[0].(int), A: v[1].(int), B: v[2].(int), F: float64(v[3].(int)) / 2}
+		})
+	props.Property("autograd programs replay clean", prop.ForAll(func(prog []agStep) string {
+		if err := runAutograd(nil, prog); err != nil {
+			return err.Error()
+		}
+		return ""
+	}, gen.SliceOf(step)))
+	props.TestingRun(t)
 }
