@@ -40,8 +40,12 @@
 //
 // # Checking it
 //
-// Record the runtime (impl.Config.Record) and replay the trace with
-// model.Replay: a graph never freed is a leak at end, a buffer read after
-// the engine freed it is a use-after-free. Catalog lists faults, each a
+// Record the runtime (impl.Config.Record) and the engine (Config.Record)
+// into one trace and replay it with model.Replay: a graph never freed is
+// a leak at end, a buffer read after the engine freed it is a
+// use-after-free, and layer 5 of the format (save, unpack, unsave, bump,
+// leaf_grad) lets the model count versions by the storage's identity: a
+// saved tensor unpacked at another version is saved-modified, an
+// in-place op on a leaf that requires grad a misuse. Catalog lists faults, each a
 // historic bug, that the package's tests show caught.
 package autograd

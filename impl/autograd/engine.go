@@ -13,7 +13,7 @@ type Config struct {
 	Faults []Fault // faults to switch on, from Catalog; all off by default
 
 	// Record, if set, receives the engine's layer-5 events (save,
-	// unpack, unsave, bump). Give it the runtime's Config.Record, so the
+	// unpack, unsave, bump, leaf_grad). Give it the runtime's Config.Record, so the
 	// two streams interleave in the order things happened.
 	Record func(traces.Event)
 }
