@@ -11,6 +11,9 @@
 //     an input error is an *traces.Error and yields no report; a report
 //     counts exactly the events read, lists violations in event order, and
 //     (for a log) frees what glibc's mtrace script frees.
+//   - FuzzAutogradProgram: bytes as a program of impl/autograd calls (four
+//     a step), judged by the model, a shadow of the version counters and
+//     ClearGrads (properties.RunAutogradBytes).
 //
 // Run a target with, for example:
 //

@@ -22,6 +22,7 @@ type Checker struct {
 	scopes []scope
 	frames []frame
 	params map[string]param
+	saved  map[string]*savedVar // layer 5: saved tensors by name
 
 	// Effects: objects whose count reached 0 at the last call and whose
 	// free is awaited, and the stale records the last call's scope exit
@@ -131,6 +132,16 @@ func (c *Checker) dispatch(ev *traces.Event) error {
 		c.poolPut(ev.Addr)
 	case traces.OpRecordStream:
 		c.recordStream(ev.Addr)
+	case traces.OpSave:
+		c.save(ev.Name, ev.Addr, ev.Kind == "data")
+	case traces.OpUnpack:
+		c.unpack(ev.Name)
+	case traces.OpUnsave:
+		c.unsave(ev.Name)
+	case traces.OpBump:
+		c.bump(ev.Addr, ev.Kind)
+	case traces.OpLeafGrad:
+		c.leafGrad(ev.Addr)
 	default:
 		return c.inputError("op", errors.New("the model has no rule for op "+ev.Op.String()))
 	}

@@ -117,6 +117,8 @@ type extra struct {
 	seg      *thing // a pool block's segment
 	poolLive int    // a segment's live pool blocks
 	slot     int    // an arena buffer's slot
+	version  int    // objects: layer 5's bumps since it was made
+	leafGrad bool   // objects: the storage of a leaf that requires grad (leaf_grad)
 }
 
 func (t *thing) ext() *extra {

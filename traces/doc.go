@@ -46,6 +46,8 @@
 //	layer 3, arena frames:  fn_enter slots · fn_exit · arena_get slot addr size [var]
 //	layer 4, device:        dev_malloc addr size · dev_free addr · pool_get addr size · pool_put addr ·
 //	                        record_stream addr stream
+//	layer 5, autograd:      save name addr [kind] · unpack name · unsave name · bump addr [kind] ·
+//	                        leaf_grad addr
 //
 // Keys may come in any order. Unknown fields, of any type, are ignored; a
 // known field must have its type on every op, and null stands for an

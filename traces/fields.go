@@ -128,6 +128,16 @@ func lookupOp(name []byte) Op {
 		return OpPoolPut
 	case "record_stream":
 		return OpRecordStream
+	case "save":
+		return OpSave
+	case "unpack":
+		return OpUnpack
+	case "unsave":
+		return OpUnsave
+	case "bump":
+		return OpBump
+	case "leaf_grad":
+		return OpLeafGrad
 	}
 	return OpInvalid
 }

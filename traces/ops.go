@@ -48,6 +48,13 @@ const (
 	OpPoolPut
 	OpRecordStream
 
+	// Layer 5: autograd.
+	OpSave
+	OpUnpack
+	OpUnsave
+	OpBump
+	OpLeafGrad
+
 	opCount // number of ops, invalid included
 )
 
@@ -119,6 +126,18 @@ var opRows = [opCount]opRow{
 	// Tensor.record_stream); the pool must not reuse it before that
 	// stream's work is done.
 	OpRecordStream: {name: "record_stream", layer: 4, required: fl(fieldAddr, fieldStream), names: ThingPool},
+
+	// Layer 5: a node of the autograd graph saves a tensor for backward
+	// (save), backward reads it (unpack), the node lets it go (unsave);
+	// an in-place op bumps the version of the storage it writes (bump).
+	// The model counts versions itself, by the storage's identity.
+	OpSave:   {name: "save", layer: 5, required: fl(fieldName, fieldAddr), optional: fl(fieldKind), names: ThingObject},
+	OpUnpack: {name: "unpack", layer: 5, required: fl(fieldName)},
+	OpUnsave: {name: "unsave", layer: 5, required: fl(fieldName), endsLife: true},
+	OpBump:   {name: "bump", layer: 5, required: fl(fieldAddr), optional: fl(fieldKind), names: ThingObject},
+	// leaf_grad: the object at addr is the storage of a leaf that
+	// requires grad, which no in-place op may write outside no_grad.
+	OpLeafGrad: {name: "leaf_grad", layer: 5, required: fl(fieldAddr), names: ThingObject},
 }
 
 // String returns the op's name as written in a trace ("scope_enter").
@@ -129,7 +148,7 @@ func (op Op) String() string {
 	return "op(" + strconv.Itoa(int(op)) + ")"
 }
 
-// Layer returns the layer whose table in FORMAT.md lists op (1 to 4), 0
+// Layer returns the layer whose table in FORMAT.md lists op (1 to 5), 0
 // for an invalid op.
 func (op Op) Layer() int {
 	if op < opCount {

@@ -13,11 +13,14 @@ const (
 	Leak           Kind = "leak"
 	Overlap        Kind = "overlap"
 	Misuse         Kind = "misuse"
+	// SavedModified: a saved tensor unpacked at another version of its
+	// storage than it was saved at (layer 5).
+	SavedModified Kind = "saved-modified"
 )
 
 // Kinds lists every violation kind in the contract's order.
 func Kinds() []Kind {
-	return []Kind{DoubleFree, UseAfterFree, InvalidAddress, PrematureFree, StaleReuse, Leak, Overlap, Misuse}
+	return []Kind{DoubleFree, UseAfterFree, InvalidAddress, PrematureFree, StaleReuse, Leak, Overlap, Misuse, SavedModified}
 }
 
 // Related is an earlier event that explains a violation: where the object

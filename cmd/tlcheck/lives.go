@@ -238,7 +238,9 @@ func (s *lives) step(ev *traces.Event, at stamp, quiet bool) {
 
 // makesNoLife lists the ops that make, end and count nothing: the tracker
 // has no case for them on purpose.
-var makesNoLife = map[traces.Op]bool{traces.OpRead: true, traces.OpWrite: true, traces.OpRecordStream: true}
+var makesNoLife = map[traces.Op]bool{traces.OpRead: true, traces.OpWrite: true, traces.OpRecordStream: true,
+	// Layer 5 names objects (save, bump) or saved tensors, which are not things.
+	traces.OpSave: true, traces.OpUnpack: true, traces.OpUnsave: true, traces.OpBump: true, traces.OpLeafGrad: true}
 
 // liveLives returns the things still live (due ones included), in the
 // order made.

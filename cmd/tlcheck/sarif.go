@@ -37,6 +37,7 @@ var ruleText = map[traces.Kind]string{
 	traces.Leak:           "at end, something still allocated that nothing reaches",
 	traces.Overlap:        "an allocation whose range meets a live allocation of the same kind",
 	traces.Misuse:         "a broken protocol: scopes, frames, records or params used wrongly",
+	traces.SavedModified:  "a saved tensor unpacked at another version than it was saved at",
 }
 
 type sarifLog struct {

@@ -1,0 +1,213 @@
+package autograd
+
+import (
+	"errors"
+	"fmt"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// Backward computes the gradient of root, a one-element tensor, with
+// respect to every leaf that requires grad in its graph, accumulating
+// into their Grad, in topological order (each node runs once all its
+// consumers have sent their gradient).
+//
+// Before anything runs, every saved tensor the walk will unpack is
+// checked: one released by an earlier backward fails with
+// MsgSecondBackward, one modified in place since it was saved fails with
+// PyTorch's saved-variable message. A refused backward changes nothing.
+// (PyTorch fails at the node, after the nodes before it ran; checking
+// first makes a refusal atomic, so the graph and grads are as they were.)
+//
+// Without retainGraph each node releases its saved tensors once it has
+// run, and then the graph's non-leaf intermediates are freed (hybrid
+// cleanup); root itself stays, handed to the top scope, so that its
+// value can still be read and a second backward through nodes that
+// saved nothing runs again. With retainGraph nothing is released.
+func (t *Tensor) Backward(retainGraph bool) error {
+	e := t.e
+	if err := t.check("backward"); err != nil {
+		return err
+	}
+	if !t.reqGrad {
+		return &Error{Op: "backward", Tensor: t.id, Msg: MsgNoGrad}
+	}
+	if t.Numel() != 1 {
+		return &Error{Op: "backward", Tensor: t.id, Msg: MsgNotScalar}
+	}
+	if len(e.scopes) == 0 {
+		return &Error{Op: "backward", Tensor: t.id, Msg: "no scope is open for the gradient buffers"}
+	}
+	if t.gradFn == nil {
+		return e.accumulate(t, []float64{1})
+	}
+	nodes := order(t.gradFn)
+	for _, n := range nodes {
+		for _, s := range n.saved {
+			if s.released {
+				return &Error{Op: "backward", Tensor: t.id, Msg: MsgSecondBackward}
+			}
+			if s.t.vc.v != s.version {
+				_, err := e.unpack(n, s)
+				return err
+			}
+		}
+	}
+	var errs []error
+	grads := map[*node]*gradBuf{}
+	g0, err := e.gradBuf(1)
+	if err != nil {
+		return err
+	}
+	g0.data[0] = 1
+	grads[t.gradFn] = g0
+	for _, n := range nodes {
+		g := grads[n]
+		if g == nil {
+			continue // reached only through inputs that sent no gradient
+		}
+		delete(grads, n)
+		sv := make([][]float64, len(n.saved))
+		for i, s := range n.saved {
+			v, err := e.unpack(n, s)
+			if err != nil {
+				return err // cannot happen: checked above
+			}
+			sv[i] = v
+		}
+		_ = e.rt.Read(g.addr, uint64(8*len(g.data)), "")
+		ins := n.apply(g.data, sv)
+		for _, h := range n.handles {
+			if h.retain && h.gradFn == n && !h.dead {
+				errs = append(errs, e.accumulate(h, g.data))
+			}
+		}
+		errs = append(errs, e.rt.Release(g.addr))
+		for i, ed := range n.next {
+			gi := ins[i]
+			switch {
+			case gi == nil:
+			case ed.leaf != nil:
+				errs = append(errs, e.accumulate(ed.leaf, gi))
+			case ed.fn != nil:
+				if acc := grads[ed.fn]; acc != nil {
+					for k := range gi {
+						acc.data[k] += gi[k]
+					}
+					_ = e.rt.Write(acc.addr, uint64(8*len(acc.data)), "")
+					continue
+				}
+				b, err := e.gradBuf(len(gi))
+				if err != nil {
+					return err
+				}
+				copy(b.data, gi)
+				grads[ed.fn] = b
+			}
+		}
+		if !retainGraph && !e.faults.has(fSavedNeverReleased) {
+			errs = append(errs, e.releaseSaved(n))
+		}
+	}
+	if !retainGraph {
+		errs = append(errs, e.freeIntermediates(t, nodes))
+	}
+	return errors.Join(errs...)
+}
+
+// freeIntermediates frees the graph tensors of nodes after a backward
+// without retain_graph, except root, which moves to the top scope.
+func (e *Engine) freeIntermediates(root *Tensor, nodes []*node) error {
+	var errs []error
+	if root.graph {
+		root.graph = false
+		errs = append(errs, e.rt.Register(root.st.addr))
+		e.register(root)
+	}
+	if e.faults.has(fBackwardKeepsIntermediates) {
+		return errors.Join(errs...)
+	}
+	for _, n := range nodes {
+		for _, h := range n.handles {
+			errs = append(errs, e.kill(h))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// gradBuf is a gradient in flight: a runtime buffer owned by backward,
+// released once the node it is for has run.
+type gradBuf struct {
+	addr traces.Addr
+	data []float64
+}
+
+func (e *Engine) gradBuf(n int) (*gradBuf, error) {
+	st, err := e.newStorage("backward", n)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.rt.Unregister(st.addr); err != nil {
+		return nil, &Error{Op: "backward", Msg: err.Error()}
+	}
+	return &gradBuf{addr: st.addr, data: st.data}, nil
+}
+
+// accumulate adds g into t's grad, making the grad buffer on first use;
+// the grad is owned by t (no scope record) and dies with it or at
+// ZeroGrad.
+func (e *Engine) accumulate(t *Tensor, g []float64) error {
+	if len(g) != t.Numel() {
+		return &Error{Op: "backward", Tensor: t.id, Msg: fmt.Sprintf("gradient of %d elements for a tensor of %d", len(g), t.Numel())}
+	}
+	if t.grad == nil {
+		st, err := e.newStorage("backward", len(g))
+		if err != nil {
+			return err
+		}
+		if err := e.rt.Unregister(st.addr); err != nil {
+			return &Error{Op: "backward", Tensor: t.id, Msg: err.Error()}
+		}
+		e.nextID++
+		t.grad = &Tensor{e: e, id: e.nextID, st: st, shape: append([]int(nil), t.shape...), vc: &counter{}}
+		e.leaves = append(e.leaves, t)
+		t.grad.write(g)
+		return nil
+	}
+	cur := t.grad.read()
+	for i := range cur {
+		cur[i] += g[i]
+	}
+	t.grad.write(cur)
+	return nil
+}
+
+// dropGrad sets t's grad to none, releasing its buffer.
+func (e *Engine) dropGrad(t *Tensor) error {
+	g := t.grad
+	t.grad = nil
+	g.dead = true
+	return e.rt.Release(g.st.addr)
+}
+
+// ZeroGrad sets each tensor's grad to none (PyTorch's default,
+// set_to_none=True), releasing the buffers.
+func (e *Engine) ZeroGrad(ts ...*Tensor) error {
+	var errs []error
+	for _, t := range ts {
+		if t != nil && t.grad != nil {
+			errs = append(errs, e.dropGrad(t))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ClearGrads sets every grad to none: what a training loop does at the
+// end of each iteration (TensorLogic V3.3's clear_grads).
+func (e *Engine) ClearGrads() error {
+	if e.faults.has(fNoGradClearing) {
+		return nil
+	}
+	err := e.ZeroGrad(e.leaves...)
+	e.leaves = e.leaves[:0]
+	return err
+}

@@ -1,0 +1,51 @@
+// Package autograd is a reverse-mode autograd runtime with PyTorch's
+// memory semantics, built on the impl memory manager so that every
+// buffer it makes and frees is a call of impl.Runtime and appears in the
+// runtime's trace, where the model (package model) checks it.
+//
+// # The contract
+//
+// Tensors hold float64 values in buffers (storages) allocated through
+// the runtime. A leaf is made by Leaf (requires_grad or not); every op on
+// a tensor that requires grad makes a node (AddBackward0, MulBackward0,
+// ...) and a non-leaf output in the graph. Ops: Add, Sub, Mul, Div
+// (one-element operands broadcast), Neg, Pow (by a constant), Relu, Exp,
+// Log, Tanh, Sum, Matmul; views Reshape and Slice share their base's
+// storage; in-place AddInPlace (add_), MulInPlace (mul_), ZeroInPlace
+// (zero_); Detach shares storage and version counter; Data (.data) shares
+// storage but not the counter.
+//
+// Versions: one counter per storage group (base, views, Detach); every
+// in-place op bumps it by exactly one. A node saves the tensors its
+// formula needs with their version; Backward refuses, in PyTorch's words,
+// a saved tensor modified since (the message names "output N of X" when
+// the saved tensor has a grad_fn) and a node whose saved tensors were
+// released by an earlier backward (MsgSecondBackward); a node that saved
+// nothing runs again. An in-place op on a leaf that requires grad, or a
+// view of one, is refused (MsgLeafInPlace, MsgLeafViewInPlace) outside
+// NoGrad.
+//
+// Hybrid cleanup (TensorLogic V5.0): a tensor outside any graph has a
+// record in the scope that made it and dies at ScopeExit, with its grad;
+// a graph tensor has no record (the runtime's unregister), so its scope
+// release is a no-op, and the graph engine frees it: Backward without
+// retain_graph releases each node's saved tensors once it has run and
+// then frees the non-leaf intermediates (the root moves to the top
+// scope); Detach frees the graph upstream of the detached tensor;
+// FreeGraph frees a graph that is never backpropagated. ClearGrads, at
+// the end of each loop iteration, sets every grad to none (V3.3).
+//
+// What is refused returns an *Error naming the op and the tensor; no
+// call panics. A refused Backward changes nothing.
+//
+// # Checking it
+//
+// Record the runtime (impl.Config.Record) and the engine (Config.Record)
+// into one trace and replay it with model.Replay: a graph never freed is
+// a leak at end, a buffer read after the engine freed it is a
+// use-after-free, and layer 5 of the format (save, unpack, unsave, bump,
+// leaf_grad) lets the model count versions by the storage's identity: a
+// saved tensor unpacked at another version is saved-modified, an
+// in-place op on a leaf that requires grad a misuse. Catalog lists faults, each a
+// historic bug, that the package's tests show caught.
+package autograd

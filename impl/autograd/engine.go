@@ -1,0 +1,131 @@
+package autograd
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// Config configures an Engine. The zero Config is a correct engine.
+type Config struct {
+	Faults []Fault // faults to switch on, from Catalog; all off by default
+
+	// Record, if set, receives the engine's layer-5 events (save,
+	// unpack, unsave, bump, leaf_grad). Give it the runtime's Config.Record, so the
+	// two streams interleave in the order things happened.
+	Record func(traces.Event)
+}
+
+// Engine is the autograd runtime: it makes tensors whose buffers come
+// from an impl.Runtime, records the graph of differentiable ops and runs
+// it backwards. It is not safe for concurrent use.
+type Engine struct {
+	rt     *impl.Runtime
+	faults faultSet
+	scopes [][]*Tensor // the tensors each open scope made, oldest first
+	nextID int
+	noGrad int       // depth of NoGrad calls: ops record no graph
+	leaves []*Tensor // leaves holding a grad, for ClearGrads
+	nodes  int       // nodes made
+	saves  int       // saved tensors made: their names are "s1", "s2", ...
+	record func(traces.Event)
+}
+
+// New returns an Engine whose buffers come from rt. It fails, naming the
+// fault, if cfg names a fault the catalog lacks.
+func New(rt *impl.Runtime, cfg Config) (*Engine, error) {
+	fs, err := parseFaults(cfg.Faults)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{rt: rt, faults: fs, record: cfg.Record}, nil
+}
+
+// Runtime returns the memory manager the engine allocates from.
+func (e *Engine) Runtime() *impl.Runtime { return e.rt }
+
+// ScopeEnter opens a scope: the tensors made until its ScopeExit that
+// are outside any graph die at that exit.
+func (e *Engine) ScopeEnter() error {
+	e.scopes = append(e.scopes, nil)
+	return e.rt.ScopeEnter()
+}
+
+// ScopeExit closes the top scope. Hybrid cleanup (TensorLogic V5.0): a
+// tensor outside any graph dies here, with its grad; a graph tensor's
+// scope release is a no-op, since the graph engine frees it (backward,
+// Detach, FreeGraph). The buffers of the dying tensors are released by
+// the runtime's own scope exit, through the records they were made with.
+func (e *Engine) ScopeExit() error {
+	if len(e.scopes) == 0 {
+		return &Error{Op: "scope_exit", Msg: "no scope is open"}
+	}
+	top := e.scopes[len(e.scopes)-1]
+	e.scopes = e.scopes[:len(e.scopes)-1]
+	var errs []error
+	for i := len(top) - 1; i >= 0; i-- {
+		t := top[i]
+		if t.dead || t.graph {
+			continue
+		}
+		t.dead = true
+		if t.grad != nil {
+			errs = append(errs, e.dropGrad(t))
+		}
+	}
+	errs = append(errs, e.rt.ScopeExit())
+	return errors.Join(errs...)
+}
+
+// End records the end of the run. Scopes still open are a misuse, as
+// the runtime says; graphs still alive are the model's to report, as
+// leaks.
+func (e *Engine) End() error {
+	return e.rt.End()
+}
+
+// NoGrad runs f with graph recording off, as torch.no_grad does: ops
+// make tensors outside any graph, and an in-place op on a leaf that
+// requires grad is allowed (an optimizer's update).
+func (e *Engine) NoGrad(f func() error) error {
+	e.noGrad++
+	defer func() { e.noGrad-- }()
+	return f()
+}
+
+// newStorage allocates a buffer of n float64s through the runtime: one
+// object, count 1, with a record in the top scope.
+func (e *Engine) newStorage(op string, n int) (*storage, error) {
+	size := uint64(8 * max(n, 1))
+	a, err := e.rt.Alloc(size)
+	if err != nil {
+		return nil, &Error{Op: op, Msg: fmt.Sprintf("allocating %d bytes: %v", size, err)}
+	}
+	return &storage{addr: a, data: make([]float64, n)}, nil
+}
+
+// emit hands a layer-5 event to the recorder, if there is one.
+func (e *Engine) emit(ev traces.Event) {
+	if e.record != nil {
+		e.record(ev)
+	}
+}
+
+// register puts a new tensor in the engine's top scope.
+func (e *Engine) register(t *Tensor) {
+	if len(e.scopes) > 0 {
+		e.scopes[len(e.scopes)-1] = append(e.scopes[len(e.scopes)-1], t)
+	}
+}
+
+// first returns the first non-nil error.
+func first(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,340 @@
+package autograd
+
+import (
+	"fmt"
+	"math"
+)
+
+// Elementwise binary ops take operands of one shape, or one operand of a
+// single element, which is broadcast (its gradient is the sum).
+
+// Add returns a + b (AddBackward0; saves nothing).
+func (a *Tensor) Add(b *Tensor) (*Tensor, error) {
+	return a.binary("add", "AddBackward0", b, func(x, y float64) float64 { return x + y }, 0,
+		func(g, _, _ float64) (float64, float64) { return g, g })
+}
+
+// Sub returns a - b (SubBackward0; saves nothing).
+func (a *Tensor) Sub(b *Tensor) (*Tensor, error) {
+	return a.binary("sub", "SubBackward0", b, func(x, y float64) float64 { return x - y }, 0,
+		func(g, _, _ float64) (float64, float64) { return g, -g })
+}
+
+// Mul returns a * b (MulBackward0; saves b if a requires grad and a if b
+// does, as PyTorch's formula needs).
+func (a *Tensor) Mul(b *Tensor) (*Tensor, error) {
+	return a.binary("mul", "MulBackward0", b, func(x, y float64) float64 { return x * y }, saveCross,
+		func(g, x, y float64) (float64, float64) { return g * y, g * x })
+}
+
+// Div returns a / b (DivBackward0; saves b, and a too if b requires grad).
+func (a *Tensor) Div(b *Tensor) (*Tensor, error) {
+	return a.binary("div", "DivBackward0", b, func(x, y float64) float64 { return x / y }, saveDiv,
+		func(g, x, y float64) (float64, float64) { return g / y, -g * x / (y * y) })
+}
+
+// What a binary node saves.
+const (
+	saveCross = 1 // each operand if the other requires grad (mul)
+	saveDiv   = 2 // the divisor if either requires grad; the dividend if the divisor does
+)
+
+func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64, saves int,
+	df func(g, x, y float64) (float64, float64)) (*Tensor, error) {
+	if err := first(a.check(op), b.check(op)); err != nil {
+		return nil, err
+	}
+	shape, err := broadcast(op, a, b)
+	if err != nil {
+		return nil, err
+	}
+	x, y := a.read(), b.read()
+	n := numel(shape)
+	vals := make([]float64, n)
+	for i := range vals {
+		vals[i] = f(at(x, i), at(y, i))
+	}
+	e := a.e
+	out, err := e.result(op, shape, vals)
+	if err != nil || !e.tracks(a, b) {
+		return out, err
+	}
+	ia, ib := -1, -1
+	nd := e.newNode(name, []*Tensor{a, b}, nil)
+	switch saves {
+	case saveCross:
+		if b.reqGrad {
+			ia, err = e.save(nd, a, false)
+		}
+		if a.reqGrad && err == nil {
+			ib, err = e.save(nd, b, false)
+		}
+	case saveDiv:
+		ib, err = e.save(nd, b, false)
+		if b.reqGrad && err == nil {
+			ia, err = e.save(nd, a, false)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	na, nb := a.Numel(), b.Numel()
+	nd.apply = func(g []float64, sv [][]float64) [][]float64 {
+		xs, ys := x, y // unused when saved values exist: the formula reads what was saved
+		if ia >= 0 {
+			xs = sv[ia]
+		}
+		if ib >= 0 {
+			ys = sv[ib]
+		}
+		ga, gb := make([]float64, na), make([]float64, nb)
+		for i := range g {
+			da, db := df(g[i], at(xs, i), at(ys, i))
+			ga[i%na] += da
+			gb[i%nb] += db
+		}
+		return [][]float64{ga, gb}
+	}
+	return out, e.attach(op, out, nd)
+}
+
+// broadcast returns the shape of a binary op's result.
+func broadcast(op string, a, b *Tensor) ([]int, error) {
+	switch na, nb := a.Numel(), b.Numel(); {
+	case sameShape(a.shape, b.shape):
+		return a.shape, nil
+	case nb == 1:
+		return a.shape, nil
+	case na == 1:
+		return b.shape, nil
+	}
+	return nil, &Error{Op: op, Tensor: a.id, Msg: fmt.Sprintf("shapes %v and %v cannot be broadcast", a.shape, b.shape)}
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// at reads element i of a possibly broadcast operand.
+func at(x []float64, i int) float64 {
+	if len(x) == 1 {
+		return x[0]
+	}
+	return x[i]
+}
+
+// tracks reports whether an op on ins is recorded in the graph.
+func (e *Engine) tracks(ins ...*Tensor) bool {
+	if e.noGrad > 0 {
+		return false
+	}
+	for _, t := range ins {
+		if t.reqGrad {
+			return true
+		}
+	}
+	return false
+}
+
+// result makes an op's output tensor holding vals, outside any graph
+// until attach puts it in one.
+func (e *Engine) result(op string, shape []int, vals []float64) (*Tensor, error) {
+	out, err := e.fresh(op, shape)
+	if err != nil {
+		return nil, err
+	}
+	out.write(vals)
+	return out, nil
+}
+
+// unary applies f elementwise; what the node saves is its input (in) or
+// its output (!in), and df gives the derivative from x (input) and y
+// (output).
+func (a *Tensor) unary(op, name string, f func(float64) float64, savesInput bool, df func(x, y float64) float64) (*Tensor, error) {
+	if err := a.check(op); err != nil {
+		return nil, err
+	}
+	x := a.read()
+	vals := make([]float64, len(x))
+	for i := range x {
+		vals[i] = f(x[i])
+	}
+	e := a.e
+	out, err := e.result(op, a.shape, vals)
+	if err != nil || !e.tracks(a) {
+		return out, err
+	}
+	nd := e.newNode(name, []*Tensor{a}, nil)
+	if df == nil { // saves nothing: the derivative is a constant
+		nd.apply = func(g []float64, _ [][]float64) [][]float64 {
+			ga := make([]float64, len(g))
+			for i := range g {
+				ga[i] = -g[i]
+			}
+			return [][]float64{ga}
+		}
+		return out, e.attach(op, out, nd)
+	}
+	if err := e.attach(op, out, nd); err != nil {
+		return nil, err
+	}
+	s := a
+	if !savesInput {
+		s = out
+	}
+	if _, err := e.save(nd, s, !savesInput); err != nil {
+		return nil, err
+	}
+	nd.apply = func(g []float64, sv [][]float64) [][]float64 {
+		ga := make([]float64, len(g))
+		for i := range g {
+			if savesInput {
+				ga[i] = g[i] * df(sv[0][i], 0)
+			} else {
+				ga[i] = g[i] * df(0, sv[0][i])
+			}
+		}
+		return [][]float64{ga}
+	}
+	return out, nil
+}
+
+// Neg returns -a (NegBackward0; saves nothing).
+func (a *Tensor) Neg() (*Tensor, error) {
+	return a.unary("neg", "NegBackward0", func(x float64) float64 { return -x }, true, nil)
+}
+
+// Pow returns a**c for a constant c (PowBackward0; saves a).
+func (a *Tensor) Pow(c float64) (*Tensor, error) {
+	return a.unary("pow", "PowBackward0", func(x float64) float64 { return math.Pow(x, c) }, true,
+		func(x, _ float64) float64 {
+			if c == 0 {
+				return 0
+			}
+			return c * math.Pow(x, c-1)
+		})
+}
+
+// Relu returns max(a, 0) (ReluBackward0; saves its output).
+func (a *Tensor) Relu() (*Tensor, error) {
+	return a.unary("relu", "ReluBackward0", func(x float64) float64 { return max(x, 0) }, false,
+		func(_, y float64) float64 {
+			if y > 0 {
+				return 1
+			}
+			return 0
+		})
+}
+
+// Exp returns e**a (ExpBackward0; saves its output).
+func (a *Tensor) Exp() (*Tensor, error) {
+	return a.unary("exp", "ExpBackward0", math.Exp, false, func(_, y float64) float64 { return y })
+}
+
+// Log returns ln a (LogBackward0; saves a).
+func (a *Tensor) Log() (*Tensor, error) {
+	return a.unary("log", "LogBackward0", math.Log, true, func(x, _ float64) float64 { return 1 / x })
+}
+
+// Tanh returns tanh a (TanhBackward0; saves its output).
+func (a *Tensor) Tanh() (*Tensor, error) {
+	return a.unary("tanh", "TanhBackward0", math.Tanh, false, func(_, y float64) float64 { return 1 - y*y })
+}
+
+// Sum returns the sum of a's elements, a tensor of shape [] (SumBackward0;
+// saves nothing).
+func (a *Tensor) Sum() (*Tensor, error) {
+	if err := a.check("sum"); err != nil {
+		return nil, err
+	}
+	s := 0.0
+	for _, v := range a.read() {
+		s += v
+	}
+	e := a.e
+	out, err := e.result("sum", []int{}, []float64{s})
+	if err != nil || !e.tracks(a) {
+		return out, err
+	}
+	n := a.Numel()
+	nd := e.newNode("SumBackward0", []*Tensor{a}, func(g []float64, _ [][]float64) [][]float64 {
+		ga := make([]float64, n)
+		for i := range ga {
+			ga[i] = g[0]
+		}
+		return [][]float64{ga}
+	})
+	return out, e.attach("sum", out, nd)
+}
+
+// Matmul returns the matrix product of a [n,k] and b [k,m] (MmBackward0;
+// saves b if a requires grad and a if b does).
+func (a *Tensor) Matmul(b *Tensor) (*Tensor, error) {
+	if err := first(a.check("matmul"), b.check("matmul")); err != nil {
+		return nil, err
+	}
+	if len(a.shape) != 2 || len(b.shape) != 2 || a.shape[1] != b.shape[0] {
+		return nil, &Error{Op: "matmul", Tensor: a.id, Msg: fmt.Sprintf("mat1 and mat2 shapes cannot be multiplied (%v and %v)", a.shape, b.shape)}
+	}
+	n, k, m := a.shape[0], a.shape[1], b.shape[1]
+	x, y := a.read(), b.read()
+	e := a.e
+	out, err := e.result("matmul", []int{n, m}, mm(x, y, n, k, m, false, false))
+	if err != nil || !e.tracks(a, b) {
+		return out, err
+	}
+	nd := e.newNode("MmBackward0", []*Tensor{a, b}, nil)
+	ia, ib := -1, -1
+	if b.reqGrad {
+		ia, err = e.save(nd, a, false)
+	}
+	if a.reqGrad && err == nil {
+		ib, err = e.save(nd, b, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	nd.apply = func(g []float64, sv [][]float64) [][]float64 {
+		var ga, gb []float64
+		if ib >= 0 {
+			ga = mm(g, sv[ib], n, m, k, false, true) // g [n,m] x bᵀ [m,k]
+		}
+		if ia >= 0 {
+			gb = mm(sv[ia], g, k, n, m, true, false) // aᵀ [k,n] x g [n,m]
+		}
+		return [][]float64{ga, gb}
+	}
+	return out, e.attach("matmul", out, nd)
+}
+
+// mm multiplies p [r,q] by s [q,c], either read transposed (stored as
+// [q,r] or [c,q]).
+func mm(p, s []float64, r, q, c int, tp, ts bool) []float64 {
+	out := make([]float64, r*c)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			sum := 0.0
+			for l := 0; l < q; l++ {
+				pv := p[i*q+l]
+				if tp {
+					pv = p[l*r+i]
+				}
+				sv := s[l*c+j]
+				if ts {
+					sv = s[j*q+l]
+				}
+				sum += pv * sv
+			}
+			out[i*c+j] = sum
+		}
+	}
+	return out
+}

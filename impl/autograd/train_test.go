@@ -1,0 +1,217 @@
+package autograd_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/autograd"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// liveBytes follows a runtime's trace: bytes allocated and not yet
+// freed. It reads the recorded events only, not the engine's books.
+type liveBytes struct {
+	sizes map[traces.Addr]uint64
+	live  uint64
+}
+
+func (l *liveBytes) record(ev traces.Event) {
+	switch ev.Op {
+	case traces.OpAlloc:
+		l.sizes[ev.Addr] = ev.Size
+		l.live += ev.Size
+	case traces.OpFree:
+		l.live -= l.sizes[ev.Addr]
+		delete(l.sizes, ev.Addr)
+	}
+}
+
+// trainer is the seed's training loop in small (its N-Queens solver:
+// parameters, a loss built each epoch, backward, an update, grads
+// cleared): a 4x4 weight and a bias fit tanh(x·W + b) to a target.
+type trainer struct {
+	e      *autograd.Engine
+	w, b   *autograd.Tensor
+	x, y   *autograd.Tensor
+	fwd    time.Duration
+	bwd    time.Duration
+	timing bool
+}
+
+func newTrainer(rec func(traces.Event), faults ...autograd.Fault) (*trainer, error) {
+	rt := impl.New(impl.Config{Record: rec})
+	e, err := autograd.New(rt, autograd.Config{Faults: faults})
+	if err != nil {
+		return nil, err
+	}
+	tr := &trainer{e: e}
+	if err := e.ScopeEnter(); err != nil { // the parameters' scope
+		return nil, err
+	}
+	mk := func(shape []int, req bool, f func(i int) float64) *autograd.Tensor {
+		if err != nil {
+			return nil
+		}
+		vals := make([]float64, shape[0]*shape[1])
+		for i := range vals {
+			vals[i] = f(i)
+		}
+		var t *autograd.Tensor
+		t, err = e.Leaf(shape, vals, req)
+		return t
+	}
+	tr.w = mk([]int{4, 4}, true, func(i int) float64 { return float64(i%5)/10 - 0.2 })
+	tr.b = mk([]int{1, 4}, true, func(int) float64 { return 0 })
+	tr.x = mk([]int{1, 4}, false, func(i int) float64 { return float64(i) / 4 })
+	tr.y = mk([]int{1, 4}, false, func(i int) float64 { return 0.5 - float64(i)/8 })
+	return tr, err
+}
+
+// epoch runs one training step in a scope of its own and returns the loss.
+func (tr *trainer) epoch(lr float64) (float64, error) {
+	e := tr.e
+	if err := e.ScopeEnter(); err != nil {
+		return 0, err
+	}
+	var err error
+	do := func(t *autograd.Tensor, e error) *autograd.Tensor {
+		if err == nil {
+			err = e
+		}
+		return t
+	}
+	t0 := time.Now()
+	h := do(do(tr.x.Matmul(tr.w)).Add(tr.b))
+	d := do(do(h.Tanh()).Sub(tr.y))
+	loss := do(do(d.Pow(2)).Sum())
+	if err != nil {
+		return 0, err
+	}
+	v, err := loss.Item()
+	t1 := time.Now()
+	if err == nil {
+		err = loss.Backward(false)
+	}
+	t2 := time.Now()
+	tr.fwd += t1.Sub(t0)
+	tr.bwd += t2.Sub(t1)
+	if err != nil {
+		return 0, err
+	}
+	err = e.NoGrad(func() error {
+		for _, p := range []*autograd.Tensor{tr.w, tr.b} {
+			if err := p.AddInPlace(p.Grad(), -lr); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = e.ClearGrads()
+	}
+	if err == nil {
+		err = e.ScopeExit()
+	}
+	return v, err
+}
+
+// TestEpochLiveBytes: live bytes after each of 1,000 epochs are flat
+// after the first epoch; under the over-retention fault of 4419a90 they
+// grow by the same amount every epoch. WRITE_REPORT=1 writes the curve
+// to reports/autograd-epochs.csv.
+func TestEpochLiveBytes(t *testing.T) {
+	const epochs = 1000
+	run := func(faults ...autograd.Fault) ([]uint64, float64) {
+		l := &liveBytes{sizes: map[traces.Addr]uint64{}}
+		tr, err := newTrainer(l.record, faults...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]uint64, epochs)
+		var loss float64
+		for i := range out {
+			if loss, err = tr.epoch(0.1); err != nil {
+				t.Fatalf("epoch %d: %v", i, err)
+			}
+			out[i] = l.live
+		}
+		return out, loss
+	}
+	good, loss := run()
+	bad, _ := run(autograd.FaultStructRetain)
+	if loss > 1e-3 {
+		t.Errorf("loss after %d epochs %g: the loop does not train", epochs, loss)
+	}
+	for i := 1; i < epochs; i++ {
+		if good[i] != good[0] {
+			t.Fatalf("correct engine: %d live bytes after epoch %d, %d after epoch 1", good[i], i+1, good[0])
+		}
+	}
+	per := bad[1] - bad[0]
+	for i := 1; i < epochs; i++ {
+		if bad[i]-bad[i-1] != per || per == 0 {
+			t.Fatalf("over-retention: growth %d at epoch %d, want %d every epoch (linear)", bad[i]-bad[i-1], i+1, per)
+		}
+	}
+	t.Logf("correct: %d live bytes after every epoch; over-retention: +%d bytes per epoch, %d after %d", good[0], per, bad[epochs-1], epochs)
+	if os.Getenv("WRITE_REPORT") != "" {
+		var b strings.Builder
+		b.WriteString("epoch,correct_live_bytes,struct_retain_live_bytes\n")
+		for i := range good {
+			fmt.Fprintf(&b, "%d,%d,%d\n", i+1, good[i], bad[i])
+		}
+		if err := os.WriteFile("../../reports/autograd-epochs.csv", []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("../../reports/autograd-epochs.svg", []byte(plot(good, bad)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTrainingStep: one epoch (forward, backward, update, clear);
+// reports allocations per step and backward time over forward time.
+func BenchmarkTrainingStep(b *testing.B) {
+	tr, err := newTrainer(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tr.epoch(0.1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(tr.bwd)/float64(tr.fwd), "bwd/fwd")
+}
+
+// plot draws both curves of live bytes per epoch as an SVG line chart.
+func plot(good, bad []uint64) string {
+	const w, h, p = 640, 320, 50
+	top := max(bad[len(bad)-1], good[0], 1)
+	line := func(v []uint64) string {
+		var b strings.Builder
+		for i := 0; i < len(v); i += 10 {
+			x := p + float64(w-2*p)*float64(i)/float64(len(v)-1)
+			y := h - p - float64(h-2*p)*float64(v[i])/float64(top)
+			fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
+		}
+		return b.String()
+	}
+	return fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" width="%[1]d" height="%[2]d" font-family="sans-serif" font-size="12">
+<rect width="%[1]d" height="%[2]d" fill="white"/>
+<line x1="%[3]d" y1="%[4]d" x2="%[5]d" y2="%[4]d" stroke="black"/>
+<line x1="%[3]d" y1="%[3]d" x2="%[3]d" y2="%[4]d" stroke="black"/>
+<text x="%[6]d" y="%[7]d" text-anchor="middle">epoch (1 to %[8]d)</text>
+<text x="10" y="%[9]d">live bytes (0 to %[10]d)</text>
+<polyline fill="none" stroke="crimson" stroke-width="2" points="%[11]s"/>
+<polyline fill="none" stroke="seagreen" stroke-width="2" points="%[12]s"/>
+<text x="%[13]d" y="%[14]d" fill="crimson">autograd-struct-retain (4419a90): +%[15]d bytes/epoch</text>
+<text x="%[13]d" y="%[16]d" fill="seagreen">correct: %[17]d bytes, flat</text>
+</svg>
+`, w, h, p, h-p, w-p, w/2, h-15, len(good), p-10, top, line(bad), line(good), w-p-300, p+10, bad[1]-bad[0], h-p-10, good[0])
+}

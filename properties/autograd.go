@@ -1,0 +1,250 @@
+package properties
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/autograd"
+	"github.com/tlcheck/tlcheck/model"
+)
+
+// An autograd program is a list of steps over a pool of tensors, each
+// naming its operands by index into the pool (modulo its length). It is
+// run on an autograd engine over a recording impl.Runtime, and judged by
+// three oracles, none of them the engine: the model, replaying the
+// trace (every buffer freed once, none used after, none left at end); a
+// shadow of the version groups (an in-place op bumps every alias in its
+// storage's group by one and nothing else; .data starts a group); and
+// ClearGrads leaving no grad. Refusals (*autograd.Error) are allowed;
+// a misuse of the runtime (*impl.Error) is a bug of the engine.
+type agStep struct {
+	Kind int // see agKinds
+	A, B int
+	F    float64
+}
+
+var agKinds = []string{"leaf", "add", "mul", "div", "sub", "exp", "tanh", "relu", "pow", "neg", "log", "sum",
+	"reshape", "slice", "detach", "data", "add_", "mul_", "zero_", "backward", "backward-retain",
+	"zero_grad", "clear_grads", "scope_enter", "scope_exit", "free_graph"}
+
+func (s agStep) String() string {
+	return fmt.Sprintf("%s(%d,%d,%g)", agKinds[s.Kind], s.A, s.B, s.F)
+}
+
+// agTensor is a pool entry with its shadow version group.
+type agTensor struct {
+	t     *autograd.Tensor
+	group int
+	leaf  bool
+	ins   []int // pool indices of its operands: the shadow of the graph
+	// consumed: a backward without retain_graph, a detach or a
+	// free_graph downstream has handed it to the graph engine to free;
+	// the teardown drops only the graphs the program still holds.
+	consumed bool
+}
+
+// runAutograd runs prog and returns the first breach an oracle finds.
+func runAutograd(faults []autograd.Fault, prog []agStep) error {
+	var rec impl.Recording
+	rt := impl.New(impl.Config{Record: rec.Record})
+	e, err := autograd.New(rt, autograd.Config{Faults: faults, Record: rec.Record})
+	if err != nil {
+		return err
+	}
+	var pool []agTensor
+	groups, depth := 0, 0
+	newGroup := func() int { groups++; return groups }
+	runtimeBug := func(i int, err error) error {
+		var ie *impl.Error
+		if errors.As(err, &ie) {
+			return fmt.Errorf("step %d: the engine misused the runtime: %w", i, err)
+		}
+		return nil
+	}
+	_ = e.ScopeEnter()
+	depth++
+	for i, s := range prog {
+		pick := func(k int) *agTensor {
+			if len(pool) == 0 {
+				return nil
+			}
+			return &pool[k%len(pool)]
+		}
+		a, b := pick(s.A), pick(s.B)
+		ia, ib := 0, 0
+		if len(pool) > 0 {
+			ia, ib = s.A%len(pool), s.B%len(pool)
+		}
+		var ins []int
+		add := func(t *autograd.Tensor, err error, group ...int) error {
+			if len(group) == 0 {
+				group = append(group, newGroup())
+			}
+			if err == nil && t != nil {
+				pool = append(pool, agTensor{t: t, group: group[0], ins: ins})
+			}
+			return err
+		}
+		var consume func(int)
+		consume = func(j int) {
+			if pool[j].consumed {
+				return
+			}
+			pool[j].consumed = true
+			for _, k := range pool[j].ins {
+				consume(k)
+			}
+		}
+		switch agKinds[s.Kind] {
+		case "add", "mul", "div", "sub":
+			ins = []int{ia, ib}
+		case "exp", "tanh", "relu", "neg", "log", "sum", "pow", "reshape", "slice":
+			ins = []int{ia}
+		}
+		var err error
+		switch k := agKinds[s.Kind]; {
+		case k == "leaf":
+			t, lerr := e.Leaf([]int{2}, []float64{s.F, 1 - s.F}, s.A%2 == 0)
+			err = add(t, lerr, newGroup())
+			if err == nil {
+				pool[len(pool)-1].leaf = true
+			}
+		case a == nil:
+			continue
+		case k == "add" || k == "mul" || k == "div" || k == "sub":
+			f := map[string]func(*autograd.Tensor) (*autograd.Tensor, error){"add": a.t.Add, "mul": a.t.Mul, "div": a.t.Div, "sub": a.t.Sub}[k]
+			t, oerr := f(b.t)
+			err = add(t, oerr, newGroup())
+		case k == "exp" || k == "tanh" || k == "relu" || k == "neg" || k == "log" || k == "sum":
+			f := map[string]func() (*autograd.Tensor, error){"exp": a.t.Exp, "tanh": a.t.Tanh, "relu": a.t.Relu, "neg": a.t.Neg, "log": a.t.Log, "sum": a.t.Sum}[k]
+			t, oerr := f()
+			err = add(t, oerr, newGroup())
+		case k == "pow":
+			t, oerr := a.t.Pow(2)
+			err = add(t, oerr, newGroup())
+		case k == "reshape":
+			t, oerr := a.t.Reshape(a.t.Numel())
+			err = add(t, oerr, a.group)
+		case k == "slice":
+			t, oerr := a.t.Slice(0, 1)
+			err = add(t, oerr, a.group)
+		case k == "detach":
+			t, oerr := a.t.Detach()
+			if oerr == nil {
+				consume(ia)
+			}
+			err = add(t, oerr, a.group)
+		case k == "data":
+			t, oerr := a.t.Data()
+			err = add(t, oerr, newGroup())
+		case k == "add_" || k == "mul_" || k == "zero_":
+			before := make([]int, len(pool))
+			for j, p := range pool {
+				before[j] = p.t.Version()
+			}
+			switch k {
+			case "add_":
+				err = a.t.AddInPlace(b.t, s.F)
+			case "mul_":
+				err = a.t.MulInPlace(s.F)
+			default:
+				err = a.t.ZeroInPlace()
+			}
+			// The shadow does not follow a rebase: tensors made from
+			// a before this op keep pointing at its old history, which
+			// is all that freeing them frees.
+			for j, p := range pool[:len(before)] {
+				want := before[j]
+				if err == nil && p.group == a.group {
+					want++
+				}
+				if got := p.t.Version(); got != want {
+					return fmt.Errorf("step %d %v: tensor %d (group %d) at version %d, want %d", i, s, p.t.ID(), p.group, got, want)
+				}
+			}
+		case k == "backward" || k == "backward-retain":
+			// The root is a's sum where a has more than one element,
+			// so that most backwards run.
+			root := ia
+			if a.t.Numel() != 1 {
+				ins = []int{ia}
+				if err = add(a.t.Sum()); err != nil {
+					break
+				}
+				root = len(pool) - 1
+			}
+			err = pool[root].t.Backward(k == "backward-retain")
+			if err == nil && k == "backward" {
+				consume(root)
+			}
+		case k == "zero_grad":
+			err = e.ZeroGrad(a.t)
+		case k == "clear_grads":
+			err = e.ClearGrads()
+			for _, p := range pool {
+				if p.leaf && p.t.Grad() != nil {
+					return fmt.Errorf("step %d %v: tensor %d keeps a grad after ClearGrads", i, s, p.t.ID())
+				}
+			}
+		case k == "scope_enter":
+			err = e.ScopeEnter()
+			depth++
+		case k == "scope_exit":
+			if depth > 1 {
+				err = e.ScopeExit()
+				depth--
+			}
+		case k == "free_graph":
+			err = e.FreeGraph(a.t)
+			consume(ia)
+		}
+		if bug := runtimeBug(i, err); bug != nil {
+			return bug
+		}
+	}
+	// Teardown: free every graph still alive, close every scope.
+	for _, p := range pool {
+		if p.t.Alive() && p.t.GradFn() != "" && !p.consumed {
+			if bug := runtimeBug(len(prog), e.FreeGraph(p.t)); bug != nil {
+				return bug
+			}
+		}
+	}
+	for ; depth > 0; depth-- {
+		if bug := runtimeBug(len(prog), e.ScopeExit()); bug != nil {
+			return bug
+		}
+	}
+	if bug := runtimeBug(len(prog), e.End()); bug != nil {
+		return bug
+	}
+	rep, err := model.Replay(rec.Source())
+	if err != nil {
+		return err
+	}
+	if len(rep.Violations) > 0 {
+		v := rep.Violations[0]
+		return fmt.Errorf("the model: %s at event %d: %s", v.Kind, v.Event, v.Message)
+	}
+	return nil
+}
+
+// drawStep draws one step from r.
+func drawStep(r *rand.Rand, kinds int) agStep {
+	return agStep{Kind: r.IntN(kinds), A: r.IntN(8), B: r.IntN(8), F: float64(r.IntN(7)-3) / 2}
+}
+
+// RunAutogradBytes decodes data as an autograd program, four bytes a step
+// (the kind, two operands, a constant), runs it on a correct engine and
+// returns the first breach the oracles find: FuzzAutogradProgram's
+// property.
+func RunAutogradBytes(data []byte) error {
+	prog := make([]agStep, 0, len(data)/4)
+	for ; len(data) >= 4 && len(prog) < 64; data = data[4:] {
+		prog = append(prog, agStep{Kind: int(data[0]) % len(agKinds), A: int(data[1] % 8), B: int(data[2] % 8),
+			F: float64(int(data[3]%7)-3) / 2})
+	}
+	return runAutograd(nil, prog)
+}

@@ -1,0 +1,306 @@
+package properties
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
+	"pgregory.net/rapid"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/autograd"
+	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// TestAutogradRapid: every generated program is clean on the correct engine.
+func TestAutogradRapid(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		prog := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) agStep {
+			return agStep{
+				Kind: rapid.IntRange(0, len(agKinds)-1).Draw(t, "kind"),
+				A:    rapid.IntRange(0, 7).Draw(t, "a"),
+				B:    rapid.IntRange(0, 7).Draw(t, "b"),
+				F:    float64(rapid.IntRange(-3, 3).Draw(t, "f")) / 2,
+			}
+		}), 1, 40).Draw(t, "prog")
+		if err := runAutograd(nil, prog); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestAutogradFaultsCaught: for every fault of autograd.Catalog, random
+// programs find a breach, and the shortest breach found within the
+// budget is reported (shrunk by dropping steps while it still fails).
+func TestAutogradFaultsCaught(t *testing.T) {
+	for _, fi := range autograd.Catalog() {
+		t.Run(string(fi.Name), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, uint64(len(fi.Name))))
+			var found []agStep
+			var why error
+			for try := 0; try < 3000 && found == nil; try++ {
+				prog := make([]agStep, 1+r.IntN(30))
+				for i := range prog {
+					prog[i] = drawStep(r, len(agKinds))
+				}
+				if err := runAutograd(nil, prog); err != nil {
+					t.Fatalf("the correct engine fails %v: %v", prog, err)
+				}
+				if err := runAutograd([]autograd.Fault{fi.Name}, prog); err != nil {
+					found, why = prog, err
+				}
+			}
+			if found == nil {
+				t.Fatalf("not caught in 3000 programs")
+			}
+			for i := 0; i < len(found); {
+				shorter := append(append([]agStep{}, found[:i]...), found[i+1:]...)
+				if err := runAutograd([]autograd.Fault{fi.Name}, shorter); err != nil {
+					found, why = shorter, err
+					continue
+				}
+				i++
+			}
+			names := make([]string, len(found))
+			for i, s := range found {
+				names[i] = s.String()
+			}
+			t.Logf("caught by %s: %s", strings.Join(names, "; "), why)
+		})
+	}
+}
+
+// TestGradientsFiniteDifferences: on random expressions of one-element
+// leaves, backward's gradient equals the central difference
+// (f(x+h)-f(x-h))/2h with h = 1e-6. Its error is the truncation,
+// h²·f”'/6 ≈ 1e-12·f”', plus rounding, ε·|f|/h ≈ 2e-16·|f|/1e-6 ≈
+// 2e-10·|f|: a relative tolerance of 1e-5 (absolute below 1e-5) leaves
+// room for third derivatives and values up to about 1e4, which the
+// expression's bounded leaves and guarded ops keep to.
+func TestGradientsFiniteDifferences(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := 3
+		x0 := make([]float64, n)
+		for i := range x0 {
+			x0[i] = rapid.Float64Range(0.5, 2).Draw(t, "x")
+		}
+		ops := rapid.SliceOfN(rapid.IntRange(0, 8), 1, 8).Draw(t, "ops")
+		args := rapid.SliceOfN(rapid.IntRange(0, 63), len(ops), len(ops)).Draw(t, "args")
+		eval := func(xs []float64, grads bool) (float64, []float64) {
+			e, err := autograd.New(impl.New(impl.Config{}), autograd.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			must := func(v *autograd.Tensor, err error) *autograd.Tensor {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+			_ = e.ScopeEnter()
+			vals := []*autograd.Tensor{}
+			for _, x := range xs {
+				vals = append(vals, must(e.Leaf([]int{1}, []float64{x}, true)))
+			}
+			leaves := append([]*autograd.Tensor{}, vals...)
+			for k, op := range ops {
+				a, b := vals[args[k]%len(vals)], vals[(args[k]/8)%len(vals)]
+				var v *autograd.Tensor
+				switch op {
+				case 0:
+					v = must(a.Add(b))
+				case 1:
+					v = must(a.Sub(b))
+				case 2:
+					v = must(must(a.Tanh()).Mul(b))
+				case 3: // a / (1 + b²): never divides by zero
+					v = must(a.Div(must(must(b.Pow(2)).Add(must(e.Scalar(1))))))
+				case 4:
+					v = must(must(a.Tanh()).Exp())
+				case 5: // log(1 + a²)
+					v = must(must(must(a.Pow(2)).Add(must(e.Scalar(1)))).Log())
+				case 6:
+					v = must(a.Tanh())
+				case 7:
+					v = must(a.Neg())
+				case 8: // relu, kept away from its kink
+					v = must(must(a.Add(must(e.Scalar(10)))).Relu())
+				}
+				vals = append(vals, v)
+			}
+			y := must(vals[len(vals)-1].Sum())
+			f, _ := y.Item()
+			if !grads {
+				return f, nil
+			}
+			if !y.RequiresGrad() {
+				return f, make([]float64, len(xs))
+			}
+			if err := y.Backward(false); err != nil {
+				t.Fatal(err)
+			}
+			g := make([]float64, len(xs))
+			for i, l := range leaves {
+				if l.Grad() != nil {
+					gv, _ := l.Grad().Values()
+					g[i] = gv[0]
+				}
+			}
+			return f, g
+		}
+		_, g := eval(x0, true)
+		const h = 1e-6
+		for i := range x0 {
+			xp := append([]float64{}, x0...)
+			xm := append([]float64{}, x0...)
+			xp[i] += h
+			xm[i] -= h
+			fp, _ := eval(xp, false)
+			fm, _ := eval(xm, false)
+			fd := (fp - fm) / (2 * h)
+			if math.Abs(fd-g[i]) > 1e-5*max(1, math.Abs(fd)) {
+				t.Fatalf("d/dx%d: backward %g, central difference %g", i, g[i], fd)
+			}
+		}
+	})
+}
+
+// TestAutogradSavedModified: an in-place op through a view of a saved
+// tensor. The correct engine refuses the backward in PyTorch's words and
+// unpacks nothing, so the model finds nothing; with a view that keeps a
+// version counter of its own the engine unpacks the modified tensor, and
+// the model, counting bumps by the storage's identity, reports
+// saved-modified.
+func TestAutogradSavedModified(t *testing.T) {
+	for _, c := range []struct {
+		faults  []autograd.Fault
+		refused bool
+		kind    traces.Kind
+	}{
+		{nil, true, ""},
+		{[]autograd.Fault{autograd.FaultViewOwnVersion}, false, traces.SavedModified},
+	} {
+		var rec impl.Recording
+		rt := impl.New(impl.Config{Record: rec.Record})
+		e, err := autograd.New(rt, autograd.Config{Faults: c.faults, Record: rec.Record})
+		if err != nil {
+			t.Fatal(err)
+		}
+		must := func(v *autograd.Tensor, err error) *autograd.Tensor {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		_ = e.ScopeEnter()
+		x := must(e.Leaf([]int{2}, []float64{1, 2}, false))
+		w := must(e.Leaf([]int{2}, []float64{3, 4}, true))
+		v := must(x.Reshape(2))
+		y := must(w.Mul(x)) // saves x
+		if err := v.AddInPlace(must(e.Scalar(1)), 1); err != nil {
+			t.Fatal(err)
+		}
+		s := must(y.Sum())
+		err = s.Backward(false)
+		if refused := err != nil; refused != c.refused {
+			t.Errorf("faults %v: backward refused %t (%v), want %t", c.faults, refused, err, c.refused)
+		}
+		if err != nil {
+			_ = e.FreeGraph(s)
+		}
+		_ = e.ScopeExit()
+		_ = e.End()
+		rep, err := model.Replay(rec.Source())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []traces.Kind
+		for _, v := range rep.Violations {
+			kinds = append(kinds, v.Kind)
+		}
+		if c.kind == "" && len(kinds) != 0 || c.kind != "" && (len(kinds) != 1 || kinds[0] != c.kind) {
+			t.Errorf("faults %v: the model reports %v, want %q", c.faults, kinds, c.kind)
+		}
+	}
+}
+
+// TestAutogradTrainingClean: a training loop (forward, backward, an
+// update of the leaves under NoGrad, ClearGrads, the epoch's scope
+// closed) replays clean: the updates bump the leaves with kind "no_grad",
+// which the model allows on a leaf that requires grad.
+func TestAutogradTrainingClean(t *testing.T) {
+	var rec impl.Recording
+	rt := impl.New(impl.Config{Record: rec.Record})
+	e, err := autograd.New(rt, autograd.Config{Record: rec.Record})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(v *autograd.Tensor, err error) *autograd.Tensor {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	_ = e.ScopeEnter()
+	w := must(e.Leaf([]int{2, 2}, []float64{0.1, -0.2, 0.3, 0.4}, true))
+	x := must(e.Leaf([]int{1, 2}, []float64{1, 2}, false))
+	for range 20 {
+		if err := e.ScopeEnter(); err != nil {
+			t.Fatal(err)
+		}
+		loss := must(must(must(x.Matmul(w)).Tanh()).Sum())
+		if err := loss.Backward(false); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.NoGrad(func() error { return w.AddInPlace(w.Grad(), -0.1) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := first(e.ClearGrads(), e.ScopeExit()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := first(e.ScopeExit(), e.End()); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := model.Replay(rec.Source())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Violations) != 0 || !rep.Complete {
+		t.Errorf("violations %v, complete %t", rep.Violations, rep.Complete)
+	}
+}
+
+func first(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestAutogradGopter states the main property in gopter's terms, as a
+// second, independent engine: every generated autograd program is clean
+// on the correct engine.
+func TestAutogradGopter(t *testing.T) {
+	params := gopter.DefaultTestParameters()
+	params.MinSuccessfulTests = 200
+	props := gopter.NewProperties(params)
+	step := gopter.CombineGens(gen.IntRange(0, len(agKinds)-1), gen.IntRange(0, 7), gen.IntRange(0, 7), gen.IntRange(-3, 3)).
+		Map(func(v []interface{}) agStep {
+			return agStep{Kind: v[0].(int), A: v[1].(int), B: v[2].(int), F: float64(v[3].(int)) / 2}
+		})
+	props.Property("autograd programs replay clean", prop.ForAll(func(prog []agStep) string {
+		if err := runAutograd(nil, prog); err != nil {
+			return err.Error()
+		}
+		return ""
+	}, gen.SliceOf(step)))
+	props.TestingRun(t)
+}
