@@ -13,7 +13,8 @@
 // reports/replay.md (atomically: a temporary file renamed into place).
 // Then it replays a generated trace of 2 million leaks three ways and
 // writes reports/leaks.md. -only leaks writes that report alone (it needs
-// no more than Go).
+// no more than Go); -only benches runs the runtime layers' benchmarks and
+// writes reports/benchmarks.md.
 //
 // It needs Linux, gcc, glibc's libc_malloc_debug.so.0 and mtrace script,
 // and python3; it is never run by go test. The report is regenerated, never
@@ -37,13 +38,21 @@ func main() {
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
-	only := flag.String("only", "", `"leaks": write only the leak-scale report`)
+	only := flag.String("only", "", `"leaks": write only the leak-scale report; "benches": only the layers' benchmarks`)
+	benchesOut := flag.String("benches-out", filepath.Join("reports", "benchmarks.md"), "the layers' benchmarks report to write")
 	leaksOut := flag.String("leaks-out", filepath.Join("reports", "leaks.md"), "leak-scale report to write")
 	leaks := flag.Int("leaks", 2_000_000, "leaked blocks in the leak-scale trace")
 	flag.Parse()
-	if *only != "" && *only != "leaks" {
-		fmt.Fprintln(os.Stderr, `gen: -only takes "leaks"`)
+	if *only != "" && *only != "leaks" && *only != "benches" {
+		fmt.Fprintln(os.Stderr, `gen: -only takes "leaks" or "benches"`)
 		os.Exit(2)
+	}
+	if *only == "benches" {
+		if err := writeLayerBenches(*benchesOut, 3); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := generate(*out, *leaksOut, *only, *iterations, *runs, *benchCount, *leaks, *keep, *pgo); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
