@@ -38,13 +38,13 @@ func main() {
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
-	only := flag.String("only", "", `"leaks": write only the leak-scale report; "benches": only the layers' benchmarks`)
+	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks`)
 	benchesOut := flag.String("benches-out", filepath.Join("reports", "benchmarks.md"), "the layers' benchmarks report to write")
 	leaksOut := flag.String("leaks-out", filepath.Join("reports", "leaks.md"), "leak-scale report to write")
 	leaks := flag.Int("leaks", 2_000_000, "leaked blocks in the leak-scale trace")
 	flag.Parse()
-	if *only != "" && *only != "leaks" && *only != "benches" {
-		fmt.Fprintln(os.Stderr, `gen: -only takes "leaks" or "benches"`)
+	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" {
+		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks" or "benches"`)
 		os.Exit(2)
 	}
 	if *only == "benches" {
@@ -147,6 +147,9 @@ func generate(out, leaksOut, only string, iterations, runs, benchCount, leaks in
 	step("writing %s", out)
 	if err := atomicfile.Replace(out, render(f)); err != nil {
 		return err
+	}
+	if only == "replay" {
+		return nil
 	}
 	return writeLeakScale(tlcheck, work, leaksOut, leaks, runs)
 }
