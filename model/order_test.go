@@ -1,14 +1,14 @@
-package model
+package model_test
 
 import (
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -32,7 +32,7 @@ func TestReplayFuncOrder(t *testing.T) {
 		}
 		h := traces.Header{Effects: true}
 
-		c := New(h)
+		c := model.New(h)
 		var want []traces.Violation
 		for i := range evs {
 			vs, err := c.Step(&evs[i], traces.Pos{Event: i, Line: i + 2})
@@ -45,7 +45,7 @@ func TestReplayFuncOrder(t *testing.T) {
 		slices.SortStableFunc(want, func(a, b traces.Violation) int { return a.Event - b.Event })
 
 		var got []traces.Violation
-		rep, err := ReplayFunc(&sliceSource{h: h, evs: evs}, func(v traces.Violation, size uint64) {
+		rep, err := model.ReplayFunc(&sliceSource{h: h, evs: evs}, func(v traces.Violation, size uint64) {
 			got = append(got, v)
 			if v.Object != 0 && size != 64 {
 				t.Errorf("seed %d: %s at event %d names a thing of %d bytes, want 64", seed, v.Kind, v.Event, size)
@@ -61,22 +61,4 @@ func TestReplayFuncOrder(t *testing.T) {
 			t.Fatalf("seed %d: ReplayFunc's order differs from Step's, sorted (-want +got):\n%s", seed, diff)
 		}
 	}
-}
-
-// sliceSource is a traces.Source over events in memory.
-type sliceSource struct {
-	h   traces.Header
-	evs []traces.Event
-	i   int
-}
-
-func (s *sliceSource) Header() traces.Header { return s.h }
-func (s *sliceSource) Pos() traces.Pos       { return traces.Pos{Event: s.i - 1, Line: s.i + 1} }
-func (s *sliceSource) Next(ev *traces.Event) error {
-	if s.i == len(s.evs) {
-		return io.EOF
-	}
-	*ev = s.evs[s.i]
-	s.i++
-	return nil
 }

@@ -237,14 +237,14 @@ func drawStep(r *rand.Rand, kinds int) agStep {
 }
 
 // RunAutogradBytes decodes data as an autograd program, four bytes a step
-// (the kind, two operands, a constant), runs it on a correct engine and
-// returns the first breach the oracles find: FuzzAutogradProgram's
-// property.
-func RunAutogradBytes(data []byte) error {
+// (the kind, two operands, a constant), runs it on an engine with faults
+// on (none: the correct one) and returns the first breach the oracles
+// find: FuzzAutogradProgram's property.
+func RunAutogradBytes(data []byte, faults ...autograd.Fault) error {
 	prog := make([]agStep, 0, len(data)/4)
 	for ; len(data) >= 4 && len(prog) < 64; data = data[4:] {
 		prog = append(prog, agStep{Kind: int(data[0]) % len(agKinds), A: int(data[1] % 8), B: int(data[2] % 8),
 			F: float64(int(data[3]%7)-3) / 2})
 	}
-	return runAutograd(nil, prog)
+	return runAutograd(faults, prog)
 }

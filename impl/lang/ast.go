@@ -154,3 +154,41 @@ func (*BlockExpr) expr() {}
 
 // structSize is the bytes of a struct with n fields: 0, NULL, for none.
 func structSize(n int) uint64 { return 8 * uint64(n) }
+
+// inspect visits every statement of body and of the bodies nested in it,
+// in order, calling stmt (if not nil) on each, and expr (if not nil) on
+// the value of each let and assignment; the bodies of if and block
+// expressions are visited where their value is.
+func inspect(body []Stmt, stmt func(Stmt), expr func(Expr)) {
+	for _, s := range body {
+		if stmt != nil {
+			stmt(s)
+		}
+		switch s := s.(type) {
+		case *Let:
+			inspectExpr(s.X, stmt, expr)
+		case *Assign:
+			inspectExpr(s.X, stmt, expr)
+		case *If:
+			inspect(s.Then, stmt, expr)
+			inspect(s.Else, stmt, expr)
+		case *Loop:
+			inspect(s.Body, stmt, expr)
+		case *Block:
+			inspect(s.Body, stmt, expr)
+		}
+	}
+}
+
+func inspectExpr(x Expr, stmt func(Stmt), expr func(Expr)) {
+	if expr != nil {
+		expr(x)
+	}
+	switch x := x.(type) {
+	case *IfExpr:
+		inspect(x.Then, stmt, expr)
+		inspect(x.Else, stmt, expr)
+	case *BlockExpr:
+		inspect(x.Body, stmt, expr)
+	}
+}

@@ -189,36 +189,6 @@ func (p *Program) usedStructs() map[int]bool {
 			used[t.Struct] = true
 		}
 	}
-	var body func([]Stmt)
-	var expr func(Expr)
-	expr = func(x Expr) {
-		switch x := x.(type) {
-		case *StructLit:
-			used[x.Type] = true
-		case *IfExpr:
-			body(x.Then)
-			body(x.Else)
-		case *BlockExpr:
-			body(x.Body)
-		}
-	}
-	body = func(b []Stmt) {
-		for _, s := range b {
-			switch s := s.(type) {
-			case *Let:
-				expr(s.X)
-			case *Assign:
-				expr(s.X)
-			case *If:
-				body(s.Then)
-				body(s.Else)
-			case *Loop:
-				body(s.Body)
-			case *Block:
-				body(s.Body)
-			}
-		}
-	}
 	for _, f := range p.Funcs {
 		for _, q := range f.Params {
 			note(q.Type)
@@ -226,7 +196,11 @@ func (p *Program) usedStructs() map[int]bool {
 		if f.Result != nil {
 			note(*f.Result)
 		}
-		body(f.Body)
+		inspect(f.Body, nil, func(x Expr) {
+			if l, ok := x.(*StructLit); ok {
+				used[l.Type] = true
+			}
+		})
 	}
 	return used
 }

@@ -243,38 +243,12 @@ func dropFunc(p *Program, i int) *Program {
 }
 
 func walkCalls(p *Program, f func(*Call)) {
-	var body func([]Stmt)
-	var expr func(Expr)
-	expr = func(x Expr) {
-		switch x := x.(type) {
-		case *Call:
-			f(x)
-		case *IfExpr:
-			body(x.Then)
-			body(x.Else)
-		case *BlockExpr:
-			body(x.Body)
-		}
-	}
-	body = func(b []Stmt) {
-		for _, s := range b {
-			switch s := s.(type) {
-			case *Let:
-				expr(s.X)
-			case *Assign:
-				expr(s.X)
-			case *If:
-				body(s.Then)
-				body(s.Else)
-			case *Loop:
-				body(s.Body)
-			case *Block:
-				body(s.Body)
-			}
-		}
-	}
 	for _, fn := range p.Funcs {
-		body(fn.Body)
+		inspect(fn.Body, nil, func(x Expr) {
+			if c, ok := x.(*Call); ok {
+				f(c)
+			}
+		})
 	}
 }
 
@@ -344,37 +318,8 @@ func cloneExpr(x Expr) Expr {
 // counterexample.
 func Statements(p *Program) int {
 	n := 0
-	var body func([]Stmt)
-	var expr func(Expr)
-	expr = func(x Expr) {
-		switch x := x.(type) {
-		case *IfExpr:
-			body(x.Then)
-			body(x.Else)
-		case *BlockExpr:
-			body(x.Body)
-		}
-	}
-	body = func(b []Stmt) {
-		for _, s := range b {
-			n++
-			switch s := s.(type) {
-			case *Let:
-				expr(s.X)
-			case *Assign:
-				expr(s.X)
-			case *If:
-				body(s.Then)
-				body(s.Else)
-			case *Loop:
-				body(s.Body)
-			case *Block:
-				body(s.Body)
-			}
-		}
-	}
 	for _, f := range p.Funcs {
-		body(f.Body)
+		inspect(f.Body, func(Stmt) { n++ }, nil)
 	}
 	return n
 }
