@@ -42,25 +42,114 @@ func (c *Checker) save(name string, a traces.Addr, data bool) {
 	if c.saved == nil {
 		c.saved = make(map[string]*savedVar)
 	}
-	c.saved[name] = &savedVar{t: t, id: t.id(), version: t.ext().version, data: data, made: c.here}
+	c.saved[name] = &savedVar{t: t, id: t.id(), version: heldVersion(t), data: data, made: c.here}
 }
 
 // unpack checks a saved tensor as backward reads it.
 func (c *Checker) unpack(name string) {
+	s := c.usable(traces.OpUnpack, name)
+	if s != nil && !s.data && heldVersion(s.t) != s.version {
+		c.report(traces.SavedModified, s.t.addr(), s.t, traces.OpUnpack.String()+": saved tensor "+strconv.Quote(name)+" of "+
+			s.t.String()+heldPhrase(s.t)+"; it was saved at version "+
+			strconv.Itoa(s.version), s.made.related("saved"))
+	}
+}
+
+// usable returns the saved tensor name for an op that reads it (unpack,
+// snapshot, restore, recompute), or nil once it reported why it cannot:
+// never saved (misuse), unsaved or its object dead (use-after-free).
+func (c *Checker) usable(op traces.Op, name string) *savedVar {
 	s, ok := c.saved[name]
 	switch {
 	case !ok:
-		c.misuse(traces.OpUnpack, 0, nil, "no tensor was saved as "+strconv.Quote(name))
+		c.misuse(op, 0, nil, "no tensor was saved as "+strconv.Quote(name))
 	case s.unsaved:
-		c.report(traces.UseAfterFree, s.t.addr(), s.t, traces.OpUnpack.String()+": saved tensor "+strconv.Quote(name)+
+		c.report(traces.UseAfterFree, s.t.addr(), s.t, op.String()+": saved tensor "+strconv.Quote(name)+
 			" was unsaved at "+s.gone.at(), s.made.related("saved"), s.gone.related("unsaved"))
 	case !s.alive():
-		c.report(traces.UseAfterFree, s.t.addr(), s.t, traces.OpUnpack.String()+": saved tensor "+strconv.Quote(name)+
+		c.report(traces.UseAfterFree, s.t.addr(), s.t, op.String()+": saved tensor "+strconv.Quote(name)+
 			" is of "+s.t.String()+s.t.deathPhrase(), append(s.t.history(nil), s.made.related("saved"))...)
-	case !s.data && s.t.ext().version != s.version:
-		c.report(traces.SavedModified, s.t.addr(), s.t, traces.OpUnpack.String()+": saved tensor "+strconv.Quote(name)+" of "+
-			s.t.String()+" is at version "+strconv.Itoa(s.t.ext().version)+"; it was saved at version "+
-			strconv.Itoa(s.version), s.made.related("saved"))
+	default:
+		return s
+	}
+	return nil
+}
+
+// heldVersion is the version whose values the object t holds: its count
+// of bumps, unless a recompute since the last bump put an older
+// version's values back.
+func heldVersion(t *thing) int {
+	if x := t.ext(); x.holds > 0 {
+		return x.holds - 1
+	}
+	return t.ext().version
+}
+
+// heldPhrase is " is at version 2", or, after a recompute, " holds the
+// values of version 0 (a recompute put them back; its version is 1)".
+func heldPhrase(t *thing) string {
+	if t.ext().holds > 0 {
+		return " holds the values of version " + strconv.Itoa(heldVersion(t)) + " (a recompute put them back; its version is " +
+			strconv.Itoa(t.ext().version) + ")"
+	}
+	return " is at version " + strconv.Itoa(t.ext().version)
+}
+
+// snapshot is a copy of a saved tensor's storage that a checkpoint took:
+// the storage by identity and the version of the values it held then.
+type snapshot struct {
+	of      *thing
+	ofID    int
+	version int
+	name    string // the saved tensor it was taken for
+	made    hist
+}
+
+// snapshot makes the live object at a a snapshot of saved tensor name's
+// storage. The object is looked up first, so that a dead one is only a
+// use-after-free.
+func (c *Checker) snapshot(name string, a traces.Addr) {
+	t := c.lookup(traces.OpSnapshot, a, objectMask)
+	if t == nil {
+		return
+	}
+	s := c.usable(traces.OpSnapshot, name)
+	if s == nil {
+		return
+	}
+	t.ext().snap = &snapshot{of: s.t, ofID: s.id, version: heldVersion(s.t), name: name, made: c.here}
+}
+
+// restore checks a saved tensor read from the snapshot at a: a snapshot
+// of its storage, at its saved version.
+func (c *Checker) restore(name string, a traces.Addr) {
+	t := c.lookup(traces.OpRestore, a, objectMask)
+	if t == nil {
+		return
+	}
+	s := c.usable(traces.OpRestore, name)
+	if s == nil {
+		return
+	}
+	sn := t.ext().snap
+	switch {
+	case sn == nil:
+		c.misuse(traces.OpRestore, a, t, t.String()+" is not a snapshot (no snapshot event made it one)")
+	case sn.of != s.t || sn.ofID != s.id:
+		c.misuse(traces.OpRestore, a, t, t.String()+" is a snapshot of saved tensor "+strconv.Quote(sn.name)+"'s storage, "+
+			"not of "+strconv.Quote(name)+"'s ("+s.t.String()+")", sn.made.related("snapshot taken"), s.made.related("saved"))
+	case !s.data && sn.version != s.version:
+		c.report(traces.SavedModified, a, t, traces.OpRestore.String()+": saved tensor "+strconv.Quote(name)+" of "+
+			s.t.String()+" was saved at version "+strconv.Itoa(s.version)+"; the snapshot "+t.String()+
+			" holds version "+strconv.Itoa(sn.version), s.made.related("saved"), sn.made.related("snapshot taken"))
+	}
+}
+
+// recompute puts the values of saved tensor name's version back into
+// its storage: a runtime computed them again from the node's inputs.
+func (c *Checker) recompute(name string) {
+	if s := c.usable(traces.OpRecompute, name); s != nil && !s.data {
+		s.t.ext().holds = s.version + 1
 	}
 }
 
@@ -87,6 +176,7 @@ func (c *Checker) bump(a traces.Addr, kind string) {
 		return
 	}
 	t.ext().version++
+	t.ext().holds = 0
 	if t.ext().leafGrad && kind != "no_grad" {
 		c.misuse(traces.OpBump, a, t, "a leaf Variable that requires grad is being used in an in-place operation: "+t.String())
 	}

@@ -142,6 +142,12 @@ func (c *Checker) dispatch(ev *traces.Event) error {
 		c.bump(ev.Addr, ev.Kind)
 	case traces.OpLeafGrad:
 		c.leafGrad(ev.Addr)
+	case traces.OpSnapshot:
+		c.snapshot(ev.Name, ev.Addr)
+	case traces.OpRestore:
+		c.restore(ev.Name, ev.Addr)
+	case traces.OpRecompute:
+		c.recompute(ev.Name)
 	default:
 		return c.inputError("op", errors.New("the model has no rule for op "+ev.Op.String()))
 	}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tlcheck/tlcheck/traces"
@@ -66,7 +67,13 @@ func leakMessage(t *thing) string {
 	if t.x != nil {
 		msg = strings.ReplaceAll(msg, "%refs", plural(t.x.count, "reference"))
 	}
-	return t.String() + " " + msg
+	msg = t.String() + " " + msg
+	if t.x != nil && t.x.snap != nil {
+		sn := t.x.snap
+		msg += "; it is a snapshot of saved tensor " + strconv.Quote(sn.name) + "'s storage at version " +
+			strconv.Itoa(sn.version) + ", taken at " + sn.made.at() + ", which was never released with its graph"
+	}
+	return msg
 }
 
 // liveThings returns the live (and due) things in the order made.

@@ -118,7 +118,11 @@ type extra struct {
 	poolLive int    // a segment's live pool blocks
 	slot     int    // an arena buffer's slot
 	version  int    // objects: layer 5's bumps since it was made
-	leafGrad bool   // objects: the storage of a leaf that requires grad (leaf_grad)
+	// objects: the version whose values it holds, plus one, set by a
+	// recompute and cleared by the next bump; 0: the current version
+	holds    int
+	snap     *snapshot // objects: the snapshot this object holds, if a snapshot event made it one
+	leafGrad bool      // objects: the storage of a leaf that requires grad (leaf_grad)
 }
 
 func (t *thing) ext() *extra {

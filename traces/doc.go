@@ -47,7 +47,7 @@
 //	layer 4, device:        dev_malloc addr size · dev_free addr · pool_get addr size · pool_put addr ·
 //	                        record_stream addr stream
 //	layer 5, autograd:      save name addr [kind] · unpack name · unsave name · bump addr [kind] ·
-//	                        leaf_grad addr
+//	                        leaf_grad addr · snapshot name addr · restore name addr · recompute name
 //
 // Keys may come in any order. Unknown fields, of any type, are ignored; a
 // known field must have its type on every op, and null stands for an

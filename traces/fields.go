@@ -138,6 +138,12 @@ func lookupOp(name []byte) Op {
 		return OpBump
 	case "leaf_grad":
 		return OpLeafGrad
+	case "snapshot":
+		return OpSnapshot
+	case "restore":
+		return OpRestore
+	case "recompute":
+		return OpRecompute
 	}
 	return OpInvalid
 }

@@ -54,6 +54,9 @@ const (
 	OpUnsave
 	OpBump
 	OpLeafGrad
+	OpSnapshot
+	OpRestore
+	OpRecompute
 
 	opCount // number of ops, invalid included
 )
@@ -138,6 +141,14 @@ var opRows = [opCount]opRow{
 	// leaf_grad: the object at addr is the storage of a leaf that
 	// requires grad, which no in-place op may write outside no_grad.
 	OpLeafGrad: {name: "leaf_grad", layer: 5, required: fl(fieldAddr), names: ThingObject},
+	// Checkpoints: snapshot copies a saved tensor's storage, at its
+	// version then, into the object at addr (allocated, and later
+	// released, as any object); restore unpacks the saved tensor from
+	// such a snapshot; recompute writes its value back into its storage,
+	// computed again from its node's inputs.
+	OpSnapshot:  {name: "snapshot", layer: 5, required: fl(fieldName, fieldAddr), names: ThingObject},
+	OpRestore:   {name: "restore", layer: 5, required: fl(fieldName, fieldAddr), names: ThingObject},
+	OpRecompute: {name: "recompute", layer: 5, required: fl(fieldName)},
 }
 
 // String returns the op's name as written in a trace ("scope_enter").

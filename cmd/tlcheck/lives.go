@@ -240,7 +240,8 @@ func (s *lives) step(ev *traces.Event, at stamp, quiet bool) {
 // has no case for them on purpose.
 var makesNoLife = map[traces.Op]bool{traces.OpRead: true, traces.OpWrite: true, traces.OpRecordStream: true,
 	// Layer 5 names objects (save, bump) or saved tensors, which are not things.
-	traces.OpSave: true, traces.OpUnpack: true, traces.OpUnsave: true, traces.OpBump: true, traces.OpLeafGrad: true}
+	traces.OpSave: true, traces.OpUnpack: true, traces.OpUnsave: true, traces.OpBump: true, traces.OpLeafGrad: true,
+	traces.OpSnapshot: true, traces.OpRestore: true, traces.OpRecompute: true}
 
 // liveLives returns the things still live (due ones included), in the
 // order made.
