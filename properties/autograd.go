@@ -27,7 +27,10 @@ type agStep struct {
 
 var agKinds = []string{"leaf", "add", "mul", "div", "sub", "exp", "tanh", "relu", "pow", "neg", "log", "sum",
 	"reshape", "slice", "detach", "data", "add_", "mul_", "zero_", "backward", "backward-retain",
-	"zero_grad", "clear_grads", "scope_enter", "scope_exit", "free_graph"}
+	"zero_grad", "clear_grads", "scope_enter", "scope_exit", "free_graph",
+	// Checkpoints: ops whose saved tensors are checkpointed, and an
+	// in-place op under NoGrad, which takes no snapshot.
+	"ckpt-mul", "ckpt-exp", "ckpt-pow", "mul_-nograd"}
 
 func (s agStep) String() string {
 	return fmt.Sprintf("%s(%d,%d,%g)", agKinds[s.Kind], s.A, s.B, s.F)
@@ -45,11 +48,13 @@ type agTensor struct {
 	consumed bool
 }
 
-// runAutograd runs prog and returns the first breach an oracle finds.
-func runAutograd(faults []autograd.Fault, prog []agStep) error {
+// runAutograd runs prog, with checkpointing on for every op if ckpt
+// (autograd.Config.Checkpoint), and returns the first breach an oracle
+// finds.
+func runAutograd(faults []autograd.Fault, ckpt bool, prog []agStep) error {
 	var rec impl.Recording
 	rt := impl.New(impl.Config{Record: rec.Record})
-	e, err := autograd.New(rt, autograd.Config{Faults: faults, Record: rec.Record})
+	e, err := autograd.New(rt, autograd.Config{Faults: faults, Record: rec.Record, Checkpoint: ckpt})
 	if err != nil {
 		return err
 	}
@@ -65,6 +70,18 @@ func runAutograd(faults []autograd.Fault, prog []agStep) error {
 	}
 	_ = e.ScopeEnter()
 	depth++
+	if ckpt {
+		// A checkpointed program starts from a leaf that requires grad
+		// and one that does not, so that its first steps already save
+		// tensors that in-place ops can then write.
+		for j, req := range []bool{true, false} {
+			t, err := e.Leaf([]int{2}, []float64{1.5 - float64(j), 0.5}, req)
+			if err != nil {
+				return err
+			}
+			pool = append(pool, agTensor{t: t, group: newGroup(), leaf: true})
+		}
+	}
 	for i, s := range prog {
 		pick := func(k int) *agTensor {
 			if len(pool) == 0 {
@@ -98,9 +115,9 @@ func runAutograd(faults []autograd.Fault, prog []agStep) error {
 			}
 		}
 		switch agKinds[s.Kind] {
-		case "add", "mul", "div", "sub":
+		case "add", "mul", "div", "sub", "ckpt-mul":
 			ins = []int{ia, ib}
-		case "exp", "tanh", "relu", "neg", "log", "sum", "pow", "reshape", "slice":
+		case "exp", "tanh", "relu", "neg", "log", "sum", "pow", "reshape", "slice", "ckpt-exp", "ckpt-pow":
 			ins = []int{ia}
 		}
 		var err error
@@ -124,6 +141,20 @@ func runAutograd(faults []autograd.Fault, prog []agStep) error {
 		case k == "pow":
 			t, oerr := a.t.Pow(2)
 			err = add(t, oerr, newGroup())
+		case k == "ckpt-mul" || k == "ckpt-exp" || k == "ckpt-pow":
+			var t *autograd.Tensor
+			oerr := e.Checkpoint(func() (err error) {
+				switch k {
+				case "ckpt-mul":
+					t, err = a.t.Mul(b.t)
+				case "ckpt-exp":
+					t, err = a.t.Exp()
+				default:
+					t, err = a.t.Pow(2)
+				}
+				return err
+			})
+			err = add(t, oerr, newGroup())
 		case k == "reshape":
 			t, oerr := a.t.Reshape(a.t.Numel())
 			err = add(t, oerr, a.group)
@@ -139,7 +170,7 @@ func runAutograd(faults []autograd.Fault, prog []agStep) error {
 		case k == "data":
 			t, oerr := a.t.Data()
 			err = add(t, oerr, newGroup())
-		case k == "add_" || k == "mul_" || k == "zero_":
+		case k == "add_" || k == "mul_" || k == "zero_" || k == "mul_-nograd":
 			before := make([]int, len(pool))
 			for j, p := range pool {
 				before[j] = p.t.Version()
@@ -149,6 +180,8 @@ func runAutograd(faults []autograd.Fault, prog []agStep) error {
 				err = a.t.AddInPlace(b.t, s.F)
 			case "mul_":
 				err = a.t.MulInPlace(s.F)
+			case "mul_-nograd":
+				err = e.NoGrad(func() error { return a.t.MulInPlace(s.F) })
 			default:
 				err = a.t.ZeroInPlace()
 			}
@@ -239,12 +272,16 @@ func drawStep(r *rand.Rand, kinds int) agStep {
 // RunAutogradBytes decodes data as an autograd program, four bytes a step
 // (the kind, two operands, a constant), runs it on an engine with faults
 // on (none: the correct one) and returns the first breach the oracles
-// find: FuzzAutogradProgram's property.
+// find: FuzzAutogradProgram's property. A partial step left over at the
+// end (1 to 3 bytes) turns checkpointing on for the whole program
+// (autograd.Config.Checkpoint), so that inputs of whole steps keep the
+// meaning they had before checkpoints.
 func RunAutogradBytes(data []byte, faults ...autograd.Fault) error {
+	ckpt := len(data)%4 != 0
 	prog := make([]agStep, 0, len(data)/4)
 	for ; len(data) >= 4 && len(prog) < 64; data = data[4:] {
 		prog = append(prog, agStep{Kind: int(data[0]) % len(agKinds), A: int(data[1] % 8), B: int(data[2] % 8),
 			F: float64(int(data[3]%7)-3) / 2})
 	}
-	return runAutograd(faults, prog)
+	return runAutograd(faults, ckpt, prog)
 }

@@ -28,7 +28,8 @@ func TestAutogradRapid(t *testing.T) {
 				F:    float64(rapid.IntRange(-3, 3).Draw(t, "f")) / 2,
 			}
 		}), 1, 40).Draw(t, "prog")
-		if err := runAutograd(nil, prog); err != nil {
+		ckpt := rapid.Bool().Draw(t, "checkpoint")
+		if err := runAutograd(nil, ckpt, prog); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -43,15 +44,17 @@ func TestAutogradFaultsCaught(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, uint64(len(fi.Name))))
 			var found []agStep
 			var why error
+			ckpt := false
 			for try := 0; try < 3000 && found == nil; try++ {
 				prog := make([]agStep, 1+r.IntN(30))
 				for i := range prog {
 					prog[i] = drawStep(r, len(agKinds))
 				}
-				if err := runAutograd(nil, prog); err != nil {
-					t.Fatalf("the correct engine fails %v: %v", prog, err)
+				ckpt = try%2 == 1
+				if err := runAutograd(nil, ckpt, prog); err != nil {
+					t.Fatalf("the correct engine fails %v (checkpoint %t): %v", prog, ckpt, err)
 				}
-				if err := runAutograd([]autograd.Fault{fi.Name}, prog); err != nil {
+				if err := runAutograd([]autograd.Fault{fi.Name}, ckpt, prog); err != nil {
 					found, why = prog, err
 				}
 			}
@@ -60,7 +63,7 @@ func TestAutogradFaultsCaught(t *testing.T) {
 			}
 			for i := 0; i < len(found); {
 				shorter := append(append([]agStep{}, found[:i]...), found[i+1:]...)
-				if err := runAutograd([]autograd.Fault{fi.Name}, shorter); err != nil {
+				if err := runAutograd([]autograd.Fault{fi.Name}, ckpt, shorter); err != nil {
 					found, why = shorter, err
 					continue
 				}
@@ -70,7 +73,7 @@ func TestAutogradFaultsCaught(t *testing.T) {
 			for i, s := range found {
 				names[i] = s.String()
 			}
-			t.Logf("caught by %s: %s", strings.Join(names, "; "), why)
+			t.Logf("caught (checkpoint %t) by %s: %s", ckpt, strings.Join(names, "; "), why)
 		})
 	}
 }
@@ -296,11 +299,70 @@ func TestAutogradGopter(t *testing.T) {
 		Map(func(v []interface{}) agStep {
 			return agStep{Kind: v[0].(int), A: v[1].(int), B: v[2].(int), F: float64(v[3].(int)) / 2}
 		})
-	props.Property("autograd programs replay clean", prop.ForAll(func(prog []agStep) string {
-		if err := runAutograd(nil, prog); err != nil {
+	props.Property("autograd programs replay clean", prop.ForAll(func(ckpt bool, prog []agStep) string {
+		if err := runAutograd(nil, ckpt, prog); err != nil {
 			return err.Error()
 		}
 		return ""
-	}, gen.SliceOf(step)))
+	}, gen.Bool(), gen.SliceOf(step)))
 	props.TestingRun(t)
+}
+
+// TestAutogradCheckpointReplays: checkpoint scenarios replayed by the
+// model. With checkpoints on, a saved tensor written in place after its
+// save is restored from its snapshot, or recomputed when written under
+// NoGrad, and the trace is clean; each checkpoint fault shows as the
+// violation the model finds for it.
+func TestAutogradCheckpointReplays(t *testing.T) {
+	for _, c := range []struct {
+		faults []autograd.Fault
+		kind   traces.Kind
+		msg    string
+	}{
+		{nil, "", ""},
+		{[]autograd.Fault{autograd.FaultSnapshotTableNeverCleared}, traces.Leak, "is a snapshot of saved tensor"},
+		{[]autograd.Fault{autograd.FaultRestoreWrongVersion}, traces.SavedModified, "restore: saved tensor"},
+	} {
+		var rec impl.Recording
+		rt := impl.New(impl.Config{Record: rec.Record})
+		e, err := autograd.New(rt, autograd.Config{Faults: c.faults, Record: rec.Record, Checkpoint: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		must := func(v *autograd.Tensor, err error) *autograd.Tensor {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		_ = e.ScopeEnter()
+		a := must(e.Leaf([]int{2}, []float64{0.5, 1}, true))
+		h := must(a.Exp()) // saves h at version 0
+		if err := e.NoGrad(func() error { return h.MulInPlace(2) }); err != nil {
+			t.Fatal(err)
+		}
+		k := must(e.Leaf([]int{2}, []float64{1, 1}, true))
+		y := must(h.Mul(k)) // saves h at version 1
+		if err := h.AddInPlace(must(e.Scalar(1)), 1); err != nil {
+			t.Fatal(err) // snapshot of h at version 1
+		}
+		root := must(must(y.Add(h)).Sum())
+		if err := first(root.Backward(true), e.FreeGraph(root), e.ScopeExit(), e.End()); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := model.Replay(rec.Source())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []traces.Kind
+		for _, v := range rep.Violations {
+			kinds = append(kinds, v.Kind)
+			if !strings.Contains(v.Message, c.msg) {
+				t.Errorf("faults %v: %s: %s, want a message with %q", c.faults, v.Kind, v.Message, c.msg)
+			}
+		}
+		if c.kind == "" && len(kinds) != 0 || c.kind != "" && (len(kinds) != 1 || kinds[0] != c.kind) {
+			t.Errorf("faults %v: the model reports %v, want %q", c.faults, kinds, c.kind)
+		}
+	}
 }

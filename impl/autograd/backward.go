@@ -14,7 +14,9 @@ import (
 // Before anything runs, every saved tensor the walk will unpack is
 // checked: one released by an earlier backward fails with
 // MsgSecondBackward, one modified in place since it was saved fails with
-// PyTorch's saved-variable message. A refused backward changes nothing.
+// PyTorch's saved-variable message, unless it was checkpointed and a
+// snapshot or a recompute gives it back (see Engine.Checkpoint). A
+// refused backward changes nothing.
 // (PyTorch fails at the node, after the nodes before it ran; checking
 // first makes a refusal atomic, so the graph and grads are as they were.)
 //
@@ -41,14 +43,28 @@ func (t *Tensor) Backward(retainGraph bool) error {
 		return e.accumulate(t, []float64{1})
 	}
 	nodes := order(t.gradFn)
+	// The check walks the saved tensors in the order backward unpacks
+	// them, following the recomputes it would make: a recompute writes
+	// an older version's values into a storage that another saved
+	// tensor may need at its own version.
+	recomputed := map[*storage]int{}
+	held := func(x *Tensor) int {
+		if v, ok := recomputed[x.st]; ok {
+			return v
+		}
+		return x.holds()
+	}
 	for _, n := range nodes {
 		for _, s := range n.saved {
 			if s.released {
 				return &Error{Op: "backward", Tensor: t.id, Msg: MsgSecondBackward}
 			}
-			if s.t.vc.v != s.version {
-				_, err := e.unpack(n, s)
-				return err
+			_, redo, ok := e.source(s, held)
+			if !ok {
+				return modified(n, s, held(s.t))
+			}
+			if redo {
+				recomputed[s.t.st] = s.version
 			}
 		}
 	}

@@ -35,6 +35,16 @@
 // FreeGraph frees a graph that is never backpropagated. ClearGrads, at
 // the end of each loop iteration, sets every grad to none (V3.3).
 //
+// Checkpoints (cgadimpl's, opt-in: Config.Checkpoint, or Checkpoint for
+// the ops of one function): a saved tensor saved with checkpointing on is
+// copied into a snapshot, a runtime buffer owned by its node, before a
+// tracked in-place op writes its storage; backward then restores it from
+// the snapshot of its version, or, with only stale snapshots or none,
+// recomputes it from its node's inputs and writes it back into the
+// storage, where every alias sees it, instead of refusing. The snapshots
+// are released with the saved tensors: their bytes do not outlive the
+// graph.
+//
 // What is refused returns an *Error naming the op and the tensor; no
 // call panics. A refused Backward changes nothing.
 //
@@ -44,8 +54,9 @@
 // into one trace and replay it with model.Replay: a graph never freed is
 // a leak at end, a buffer read after the engine freed it is a
 // use-after-free, and layer 5 of the format (save, unpack, unsave, bump,
-// leaf_grad) lets the model count versions by the storage's identity: a
-// saved tensor unpacked at another version is saved-modified, an
+// leaf_grad, snapshot, restore, recompute) lets the model count versions
+// by the storage's identity: a saved tensor unpacked, or restored from a
+// snapshot, at another version is saved-modified, an
 // in-place op on a leaf that requires grad a misuse. Catalog lists faults, each a
 // historic bug, that the package's tests show caught.
 package autograd

@@ -13,9 +13,16 @@ type Config struct {
 	Faults []Fault // faults to switch on, from Catalog; all off by default
 
 	// Record, if set, receives the engine's layer-5 events (save,
-	// unpack, unsave, bump, leaf_grad). Give it the runtime's Config.Record, so the
-	// two streams interleave in the order things happened.
+	// unpack, unsave, bump, leaf_grad, snapshot, restore, recompute).
+	// Give it the runtime's Config.Record, so the two streams
+	// interleave in the order things happened.
 	Record func(traces.Event)
+
+	// Checkpoint saves every tensor checkpointed, as Engine.Checkpoint
+	// does for the ops it runs: an in-place op on its storage first
+	// takes a snapshot, and backward restores or recomputes the value
+	// instead of refusing it. Off, the engine refuses as PyTorch does.
+	Checkpoint bool
 }
 
 // Engine is the autograd runtime: it makes tensors whose buffers come
@@ -31,6 +38,8 @@ type Engine struct {
 	nodes  int       // nodes made
 	saves  int       // saved tensors made: their names are "s1", "s2", ...
 	record func(traces.Event)
+	ckpt   int     // depth of Checkpoint calls, 1 more with Config.Checkpoint
+	table  []*snap // autograd-snapshot-table-never-cleared: every snapshot ever taken
 }
 
 // New returns an Engine whose buffers come from rt. It fails, naming the
@@ -40,7 +49,11 @@ func New(rt *impl.Runtime, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{rt: rt, faults: fs, record: cfg.Record}, nil
+	e := &Engine{rt: rt, faults: fs, record: cfg.Record}
+	if cfg.Checkpoint {
+		e.ckpt = 1
+	}
+	return e, nil
 }
 
 // Runtime returns the memory manager the engine allocates from.
@@ -92,6 +105,25 @@ func (e *Engine) End() error {
 func (e *Engine) NoGrad(f func() error) error {
 	e.noGrad++
 	defer func() { e.noGrad-- }()
+	return f()
+}
+
+// Checkpoint runs f with checkpointing on (cgadimpl's checkpoints): the
+// tensors the ops of f save are checkpointed. Before an in-place op, with
+// grad mode on, writes the storage of a checkpointed saved tensor still at
+// its saved version, the engine copies the storage into a snapshot, a
+// buffer of the runtime owned by the saving node and released with its
+// saved tensors (after backward, unless retain_graph, or when the graph
+// is freed). At backward, a checkpointed saved tensor whose storage moved
+// on is restored from its snapshot; one without a snapshot of its
+// version (the storage was written under NoGrad, which takes none) is
+// recomputed from the inputs of the node that made it, and the values
+// are written back into its storage, where every alias (views, Detach)
+// sees them; one that can be neither (a leaf's, or one whose inputs
+// moved on too) is refused in PyTorch's words, as without checkpointing.
+func (e *Engine) Checkpoint(f func() error) error {
+	e.ckpt++
+	defer func() { e.ckpt-- }()
 	return f()
 }
 

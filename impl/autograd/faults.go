@@ -20,6 +20,8 @@ const (
 	FaultSavedNeverReleased         Fault = "autograd-saved-never-released"
 	FaultViewOwnVersion             Fault = "autograd-view-own-version"
 	FaultDoubleBump                 Fault = "autograd-double-bump"
+	FaultSnapshotTableNeverCleared  Fault = "autograd-snapshot-table-never-cleared"
+	FaultRestoreWrongVersion        Fault = "autograd-restore-wrong-version"
 )
 
 // FaultInfo documents one fault.
@@ -72,6 +74,16 @@ var catalog = [...]FaultInfo{
 		"cgadimpl bumped the version both in the in-place kernel and in its autograd wrapper; versions drifted from PyTorch's, and checkpoints keyed by version restored the wrong snapshot.",
 		"x=Leaf([1]); x.AddInPlace(x,1) [version 2, want 1]",
 		"the version property: an in-place op bumps by exactly one"},
+	{FaultSnapshotTableNeverCleared,
+		"checkpoint snapshots are kept in a global table that releasing the graph never clears",
+		"cgadimpl kept its checkpoint snapshots in global tables keyed by tensor that grew from one training run to the next: the snapshot bytes of every step stayed alive after its graph was gone.",
+		"Checkpoint(y=w.Mul(x)); x.AddInPlace(c,1) [snapshot of x]; y.Sum().Backward(false); End [the snapshot leaks]",
+		"the model: leak at end, a snapshot never released with its graph; the epoch benchmark: snapshot bytes grow every epoch"},
+	{FaultRestoreWrongVersion,
+		"backward restores the newest snapshot of the storage, whatever its version",
+		"cgadimpl looked snapshots up by tensor, not by (tensor, version): after two checkpoints of one storage, or with only a stale one, backward restored values of another version than the one saved, and returned a wrong gradient.",
+		"h=a.Exp() [saves h@0]; NoGrad(h.MulInPlace(2)); y=h.Mul(c) [saves h@1]; h.AddInPlace(k,1) [snapshot of h@1]; backward [h@0 restored from the snapshot of h@1]",
+		"the model: saved-modified at the restore"},
 }
 
 // Catalog lists every autograd fault, in a stable order.
@@ -88,6 +100,8 @@ const (
 	fSavedNeverReleased
 	fViewOwnVersion
 	fDoubleBump
+	fSnapshotTableNeverCleared
+	fRestoreWrongVersion
 )
 
 func (s faultSet) has(b faultSet) bool { return s&b != 0 }

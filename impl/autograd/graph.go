@@ -2,6 +2,7 @@ package autograd
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 
 	"github.com/tlcheck/tlcheck/traces"
@@ -18,6 +19,14 @@ type node struct {
 	apply   func(g []float64, sv [][]float64) [][]float64
 	handles []*Tensor // graph tensors this node made; freed with the graph
 	freed   bool      // the graph around this node was freed
+
+	// For a recompute: the op's inputs, the versions they held when it
+	// ran, its output and how to compute it again from the inputs'
+	// values (nil for views and in-place ops, which cannot be redone).
+	ins   []*Tensor
+	inVer []int
+	out   *Tensor
+	redo  func(ins [][]float64) []float64
 }
 
 // edge is where the gradient of one input goes: the node that made it,
@@ -36,13 +45,26 @@ type saved struct {
 	version  int
 	output   bool // the node's own output (relu, exp, tanh save theirs)
 	released bool
+	ckpt     bool  // saved under Checkpoint: snapshot, restore, recompute
+	producer *node // the node whose output t is, if it can be redone
+	snap     *snap // its snapshot, taken before an in-place op wrote its storage
+}
+
+// snap is a snapshot of a storage: a runtime buffer holding a copy of
+// its values at one version, owned by the saved tensor it was taken for.
+type snap struct {
+	addr    traces.Addr
+	data    []float64
+	version int
+	owner   *saved
 }
 
 // newNode makes a node whose inputs are ins, in order.
 func (e *Engine) newNode(name string, ins []*Tensor, apply func([]float64, [][]float64) [][]float64) *node {
 	e.nodes++
-	n := &node{name: name, apply: apply, next: make([]edge, len(ins))}
+	n := &node{name: name, apply: apply, next: make([]edge, len(ins)), ins: ins, inVer: make([]int, len(ins))}
 	for i, t := range ins {
+		n.inVer[i] = t.holds()
 		switch {
 		case !t.reqGrad:
 		case t.gradFn != nil:
@@ -61,7 +83,13 @@ func (e *Engine) save(n *node, t *Tensor, output bool) (int, error) {
 		return 0, &Error{Op: n.name, Tensor: t.id, Msg: err.Error()}
 	}
 	e.saves++
-	s := &saved{name: "s" + strconv.Itoa(e.saves), t: t, version: t.vc.v, output: output}
+	s := &saved{name: "s" + strconv.Itoa(e.saves), t: t, version: t.holds(), output: output, ckpt: e.ckpt > 0}
+	if p := t.gradFn; p != nil && p.redo != nil && p.out == t {
+		s.producer = p
+	}
+	if s.ckpt {
+		t.st.saved = append(t.st.saved, s)
+	}
 	ev := traces.Event{Op: traces.OpSave, Name: s.name, Addr: t.st.addr}
 	if t.vc.data {
 		ev.Kind = "data" // .data's counter is its own: the model does not check it
@@ -93,33 +121,132 @@ func (e *Engine) attach(op string, out *Tensor, n *node) error {
 }
 
 // unpack returns a saved tensor's values, refusing, in PyTorch's words,
-// one whose references were released or whose version moved on.
+// one whose references were released or whose version moved on and that
+// a checkpoint can neither restore nor recompute.
 func (e *Engine) unpack(n *node, s *saved) ([]float64, error) {
 	if s.released {
 		return nil, &Error{Op: "backward", Tensor: s.t.id, Msg: MsgSecondBackward}
 	}
-	if s.t.vc.v != s.version {
-		fn, nr := "", 0
-		switch {
-		case s.output:
-			fn = n.name
-		case s.t.gradFn != nil:
-			fn, nr = s.t.gradFn.name, s.t.outputNr
+	sn, redo, ok := e.source(s, (*Tensor).holds)
+	switch {
+	case !ok:
+		return nil, modified(n, s, s.t.holds())
+	case sn != nil:
+		k := s.t.Numel()
+		_ = e.rt.Read(sn.addr+traces.Addr(8*s.t.off), uint64(8*k), "")
+		e.emit(traces.Event{Op: traces.OpRestore, Name: s.name, Addr: sn.addr})
+		return append([]float64(nil), sn.data[s.t.off:s.t.off+k]...), nil
+	case redo:
+		p := s.producer
+		ins := make([][]float64, len(p.ins))
+		for i, in := range p.ins {
+			ins[i] = in.read()
 		}
-		return nil, &Error{Op: "backward", Tensor: s.t.id, Msg: modifiedMsg(s.t.shape, fn, nr, s.t.vc.v, s.version)}
+		s.t.write(p.redo(ins))
+		s.t.st.restored = s.version + 1
+		e.emit(traces.Event{Op: traces.OpRecompute, Name: s.name})
 	}
 	e.emit(traces.Event{Op: traces.OpUnpack, Name: s.name})
 	return s.t.read(), nil
 }
 
-// releaseSaved drops n's references to its saved tensors.
+// modified is PyTorch's refusal of saved tensor s of node n, whose
+// storage holds the values of version v.
+func modified(n *node, s *saved, v int) error {
+	fn, nr := "", 0
+	switch {
+	case s.output:
+		fn = n.name
+	case s.t.gradFn != nil:
+		fn, nr = s.t.gradFn.name, s.t.outputNr
+	}
+	return &Error{Op: "backward", Tensor: s.t.id, Msg: modifiedMsg(s.t.shape, fn, nr, v, s.version)}
+}
+
+// source says where backward reads saved tensor s from, given the
+// version each storage's values are at (held): its storage (no snap, no
+// redo), a snapshot, or its storage after a recompute; ok is false if
+// none has the values of s's version.
+func (e *Engine) source(s *saved, held func(*Tensor) int) (sn *snap, redo, ok bool) {
+	if e.faults.has(fRestoreWrongVersion) {
+		// cgadimpl's table was keyed by the storage alone, and looked
+		// up first: the newest snapshot of the storage is restored,
+		// whatever its version.
+		if snaps := s.t.st.snaps; len(snaps) > 0 {
+			return snaps[len(snaps)-1], false, true
+		}
+	}
+	if held(s.t) == s.version {
+		return nil, false, true
+	}
+	if !s.ckpt {
+		return nil, false, false
+	}
+	if s.snap != nil && s.snap.version == s.version {
+		return s.snap, false, true
+	}
+	p := s.producer
+	if p == nil || p.out != s.t {
+		return nil, false, false
+	}
+	for i, in := range p.ins {
+		if in.dead || held(in) != p.inVer[i] {
+			return nil, false, false
+		}
+	}
+	return nil, true, true
+}
+
+// snapshot copies the storage of t before an in-place op writes it, for
+// each checkpointed saved tensor of the storage still at its saved
+// version that has no snapshot yet.
+func (e *Engine) snapshot(t *Tensor) error {
+	st := t.st
+	for _, s := range st.saved {
+		if s.snap != nil || s.t.holds() != s.version {
+			continue
+		}
+		b, err := e.newStorage("snapshot", len(st.data))
+		if err != nil {
+			return err
+		}
+		if err := e.rt.Unregister(b.addr); err != nil {
+			return &Error{Op: "snapshot", Tensor: t.id, Msg: err.Error()}
+		}
+		size := uint64(8 * len(st.data))
+		_ = e.rt.Read(st.addr, size, "")
+		copy(b.data, st.data)
+		_ = e.rt.Write(b.addr, size, "")
+		e.emit(traces.Event{Op: traces.OpSnapshot, Name: s.name, Addr: b.addr})
+		s.snap = &snap{addr: b.addr, data: b.data, version: s.version, owner: s}
+		st.snaps = append(st.snaps, s.snap)
+	}
+	return nil
+}
+
+// releaseSaved drops n's references to its saved tensors and their
+// snapshots.
 func (e *Engine) releaseSaved(n *node) error {
 	var errs []error
 	for _, s := range n.saved {
-		if !s.released {
-			s.released = true
-			e.emit(traces.Event{Op: traces.OpUnsave, Name: s.name})
-			errs = append(errs, e.rt.Release(s.t.st.addr))
+		if s.released {
+			continue
+		}
+		s.released = true
+		e.emit(traces.Event{Op: traces.OpUnsave, Name: s.name})
+		errs = append(errs, e.rt.Release(s.t.st.addr))
+		st := s.t.st
+		st.saved = slices.DeleteFunc(st.saved, func(o *saved) bool { return o == s })
+		if sn := s.snap; sn != nil {
+			s.snap = nil
+			st.snaps = slices.DeleteFunc(st.snaps, func(o *snap) bool { return o == sn })
+			if e.faults.has(fSnapshotTableNeverCleared) {
+				// cgadimpl: the snapshot stays in a global table that
+				// nothing clears; its buffer outlives the graph.
+				e.table = append(e.table, sn)
+				continue
+			}
+			errs = append(errs, e.rt.Release(sn.addr))
 		}
 	}
 	return errors.Join(errs...)

@@ -81,11 +81,19 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64), back fun
 	if graphed && !t.reqGrad {
 		return &Error{Op: op, Tensor: t.id, Msg: "an in-place op that brings a tensor outside any graph into one is not supported by this runtime"}
 	}
+	if e.noGrad == 0 && !t.vc.data {
+		// A checkpoint copies what backward still needs before the op
+		// writes it; under NoGrad autograd does not see the op.
+		if err := e.snapshot(t); err != nil {
+			return err
+		}
+	}
 	x := t.read()
 	f(x)
 	t.write(x)
 	t.vc.v++
 	if !t.vc.data {
+		t.st.restored = 0
 		ev := traces.Event{Op: traces.OpBump, Addr: t.st.addr}
 		if e.noGrad > 0 || !t.reqGrad {
 			// Autograd does not track it: grad mode is off, or the

@@ -61,6 +61,13 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 	}
 	ia, ib := -1, -1
 	nd := e.newNode(name, []*Tensor{a, b}, nil)
+	nd.out, nd.redo = out, func(v [][]float64) []float64 {
+		r := make([]float64, n)
+		for i := range r {
+			r[i] = f(at(v[0], i), at(v[1], i))
+		}
+		return r
+	}
 	switch saves {
 	case saveCross:
 		if b.reqGrad {
@@ -173,6 +180,13 @@ func (a *Tensor) unary(op, name string, f func(float64) float64, savesInput bool
 		return out, err
 	}
 	nd := e.newNode(name, []*Tensor{a}, nil)
+	nd.out, nd.redo = out, func(v [][]float64) []float64 {
+		r := make([]float64, len(v[0]))
+		for i, x := range v[0] {
+			r[i] = f(x)
+		}
+		return r
+	}
 	if df == nil { // saves nothing: the derivative is a constant
 		nd.apply = func(g []float64, _ [][]float64) [][]float64 {
 			ga := make([]float64, len(g))
@@ -272,6 +286,13 @@ func (a *Tensor) Sum() (*Tensor, error) {
 		}
 		return [][]float64{ga}
 	})
+	nd.out, nd.redo = out, func(v [][]float64) []float64 {
+		s := 0.0
+		for _, x := range v[0] {
+			s += x
+		}
+		return []float64{s}
+	}
 	return out, e.attach("sum", out, nd)
 }
 
@@ -292,6 +313,7 @@ func (a *Tensor) Matmul(b *Tensor) (*Tensor, error) {
 		return out, err
 	}
 	nd := e.newNode("MmBackward0", []*Tensor{a, b}, nil)
+	nd.out, nd.redo = out, func(v [][]float64) []float64 { return mm(v[0], v[1], n, k, m, false, false) }
 	ia, ib := -1, -1
 	if b.reqGrad {
 		ia, err = e.save(nd, a, false)

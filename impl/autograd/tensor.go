@@ -11,6 +11,12 @@ import (
 type storage struct {
 	addr traces.Addr
 	data []float64
+	// restored is 1 + the version whose values a recompute wrote back
+	// (cleared by the next in-place op); 0: the values are the
+	// counter's version.
+	restored int
+	saved    []*saved // the live saved tensors of this storage
+	snaps    []*snap  // their live snapshots, oldest first
 }
 
 // counter is a version counter: one per storage, shared by a base, its
@@ -106,6 +112,15 @@ func (t *Tensor) GradFn() string {
 
 // Version returns the version counter of the tensor's storage group.
 func (t *Tensor) Version() int { return t.vc.v }
+
+// holds returns the version whose values the tensor's storage holds: its
+// counter's, unless a recompute wrote an older version's values back.
+func (t *Tensor) holds() int {
+	if t.st.restored > 0 && !t.vc.data {
+		return t.st.restored - 1
+	}
+	return t.vc.v
+}
 
 // Addr returns the runtime address of the tensor's first element.
 func (t *Tensor) Addr() traces.Addr { return t.st.addr + traces.Addr(8*t.off) }

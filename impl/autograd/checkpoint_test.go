@@ -1,0 +1,199 @@
+package autograd
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// ckptEnv is env with the engine's events recorded.
+func ckptEnv(t *testing.T, cfg Config) (*Engine, *[]traces.Event) {
+	t.Helper()
+	evs := &[]traces.Event{}
+	cfg.Record = func(ev traces.Event) { *evs = append(*evs, ev) }
+	e, err := New(impl.New(impl.Config{}), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ScopeEnter(); err != nil {
+		t.Fatal(err)
+	}
+	return e, evs
+}
+
+// ops lists the layer-5 ops recorded, "snapshot s1", "restore s1", ...
+func ops(evs []traces.Event) string {
+	var b []string
+	for _, ev := range evs {
+		switch ev.Op {
+		case traces.OpSnapshot, traces.OpRestore, traces.OpRecompute, traces.OpUnpack, traces.OpUnsave:
+			b = append(b, ev.Op.String()+" "+ev.Name)
+		}
+	}
+	return strings.Join(b, "; ")
+}
+
+func values(t *testing.T, x *Tensor) []float64 {
+	t.Helper()
+	return must[[]float64](t)(x.Values())
+}
+
+func near(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1e-12 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestCheckpointRestore: w*x saves x under Checkpoint; x.add_ snapshots x
+// first, and backward restores x's old values from the snapshot instead
+// of refusing: w's grad is the x it multiplied. x keeps its new values,
+// and the snapshot is released with the graph.
+func TestCheckpointRestore(t *testing.T) {
+	m := must[*Tensor](t)
+	for _, ckpt := range []bool{false, true} {
+		e, evs := ckptEnv(t, Config{})
+		x := leaf(t, e, false, 1, 2)
+		w := leaf(t, e, true, 3, 4)
+		var y *Tensor
+		mul := func() error { var err error; y, err = w.Mul(x); return err }
+		if ckpt {
+			must[struct{}](t)(struct{}{}, e.Checkpoint(mul))
+		} else if err := mul(); err != nil {
+			t.Fatal(err)
+		}
+		before := len(e.rt.State().Objects)
+		if err := x.AddInPlace(m(e.Scalar(1)), 1); err != nil {
+			t.Fatal(err)
+		}
+		err := m(y.Sum()).Backward(false)
+		if !ckpt {
+			if err == nil || !strings.Contains(err.Error(), "modified by an inplace operation") {
+				t.Fatalf("without checkpoint: backward %v, want PyTorch's refusal", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := values(t, w.Grad()); !near(g, []float64{1, 2}) {
+			t.Errorf("w.grad %v, want [1 2] (x before add_)", g)
+		}
+		if v := values(t, x); !near(v, []float64{2, 3}) {
+			t.Errorf("x %v after backward, want [2 3]: a restore does not write the storage", v)
+		}
+		if got, want := ops(*evs), "snapshot s1; restore s1; unsave s1"; got != want {
+			t.Errorf("events %q, want %q", got, want)
+		}
+		// The scalar, the root and w's grad are new; y and the
+		// snapshot are gone.
+		if after := len(e.rt.State().Objects); after != before+2 {
+			t.Errorf("%d live objects after backward, want %d (the snapshot released)", after, before+2)
+		}
+	}
+}
+
+// TestCheckpointRecompute: exp saves its output h; h written under
+// NoGrad takes no snapshot, so backward recomputes exp(a) and writes it
+// into h's storage, where a view of h sees it too.
+func TestCheckpointRecompute(t *testing.T) {
+	m := must[*Tensor](t)
+	e, evs := ckptEnv(t, Config{Checkpoint: true})
+	a := leaf(t, e, true, 0.5, 1)
+	h := m(a.Exp())
+	v := m(h.Slice(1, 2))
+	if err := e.NoGrad(func() error { return h.MulInPlace(3) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := m(h.Sum()).Backward(false); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{math.Exp(0.5), math.Exp(1)}
+	if g := values(t, a.Grad()); !near(g, want) {
+		t.Errorf("a.grad %v, want exp(a) %v", g, want)
+	}
+	if got := values(t, v); !near(got, want[1:]) {
+		t.Errorf("the view of h reads %v after the recompute, want %v", got, want[1:])
+	}
+	if h.Version() != 1 {
+		t.Errorf("h at version %d, want 1: a recompute is no in-place op", h.Version())
+	}
+	if got, want := ops(*evs), "recompute s1; unpack s1; unsave s1"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+}
+
+// TestCheckpointStaleSnapshot: h saved by exp at version 0 (s1) and by
+// mul at version 1 (s2, after a NoGrad write); a tracked in-place op then
+// snapshots version 1 only. Backward (retaining the graph, so that both
+// snapshots live to the end) restores the mul's h from it and recomputes
+// the exp's h, for which the storage's only snapshot is stale. With
+// autograd-restore-wrong-version the stale snapshot is restored instead.
+func TestCheckpointStaleSnapshot(t *testing.T) {
+	m := must[*Tensor](t)
+	for _, faults := range [][]Fault{nil, {FaultRestoreWrongVersion}} {
+		e, evs := ckptEnv(t, Config{Checkpoint: true, Faults: faults})
+		a := leaf(t, e, true, 0.5, 1)
+		h := m(a.Exp())
+		if err := e.NoGrad(func() error { return h.MulInPlace(2) }); err != nil {
+			t.Fatal(err)
+		}
+		c := leaf(t, e, true, 1, 1)
+		y := m(h.Mul(c)) // s2: h@1, s3: c
+		if err := h.AddInPlace(m(e.Scalar(1)), 1); err != nil {
+			t.Fatal(err)
+		}
+		root := m(m(y.Add(h)).Sum())
+		if err := root.Backward(true); err != nil {
+			t.Fatal(err)
+		}
+		got := ops(*evs)
+		want := "snapshot s2; restore s2; unpack s3; recompute s1; unpack s1"
+		if faults != nil {
+			want = "snapshot s2; restore s2; unpack s3; restore s1"
+		}
+		if got != want {
+			t.Errorf("faults %v: events %q, want %q", faults, got, want)
+		}
+		if g := values(t, c.Grad()); faults == nil && !near(g, []float64{2 * math.Exp(0.5), 2 * math.Exp(1)}) {
+			t.Errorf("c.grad %v, want h at version 1, 2exp(a)", g)
+		}
+		if err := e.FreeGraph(root); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestCheckpointRefusals: what no checkpoint can give back is refused as
+// PyTorch refuses it: a leaf written under NoGrad (no snapshot, nothing
+// to recompute from), and a saved output whose node's input moved on.
+func TestCheckpointRefusals(t *testing.T) {
+	m := must[*Tensor](t)
+	e, _ := ckptEnv(t, Config{Checkpoint: true})
+	x := leaf(t, e, false, 1, 2)
+	w := leaf(t, e, true, 3, 4)
+	y := m(w.Mul(x))
+	if err := e.NoGrad(func() error { return x.MulInPlace(2) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := m(y.Sum()).Backward(false); err == nil || !strings.Contains(err.Error(), "is at version 1; expected version 0") {
+		t.Errorf("leaf written under NoGrad: backward %v, want PyTorch's refusal", err)
+	}
+	b := leaf(t, e, false, 1, 2)
+	d := m(b.Add(w)) // not saved, but the input of exp
+	h := m(d.Exp())
+	if err := e.NoGrad(func() error { return first(h.MulInPlace(2), d.MulInPlace(2)) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := m(h.Sum()).Backward(false); err == nil || !strings.Contains(err.Error(), "output 0 of ExpBackward0") {
+		t.Errorf("exp's input moved on: backward %v, want PyTorch's refusal", err)
+	}
+}
