@@ -159,3 +159,43 @@ func Example_trace() {
 	// {"op":"end"}
 	// errors: <nil>
 }
+
+// A checkpoint gives back what an in-place op overwrote: y = w*x saves
+// x, and x += 1 would make backward fail in PyTorch's words. Inside
+// Checkpoint the save is checkpointed, so add_ first copies x into a
+// snapshot, and backward restores x from it: w's grad is the x that was
+// multiplied. The snapshot is released with the graph.
+func ExampleEngine_Checkpoint() {
+	show := func(ev traces.Event) {
+		switch ev.Op {
+		case traces.OpSave, traces.OpSnapshot, traces.OpRestore:
+			fmt.Println(ev.Op, ev.Name, ev.Addr)
+		case traces.OpBump:
+			fmt.Println(ev.Op, ev.Addr)
+		case traces.OpUnsave:
+			fmt.Println(ev.Op, ev.Name)
+		}
+	}
+	e, _ := autograd.New(impl.New(impl.Config{}), autograd.Config{Record: show})
+	c := &calc{e: e}
+	c.keep(e.ScopeEnter())
+	x := c.do(e.Leaf([]int{2}, []float64{1, 2}, false))
+	w := c.do(e.Leaf([]int{2}, []float64{3, 4}, true))
+	var y *autograd.Tensor
+	c.keep(e.Checkpoint(func() (err error) { y, err = w.Mul(x); return err }))
+	c.keep(x.AddInPlace(c.do(e.Scalar(1)), 1))
+	c.keep(c.do(y.Sum()).Backward(false))
+	g, _ := w.Grad().Values()
+	v, _ := x.Values()
+	fmt.Println("w.grad =", g, "x =", v)
+	c.keep(e.ScopeExit())
+	fmt.Println("errors:", c.err)
+	// Output:
+	// save s1 0x10000000
+	// snapshot s1 0x10000040
+	// bump 0x10000000
+	// restore s1 0x10000040
+	// unsave s1
+	// w.grad = [1 2] x = [2 3]
+	// errors: <nil>
+}

@@ -35,6 +35,7 @@ func (l *liveBytes) record(ev traces.Event) {
 // cleared): a 4x4 weight and a bias fit tanh(x·W + b) to a target.
 type trainer struct {
 	e      *autograd.Engine
+	ckpt   bool // damp tanh's saved output in place after the loss: a snapshot per epoch
 	w, b   *autograd.Tensor
 	x, y   *autograd.Tensor
 	fwd    time.Duration
@@ -43,12 +44,22 @@ type trainer struct {
 }
 
 func newTrainer(rec func(traces.Event), faults ...autograd.Fault) (*trainer, error) {
+	return newTrainerCfg(rec, autograd.Config{Faults: faults})
+}
+
+// newTrainerCfg makes a trainer whose engine has cfg; with checkpoints
+// the engine's events go to rec too, and each epoch writes a saved tensor
+// in place.
+func newTrainerCfg(rec func(traces.Event), cfg autograd.Config) (*trainer, error) {
 	rt := impl.New(impl.Config{Record: rec})
-	e, err := autograd.New(rt, autograd.Config{Faults: faults})
+	if cfg.Checkpoint {
+		cfg.Record = rec
+	}
+	e, err := autograd.New(rt, cfg)
 	if err != nil {
 		return nil, err
 	}
-	tr := &trainer{e: e}
+	tr := &trainer{e: e, ckpt: cfg.Checkpoint}
 	if err := e.ScopeEnter(); err != nil { // the parameters' scope
 		return nil, err
 	}
@@ -86,8 +97,14 @@ func (tr *trainer) epoch(lr float64) (float64, error) {
 	}
 	t0 := time.Now()
 	h := do(do(tr.x.Matmul(tr.w)).Add(tr.b))
-	d := do(do(h.Tanh()).Sub(tr.y))
+	a := do(h.Tanh())
+	d := do(a.Sub(tr.y))
 	loss := do(do(d.Pow(2)).Sum())
+	if err == nil && tr.ckpt {
+		// The activation, which tanh saved, is damped in place once the
+		// loss is built: backward restores it from the snapshot.
+		err = a.MulInPlace(0.9)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -168,6 +185,90 @@ func TestEpochLiveBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile("../../reports/autograd-epochs.svg", []byte(plot(good, bad)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// snapBytes follows a trace's snapshots: bytes of snapshot buffers taken
+// and not yet freed.
+type snapBytes struct {
+	sizes map[traces.Addr]uint64 // every live object's size
+	snaps map[traces.Addr]bool   // the live objects that are snapshots
+	live  uint64
+}
+
+func (l *snapBytes) record(ev traces.Event) {
+	switch ev.Op {
+	case traces.OpAlloc:
+		l.sizes[ev.Addr] = ev.Size
+	case traces.OpSnapshot:
+		if !l.snaps[ev.Addr] {
+			l.snaps[ev.Addr] = true
+			l.live += l.sizes[ev.Addr]
+		}
+	case traces.OpFree:
+		if l.snaps[ev.Addr] {
+			delete(l.snaps, ev.Addr)
+			l.live -= l.sizes[ev.Addr]
+		}
+		delete(l.sizes, ev.Addr)
+	}
+}
+
+// TestEpochSnapshotBytes: with checkpoints on, every epoch takes one
+// snapshot (tanh's saved output, 32 bytes, damped in place after the
+// loss) and restores it at backward. Its bytes are released with the
+// graph: none are live after any epoch. Under
+// autograd-snapshot-table-never-cleared they grow by the same amount
+// every epoch. WRITE_REPORT=1 writes both curves to
+// reports/autograd-snapshots.csv.
+func TestEpochSnapshotBytes(t *testing.T) {
+	const epochs = 200
+	run := func(faults ...autograd.Fault) []uint64 {
+		l := &snapBytes{sizes: map[traces.Addr]uint64{}, snaps: map[traces.Addr]bool{}}
+		taken := 0
+		tr, err := newTrainerCfg(func(ev traces.Event) {
+			if ev.Op == traces.OpSnapshot {
+				taken++
+			}
+			l.record(ev)
+		}, autograd.Config{Checkpoint: true, Faults: faults})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]uint64, epochs)
+		for i := range out {
+			if _, err := tr.epoch(0.1); err != nil {
+				t.Fatalf("epoch %d: %v", i, err)
+			}
+			out[i] = l.live
+		}
+		if taken != epochs {
+			t.Fatalf("faults %v: %d snapshots in %d epochs, want one an epoch", faults, taken, epochs)
+		}
+		return out
+	}
+	good := run()
+	bad := run(autograd.FaultSnapshotTableNeverCleared)
+	for i, b := range good {
+		if b != 0 {
+			t.Fatalf("correct engine: %d snapshot bytes live after epoch %d, want 0", b, i+1)
+		}
+	}
+	for i := range bad {
+		if bad[i] != uint64(i+1)*bad[0] || bad[0] == 0 {
+			t.Fatalf("never-cleared table: %d snapshot bytes after epoch %d, want %d (linear)", bad[i], i+1, uint64(i+1)*bad[0])
+		}
+	}
+	t.Logf("correct: 0 snapshot bytes live after every epoch; never-cleared table: +%d bytes per epoch, %d after %d", bad[0], bad[epochs-1], epochs)
+	if os.Getenv("WRITE_REPORT") != "" {
+		var b strings.Builder
+		b.WriteString("epoch,correct_snapshot_bytes,never_cleared_snapshot_bytes\n")
+		for i := range good {
+			fmt.Fprintf(&b, "%d,%d,%d\n", i+1, good[i], bad[i])
+		}
+		if err := os.WriteFile("../../reports/autograd-snapshots.csv", []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
