@@ -12,8 +12,9 @@
 //     counts exactly the events read, lists violations in event order, and
 //     (for a log) frees what glibc's mtrace script frees.
 //   - FuzzAutogradProgram: bytes as a program of impl/autograd calls (four
-//     a step), judged by the model, a shadow of the version counters and
-//     ClearGrads (properties.RunAutogradBytes).
+//     a step; a partial step left at the end turns checkpoints on), judged
+//     by the model, a shadow of the version counters and ClearGrads
+//     (properties.RunAutogradBytes).
 //
 // Run a target with, for example:
 //
