@@ -196,4 +196,17 @@ func TestCheckpointRefusals(t *testing.T) {
 	if err := m(h.Sum()).Backward(false); err == nil || !strings.Contains(err.Error(), "output 0 of ExpBackward0") {
 		t.Errorf("exp's input moved on: backward %v, want PyTorch's refusal", err)
 	}
+	// g saved by mul at version 1, after a NoGrad write: redoing exp
+	// would give version 0's values, so it is refused, not recomputed.
+	g := m(w.Exp())
+	if err := e.NoGrad(func() error { return g.MulInPlace(2) }); err != nil {
+		t.Fatal(err)
+	}
+	z := m(g.Mul(w))
+	if err := e.NoGrad(func() error { return g.MulInPlace(3) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := m(z.Sum()).Backward(false); err == nil || !strings.Contains(err.Error(), "is at version 2; expected version 1") {
+		t.Errorf("saved after a NoGrad write: backward %v, want PyTorch's refusal", err)
+	}
 }

@@ -84,7 +84,10 @@ func (e *Engine) save(n *node, t *Tensor, output bool) (int, error) {
 	}
 	e.saves++
 	s := &saved{name: "s" + strconv.Itoa(e.saves), t: t, version: t.holds(), output: output, ckpt: e.ckpt > 0}
-	if p := t.gradFn; p != nil && p.redo != nil && p.out == t {
+	if p := t.gradFn; p != nil && p.redo != nil && p.out == t && s.version == 0 {
+		// p made t, a fresh storage at version 0: redoing p gives the
+		// values saved only if no write (under NoGrad, which does not
+		// rebase t) moved t on before the save.
 		s.producer = p
 	}
 	if s.ckpt {
