@@ -2,8 +2,6 @@ package properties
 
 import (
 	"math"
-	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -34,44 +32,43 @@ func TestAutogradRapid(t *testing.T) {
 	})
 }
 
-// TestAutogradFaultsCaught: for every fault of autograd.Catalog, random
-// programs find a breach, and the shortest breach found within the
-// budget is reported (shrunk by dropping steps while it still fails).
+// TestAutogradFaultsCaught: for every fault of impl.Catalog whose Engine
+// is impl.EngineAutograd, SearchAutograd finds a breach within the
+// budget, ShrinkAutograd brings it down to a few steps, and the shrunk
+// program passes on the correct engine: the fault is to blame. The
+// programs the search ran pass on the correct engine too.
 func TestAutogradFaultsCaught(t *testing.T) {
-	for _, fi := range autograd.Catalog() {
+	const budget, maxSteps = 3000, 8
+	n := 0
+	for _, fi := range impl.Catalog() {
+		if fi.Engine != impl.EngineAutograd {
+			continue // another engine's fault: autograd programs cannot reach it
+		}
+		n++
 		t.Run(string(fi.Name), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(1, uint64(len(fi.Name))))
-			var found []agStep
-			var why error
-			for try := 0; try < 3000 && found == nil; try++ {
-				prog := make([]agStep, 1+r.IntN(30))
-				for i := range prog {
-					prog[i] = drawStep(r, len(agKinds))
-				}
-				if err := runAutograd(nil, prog); err != nil {
-					t.Fatalf("the correct engine fails %v: %v", prog, err)
-				}
-				if err := runAutograd([]autograd.Fault{fi.Name}, prog); err != nil {
-					found, why = prog, err
-				}
+			faults := []impl.Fault{fi.Name}
+			p, f, runs := SearchAutograd(faults, 1, func(n int) bool { return n < budget })
+			if f == nil {
+				t.Fatalf("fault %s escaped %d autograd programs\ntrigger: %s", fi.Name, runs, fi.Trigger)
 			}
-			if found == nil {
-				t.Fatalf("not caught in 3000 programs")
+			if g := RunAutograd(p, nil); g != nil {
+				t.Fatalf("the correct engine fails %v: %v", p, g)
 			}
-			for i := 0; i < len(found); {
-				shorter := append(append([]agStep{}, found[:i]...), found[i+1:]...)
-				if err := runAutograd([]autograd.Fault{fi.Name}, shorter); err != nil {
-					found, why = shorter, err
-					continue
-				}
-				i++
+			small, sf := ShrinkAutograd(p, faults)
+			if sf == nil {
+				t.Fatalf("the failing program no longer fails when shrunk:\n%v", p)
 			}
-			names := make([]string, len(found))
-			for i, s := range found {
-				names[i] = s.String()
+			if g := RunAutograd(small, nil); g != nil {
+				t.Errorf("the shrunk program fails without the fault too (%v): it shows another bug", g)
 			}
-			t.Logf("caught by %s: %s", strings.Join(names, "; "), why)
+			if small.Len() > maxSteps {
+				t.Errorf("shrunk to %d steps, want at most %d:\n%v", small.Len(), maxSteps, small)
+			}
+			t.Logf("caught after %d programs; shrunk %d steps to %d, %d events: %v\n%v", runs, p.Len(), small.Len(), sf.Events(), sf, small)
 		})
+	}
+	if n == 0 {
+		t.Fatal("impl.Catalog has no autograd fault")
 	}
 }
 
@@ -178,16 +175,16 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 // saved-modified.
 func TestAutogradSavedModified(t *testing.T) {
 	for _, c := range []struct {
-		faults  []autograd.Fault
+		faults  []impl.Fault
 		refused bool
 		kind    traces.Kind
 	}{
 		{nil, true, ""},
-		{[]autograd.Fault{autograd.FaultViewOwnVersion}, false, traces.SavedModified},
+		{[]impl.Fault{impl.FaultAutogradViewOwnVersion}, false, traces.SavedModified},
 	} {
 		var rec impl.Recording
-		rt := impl.New(impl.Config{Record: rec.Record})
-		e, err := autograd.New(rt, autograd.Config{Faults: c.faults, Record: rec.Record})
+		rt := impl.New(impl.Config{Faults: c.faults, Record: rec.Record})
+		e, err := autograd.New(rt, autograd.Config{Record: rec.Record})
 		if err != nil {
 			t.Fatal(err)
 		}

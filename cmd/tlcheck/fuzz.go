@@ -70,11 +70,12 @@ func runFuzz(e *env, args []string) int {
 		case impl.EngineProgram:
 		case impl.EngineSource:
 			opts.source = true // a codegen fault: only source programs show it
+		case impl.EnginePool, impl.EngineRegistry, impl.EngineAutograd:
+			// Generated runtime programs cannot reach it: another engine
+			// hunts it.
+			return refuseFault(e, info)
 		default:
-			// Generated programs cannot reach it: another engine hunts it.
-			fmt.Fprintf(e.stderr, "tlcheck fuzz: fault %s is hunted by the %s engine, not by generated programs (tlcheck selftest runs it); fuzz takes:\n%s",
-				opts.fault, info.Engine, faultNames())
-			return exitInput
+			return refuseFault(e, info)
 		}
 		cfg.Faults = []impl.Fault{impl.Fault(opts.fault)}
 	}
@@ -184,6 +185,14 @@ func parseSeed(s string) (uint64, error) {
 		return 0, fmt.Errorf("--seed %q: want a non-negative integer", s)
 	}
 	return n, nil
+}
+
+// refuseFault refuses a fault another engine hunts, naming its engine
+// and the engines fuzz takes, then listing the faults fuzz takes.
+func refuseFault(e *env, info impl.FaultInfo) int {
+	fmt.Fprintf(e.stderr, "tlcheck fuzz: fault %s is hunted by the %s engine, not by generated programs (tlcheck selftest runs it); fuzz takes the %s and %s engines' faults:\n%s",
+		info.Name, info.Engine, impl.EngineProgram, impl.EngineSource, faultNames())
+	return exitInput
 }
 
 // faultNames lists the names of the catalog's program and codegen
