@@ -25,7 +25,9 @@ property. A failing program is shrunk to a few steps and its trace is
 written to a new file in --out, which 'tlcheck replay FILE' rejects.
 
   --fault NAME  switch on fault NAME of the catalog ('tlcheck faults'); a
-                codegen fault implies --source
+                codegen fault implies --source. The program and source
+                engines' faults only: the pool, registry and autograd
+                faults are refused ('tlcheck selftest' hunts them)
   --source      generate source programs (package impl/lang) and lower
                 them to runtime calls, with the interpreter as a second
                 oracle; a failing program's shrunk source is printed and
@@ -74,7 +76,7 @@ func runFuzz(e *env, args []string) int {
 			// Generated runtime programs cannot reach it: another engine
 			// hunts it.
 			return refuseFault(e, info)
-		default:
+		default: // an engine added to the catalog after this switch
 			return refuseFault(e, info)
 		}
 		cfg.Faults = []impl.Fault{impl.Fault(opts.fault)}

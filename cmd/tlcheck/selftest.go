@@ -336,13 +336,17 @@ func writeSelftestJSON(w io.Writer, results []huntResult) error {
 }
 
 func writeSelftestTable(w io.Writer, results []huntResult, control huntResult) {
-	fmt.Fprintf(w, "%-32s %-6s %8s %6s  %s\n", "fault", "caught", "seconds", "events", "properties (first to break first)")
+	width := 32 // the names' column: the longest name's
+	for _, r := range results {
+		width = max(width, len(r.Name))
+	}
+	fmt.Fprintf(w, "%-*s %-6s %8s %6s  %s\n", width, "fault", "caught", "seconds", "events", "properties (first to break first)")
 	for _, r := range results {
 		caught, prop := "yes", r.property
 		if !r.Caught {
 			caught, prop = "NO", "-"
 		}
-		fmt.Fprintf(w, "%-32s %-6s %8.3f %6d  %s\n", r.Name, caught, r.Seconds, r.Events, prop)
+		fmt.Fprintf(w, "%-*s %-6s %8.3f %6d  %s\n", width, r.Name, caught, r.Seconds, r.Events, prop)
 	}
 	fmt.Fprintln(w, summary(results, control))
 }
