@@ -15,9 +15,10 @@ import (
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// TestAutogradRapid: every generated program is clean on the correct engine.
-func TestAutogradRapid(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
+// rapidAutogradProperty: every generated program passes the autograd
+// property on an engine over a runtime with faults on.
+func rapidAutogradProperty(faults []impl.Fault) func(*rapid.T) {
+	return func(t *rapid.T) {
 		prog := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) agStep {
 			return agStep{
 				Kind: rapid.IntRange(0, len(agKinds)-1).Draw(t, "kind"),
@@ -26,18 +27,26 @@ func TestAutogradRapid(t *testing.T) {
 				F:    float64(rapid.IntRange(-3, 3).Draw(t, "f")) / 2,
 			}
 		}), 1, 40).Draw(t, "prog")
-		if err := runAutograd(nil, prog); err != nil {
-			t.Fatal(err)
+		if f := runAutograd(faults, prog); f != nil {
+			t.Fatal(f)
 		}
-	})
+	}
+}
+
+// TestAutogradRapid: every generated program is clean on the correct engine.
+func TestAutogradRapid(t *testing.T) {
+	rapid.Check(t, rapidAutogradProperty(nil))
 }
 
 // TestAutogradFaultsCaught: for every fault of impl.Catalog whose Engine
-// is impl.EngineAutograd, SearchAutograd finds a breach within the
-// budget, ShrinkAutograd brings it down to a few steps, and the shrunk
+// is impl.EngineAutograd, the rapid and the gopter property fail,
+// SearchAutograd finds a breach within the budget, ShrinkAutograd brings it down to a few steps, and the shrunk
 // program passes on the correct engine: the fault is to blame. The
 // programs the search ran pass on the correct engine too.
 func TestAutogradFaultsCaught(t *testing.T) {
+	setFlag(t, "rapid.nofailfile", "true") // failures here are expected: keep testdata clean
+	setFlag(t, "rapid.checks", rapidChecks)
+	setFlag(t, "rapid.shrinktime", "100ms")
 	const budget, maxSteps = 3000, 8
 	n := 0
 	for _, fi := range impl.Catalog() {
@@ -47,6 +56,18 @@ func TestAutogradFaultsCaught(t *testing.T) {
 		n++
 		t.Run(string(fi.Name), func(t *testing.T) {
 			faults := []impl.Fault{fi.Name}
+			t.Run("rapid", func(t *testing.T) {
+				tb := &silentTB{name: t.Name()}
+				rapid.Check(tb, rapidAutogradProperty(faults))
+				if !tb.Failed() {
+					t.Errorf("fault %s escaped the rapid autograd property (%s checks)\ntrigger: %s", fi.Name, rapidChecks, fi.Trigger)
+				}
+			})
+			t.Run("gopter", func(t *testing.T) {
+				if ok, _ := gopterAutogradRun(faults, 1, gopterTests); ok {
+					t.Errorf("fault %s escaped the gopter autograd property (%d runs)\ntrigger: %s", fi.Name, gopterTests, fi.Trigger)
+				}
+			})
 			p, f, runs := SearchAutograd(faults, 1, func(n int) bool { return n < budget })
 			if f == nil {
 				t.Fatalf("fault %s escaped %d autograd programs\ntrigger: %s", fi.Name, runs, fi.Trigger)
@@ -282,22 +303,32 @@ func first(errs ...error) error {
 	return nil
 }
 
-// TestAutogradGopter states the main property in gopter's terms, as a
-// second, independent engine: every generated autograd program is clean
-// on the correct engine.
-func TestAutogradGopter(t *testing.T) {
-	params := gopter.DefaultTestParameters()
-	params.MinSuccessfulTests = 200
+// gopterAutogradRun states the autograd property in gopter's terms, as a
+// second, independent engine, with faults on in the runtime; it reports
+// whether the property held for tests programs.
+func gopterAutogradRun(faults []impl.Fault, seed int64, tests int) (bool, *gopter.TestResult) {
+	params := gopter.DefaultTestParametersWithSeed(seed)
+	params.MinSuccessfulTests = tests
 	props := gopter.NewProperties(params)
 	step := gopter.CombineGens(gen.IntRange(0, len(agKinds)-1), gen.IntRange(0, 7), gen.IntRange(0, 7), gen.IntRange(-3, 3)).
 		Map(func(v []interface{}) agStep {
 			return agStep{Kind: v[0].(int), A: v[1].(int), B: v[2].(int), F: float64(v[3].(int)) / 2}
 		})
 	props.Property("autograd programs replay clean", prop.ForAll(func(prog []agStep) string {
-		if err := runAutograd(nil, prog); err != nil {
-			return err.Error()
+		if f := runAutograd(faults, prog); f != nil {
+			return f.Error()
 		}
 		return ""
 	}, gen.SliceOf(step)))
-	props.TestingRun(t)
+	rep := &lastResult{}
+	ok := props.Run(rep)
+	return ok, rep.result
+}
+
+// TestAutogradGopter: every generated autograd program is clean on the
+// correct engine.
+func TestAutogradGopter(t *testing.T) {
+	if ok, res := gopterAutogradRun(nil, 1, 200); !ok {
+		t.Fatalf("the correct engine fails the gopter property: %v", res)
+	}
 }
