@@ -187,7 +187,7 @@ type FaultInfo struct {
 	Name    Fault
 	Summary string // one line: what goes wrong
 	Bug     string // the historic bug it reproduces
-	Trigger string // the shortest call sequence (for a codegen fault, source program) that shows it
+	Trigger string // the shortest call sequence (for a codegen fault, source program; for an autograd fault, engine calls) that shows it
 	Engine  string // which engine hunts it: EngineProgram, EngineRegistry, EnginePool, EngineSource or EngineAutograd
 }
 
