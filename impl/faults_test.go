@@ -132,7 +132,7 @@ func TestCatalog(t *testing.T) {
 		switch f.Engine {
 		case impl.EngineProgram:
 			program++
-		case impl.EngineRegistry, impl.EngineSource:
+		case impl.EngineRegistry, impl.EngineSource, impl.EngineAutograd:
 		case impl.EnginePool:
 			if _, ok := poolTriggers[f.Name]; !ok {
 				t.Errorf("pool fault %s has no trigger in poolTriggers", f.Name)
@@ -165,7 +165,7 @@ func TestCatalog(t *testing.T) {
 // TestHasFault: HasFault answers for every fault, on and off.
 func TestHasFault(t *testing.T) {
 	for _, f := range impl.Catalog() {
-		if f.Engine != impl.EngineProgram && f.Engine != impl.EngineSource {
+		if f.Engine != impl.EngineProgram && f.Engine != impl.EngineSource && f.Engine != impl.EngineAutograd {
 			continue // not Runtime's to have: Config refuses it
 		}
 		if impl.New(impl.Config{}).HasFault(f.Name) {
