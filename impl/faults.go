@@ -463,13 +463,21 @@ const (
 // change what a compiler emits rather than what the runtime does, and
 // the autograd engine (package impl/autograd) for the autograd faults.
 func (r *Runtime) HasFault(f Fault) bool {
-	for i, c := range catalog {
-		if c.Name == f {
-			return r.faults.has(1 << i)
-		}
+	if r.faults == 0 {
+		return false // the correct runtime, asked on every hot path of the engines above it
 	}
-	return false
+	return r.faults.has(faultBits[f])
 }
+
+// faultBits is each catalogued fault's bit in a faultSet (its index in
+// catalog), for HasFault; a name the catalog lacks has none.
+var faultBits = func() map[Fault]faultSet {
+	m := make(map[Fault]faultSet, len(catalog))
+	for i, c := range catalog {
+		m[c.Name] = 1 << i
+	}
+	return m
+}()
 
 func (s faultSet) has(bit faultSet) bool { return s&bit != 0 }
 
