@@ -59,13 +59,29 @@ type Fault string
 //	move-still-released             a move at a variable's last use leaves its record, released at scope exit
 //	emit-retain-over-retains        a struct literal retains its tensor fields again
 //
+// The autograd faults are bugs of the graph engine of package
+// impl/autograd, which allocates its tensors from a Runtime and asks it
+// (HasFault) which of them are on; the Runtime's own calls are unchanged:
+//
+//	autograd-struct-retain                every graph tensor is retained struct-style, and no one releases it
+//	autograd-no-grad-clearing             ClearGrads does nothing: gradients accumulate across iterations
+//	autograd-scope-frees-graph            scope exit frees a tensor the graph still needs
+//	autograd-backward-keeps-intermediates backward does not free the graph's non-leaf intermediates
+//	autograd-detach-keeps-graph           detach leaves the upstream graph alive
+//	autograd-saved-never-released         a node's saved tensors are not released after it runs
+//	autograd-view-own-version             a view gets a version counter of its own, not its base's
+//	autograd-double-bump                  one in-place op bumps the version counter twice
+//	autograd-snapshot-table-never-cleared checkpoint snapshots stay in a global table the graph's release never clears
+//	autograd-restore-wrong-version        the snapshot filed for a saved version is taken after the in-place write: backward restores the next version
+//
 // Catalog gives each one's summary, the bug it reproduces, its trigger and
 // the engine that hunts it: the flat-program engines (properties, fuzz)
 // drive Runtime, and only the faults whose Engine is EngineProgram are
 // theirs to catch; the registry's faults are caught by the
 // linearizability check of impl/registry/lincheck, the pool's by the pool
 // property of package properties, which drives the allocators of impl/gpu,
-// and the codegen faults by source programs (EngineSource).
+// the codegen faults by source programs (EngineSource), and the autograd
+// faults by autograd programs (EngineAutograd).
 const (
 	FaultStaleRecordNotPurged        Fault = "stale-record-not-purged"
 	FaultScopeExitReleasesDead       Fault = "scope-exit-releases-dead"
@@ -103,6 +119,17 @@ const (
 	FaultRegisterTwice               Fault = "returned-value-registered-twice"
 	FaultMoveStillReleased           Fault = "move-still-released"
 	FaultEmitRetainOverRetains       Fault = "emit-retain-over-retains"
+
+	FaultAutogradStructRetain               Fault = "autograd-struct-retain"
+	FaultAutogradNoGradClearing             Fault = "autograd-no-grad-clearing"
+	FaultAutogradScopeFreesGraph            Fault = "autograd-scope-frees-graph"
+	FaultAutogradBackwardKeepsIntermediates Fault = "autograd-backward-keeps-intermediates"
+	FaultAutogradDetachKeepsGraph           Fault = "autograd-detach-keeps-graph"
+	FaultAutogradSavedNeverReleased         Fault = "autograd-saved-never-released"
+	FaultAutogradViewOwnVersion             Fault = "autograd-view-own-version"
+	FaultAutogradDoubleBump                 Fault = "autograd-double-bump"
+	FaultAutogradSnapshotTableNeverCleared  Fault = "autograd-snapshot-table-never-cleared"
+	FaultAutogradRestoreWrongVersion        Fault = "autograd-restore-wrong-version"
 )
 
 // The engines that hunt faults (FaultInfo.Engine).
@@ -122,6 +149,12 @@ const (
 	// tlcheck selftest). The runtime's own calls are unchanged by these
 	// faults, so only source programs can show them.
 	EngineSource = "source"
+	// EngineAutograd: autograd programs of package impl/autograd, whose
+	// Engine is built on a Runtime that has the fault on, with the model,
+	// a shadow of the version counters and ClearGrads as oracles
+	// (properties, FuzzAutogradProgram, tlcheck selftest). Like the
+	// codegen faults, they leave the runtime's own calls unchanged.
+	EngineAutograd = "autograd"
 )
 
 // engines names the engine of each fault that the program engines do not
@@ -142,6 +175,17 @@ var engines = map[Fault]string{
 	FaultRegisterTwice:            EngineSource,
 	FaultMoveStillReleased:        EngineSource,
 	FaultEmitRetainOverRetains:    EngineSource,
+
+	FaultAutogradStructRetain:               EngineAutograd,
+	FaultAutogradNoGradClearing:             EngineAutograd,
+	FaultAutogradScopeFreesGraph:            EngineAutograd,
+	FaultAutogradBackwardKeepsIntermediates: EngineAutograd,
+	FaultAutogradDetachKeepsGraph:           EngineAutograd,
+	FaultAutogradSavedNeverReleased:         EngineAutograd,
+	FaultAutogradViewOwnVersion:             EngineAutograd,
+	FaultAutogradDoubleBump:                 EngineAutograd,
+	FaultAutogradSnapshotTableNeverCleared:  EngineAutograd,
+	FaultAutogradRestoreWrongVersion:        EngineAutograd,
 }
 
 // FaultInfo documents one fault of the catalog.
@@ -149,8 +193,8 @@ type FaultInfo struct {
 	Name    Fault
 	Summary string // one line: what goes wrong
 	Bug     string // the historic bug it reproduces
-	Trigger string // the shortest call sequence (for a codegen fault, source program) that shows it
-	Engine  string // which engine hunts it: EngineProgram, EngineRegistry, EnginePool or EngineSource
+	Trigger string // the shortest call sequence (for a codegen fault, source program; for an autograd fault, engine calls) that shows it
+	Engine  string // which engine hunts it: EngineProgram, EngineRegistry, EnginePool, EngineSource or EngineAutograd
 }
 
 // faultEntry is a row of the catalog's table; Catalog adds the engine.
@@ -314,6 +358,46 @@ var catalog = [...]faultEntry{
 		"a struct literal retains its tensor fields again after struct_init already acquired them: each struct keeps its fields one count too many, and memory grows each iteration",
 		"TensorLogic's struct initialisation deep-clones (acquires) each field; emit_retain, written for struct values, was also emitted for tensor fields, so each field got a second count that nothing released. In a training loop the tensors of every iteration stayed alive: the memory growth per iteration that commit 4419a90 removed.",
 		"for i in 0..2 { let t = zeros(16); let s = S { f0: t }; } [t survives each iteration]"},
+	{FaultAutogradStructRetain,
+		"every graph tensor is retained struct-style, a reference that no one releases, so each iteration keeps its whole graph",
+		"TensorLogic 4419a90: tensors stored in the autograd graph were acquired with the struct-field retain, whose matching release never ran; memory grew from 1237 MB to 2168 MB over one training run.",
+		"x=Leaf(req); y=x.Mul(x); y.Sum().Backward(false); ScopeExit; End [y's buffer leaks]"},
+	{FaultAutogradNoGradClearing,
+		"ClearGrads does nothing, so gradients accumulate across loop iterations",
+		"TensorLogic before V3.3 had no clear_grads at the end of a loop iteration: each step's gradient was added to the last, and training diverged.",
+		"loop 2x { loss=f(w); loss.Backward(false); ClearGrads } [w.grad is twice the gradient]"},
+	{FaultAutogradScopeFreesGraph,
+		"a graph tensor keeps its scope record, so scope exit frees a tensor the graph still needs",
+		"TensorLogic V5.0's hybrid cleanup fixed the use-after-free of scope exit freeing intermediates the autograd graph held: a graph tensor's scope release became a no-op.",
+		"ScopeEnter; x=Leaf(req); ScopeEnter; y=x.Add(x); ScopeExit [y freed]; y.Sum() [reads freed bytes]"},
+	{FaultAutogradBackwardKeepsIntermediates,
+		"backward does not free the graph's non-leaf intermediates",
+		"TensorLogic V5.0: backward is where the graph engine frees the intermediates it owns; without it they outlive the step.",
+		"x=Leaf(req); y=x.Exp(); y.Sum().Backward(false); End [y leaks]"},
+	{FaultAutogradDetachKeepsGraph,
+		"detach leaves the upstream graph alive",
+		"TensorLogic V5.0: detach frees the graph upstream of the detached tensor; a detach that does not leaves it owned by no one.",
+		"x=Leaf(req); y=x.Exp(); y.Detach(); End [y and its saved output leak]"},
+	{FaultAutogradSavedNeverReleased,
+		"a node's saved tensors are not released after it runs",
+		"PyTorch releases saved variables after a node runs unless retain_graph; a runtime that keeps them holds every activation of every step.",
+		"x=Leaf(req); y=x.Exp(); y.Sum().Backward(false); End [the saved output's reference leaks]"},
+	{FaultAutogradViewOwnVersion,
+		"a view gets a version counter of its own instead of sharing its base's",
+		"cgadimpl kept a version per tensor object, not per storage: an in-place op through a view did not bump the base's version, so backward used a modified saved tensor and returned a wrong gradient.",
+		"x=Leaf([2]); v=x.Slice(0,1); v.MulInPlace(c) [x's version stays 0]; with y=w.Mul(x) before it, y.Sum().Backward runs"},
+	{FaultAutogradDoubleBump,
+		"one in-place op bumps the version counter twice",
+		"cgadimpl bumped the version both in the in-place kernel and in its autograd wrapper; versions drifted from PyTorch's, and checkpoints keyed by version restored the wrong snapshot.",
+		"x=Leaf([1]); x.AddInPlace(x,1) [version 2, want 1]"},
+	{FaultAutogradSnapshotTableNeverCleared,
+		"checkpoint snapshots are kept in a global table that releasing the graph never clears",
+		"cgadimpl kept its checkpoint snapshots in global tables keyed by tensor that grew from one training run to the next: the snapshot bytes of every step stayed alive after its graph was gone.",
+		"Config{Checkpoint}; y=w.Mul(x); x.AddInPlace(c,1) [snapshot of x]; y.Sum().Backward(false); End [the snapshot leaks]"},
+	{FaultAutogradRestoreWrongVersion,
+		"the snapshot filed for a saved tensor's version is taken after the in-place op wrote and bumped the storage, so backward restores a snapshot of the next version",
+		"cgadimpl's checkpoint hook ran after the in-place kernel, whose version bump had already happened: the snapshot it kept for the saved version held the next one, and backward restored values of another version than the one saved, a wrong gradient with no error.",
+		"Config{Checkpoint}; y=w.Mul(x) [saves x@0]; x.AddInPlace(c,1) [bump, then a snapshot of x@1 filed as x@0]; y.Sum().Backward(false) [restores x@1]"},
 }
 
 // Catalog lists every fault, in a stable order.
@@ -378,19 +462,38 @@ const (
 	fRegisterTwice
 	fMoveStillReleased
 	fEmitRetainOverRetains
+	fAutogradStructRetain // autograd: impl/autograd asks HasFault
+	fAutogradNoGradClearing
+	fAutogradScopeFreesGraph
+	fAutogradBackwardKeepsIntermediates
+	fAutogradDetachKeepsGraph
+	fAutogradSavedNeverReleased
+	fAutogradViewOwnVersion
+	fAutogradDoubleBump
+	fAutogradSnapshotTableNeverCleared
+	fAutogradRestoreWrongVersion
 )
 
 // HasFault reports whether fault f is on. The lowering of source
 // programs (package impl/lang) asks it for the codegen faults, which
-// change what a compiler emits rather than what the runtime does.
+// change what a compiler emits rather than what the runtime does, and
+// the autograd engine (package impl/autograd) for the autograd faults.
 func (r *Runtime) HasFault(f Fault) bool {
-	for i, c := range catalog {
-		if c.Name == f {
-			return r.faults.has(1 << i)
-		}
+	if r.faults == 0 {
+		return false // the correct runtime, asked on every hot path of the engines above it
 	}
-	return false
+	return r.faults.has(faultBits[f])
 }
+
+// faultBits is each catalogued fault's bit in a faultSet (its index in
+// catalog), for HasFault; a name the catalog lacks has none.
+var faultBits = func() map[Fault]faultSet {
+	m := make(map[Fault]faultSet, len(catalog))
+	for i, c := range catalog {
+		m[c.Name] = 1 << i
+	}
+	return m
+}()
 
 func (s faultSet) has(bit faultSet) bool { return s&bit != 0 }
 
@@ -402,7 +505,7 @@ next:
 	for _, f := range fs {
 		for i, c := range catalog {
 			if c.Name == f {
-				if e := c.info().Engine; e != EngineProgram && e != EngineSource {
+				if e := c.info().Engine; !runtimeCarries(e) {
 					return 0, fmt.Errorf("fault %s belongs to the %s engine: Runtime has no %s to break", f, e, e)
 				}
 				s |= 1 << i
@@ -411,11 +514,22 @@ next:
 		}
 		var names []string
 		for _, c := range catalog {
-			if e := c.info().Engine; e == EngineProgram || e == EngineSource {
+			if runtimeCarries(c.info().Engine) {
 				names = append(names, string(c.Name))
 			}
 		}
 		return 0, fmt.Errorf("unknown fault %q (the catalog has %s)", f, strings.Join(names, ", "))
 	}
 	return s, nil
+}
+
+// runtimeCarries reports whether a Runtime can have the faults of engine
+// on: its own, and those of the code built on it (the lowering of source
+// programs, the autograd engine), which ask HasFault.
+func runtimeCarries(engine string) bool {
+	switch engine {
+	case EngineProgram, EngineSource, EngineAutograd:
+		return true
+	}
+	return false
 }

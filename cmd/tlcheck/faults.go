@@ -20,7 +20,8 @@ that hunts it ("program": generated programs against the model, the
 faults fuzz takes; "source": source programs lowered by the compiler's
 rules, a bug of the code a compiler emits, which fuzz --source takes;
 "pool": programs on the GPU allocators; "registry": concurrent histories
-of the pointer registry checked for linearizability).
+of the pointer registry checked for linearizability; "autograd": programs
+of the autograd engine, impl/autograd, built over the runtime).
 
   --json  print {"faults":[{"name":..,"summary":..,"bug":..,"trigger":..,"engine":..}]}
 `

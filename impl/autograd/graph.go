@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -109,10 +110,10 @@ func (e *Engine) attach(op string, out *Tensor, n *node) error {
 	out.gradFn, out.outputNr, out.reqGrad, out.graph = n, 0, true, true
 	n.handles = append(n.handles, out)
 	var err error
-	if !e.faults.has(fScopeFreesGraph) {
+	if !e.has(impl.FaultAutogradScopeFreesGraph) {
 		err = e.rt.Unregister(out.st.addr)
 	}
-	if e.faults.has(fStructRetain) {
+	if e.has(impl.FaultAutogradStructRetain) {
 		// 4419a90: the tensor is retained struct-style, a reference
 		// nobody releases, so the graph's buffers outlive the step.
 		err = first(err, e.rt.Acquire(out.st.addr))
@@ -171,14 +172,6 @@ func modified(n *node, s *saved, v int) error {
 // redo), a snapshot, or its storage after a recompute; ok is false if
 // none has the values of s's version.
 func (e *Engine) source(s *saved, held func(*Tensor) int) (sn *snap, redo, ok bool) {
-	if e.faults.has(fRestoreWrongVersion) {
-		// cgadimpl's table was keyed by the storage alone, and looked
-		// up first: the newest snapshot of the storage is restored,
-		// whatever its version.
-		if snaps := s.t.st.snaps; len(snaps) > 0 {
-			return snaps[len(snaps)-1], false, true
-		}
-	}
 	if held(s.t) == s.version {
 		return nil, false, true
 	}
@@ -200,15 +193,25 @@ func (e *Engine) source(s *saved, held func(*Tensor) int) (sn *snap, redo, ok bo
 	return nil, true, true
 }
 
-// snapshot copies the storage of t before an in-place op writes it, for
-// each checkpointed saved tensor of the storage still at its saved
-// version that has no snapshot yet.
-func (e *Engine) snapshot(t *Tensor) error {
-	st := t.st
+// unsnapped returns the checkpointed saved tensors of st still at their
+// saved version that have no snapshot yet: those an in-place op on st
+// must snapshot first.
+func (st *storage) unsnapped() []*saved {
+	var due []*saved
 	for _, s := range st.saved {
-		if s.snap != nil || s.t.holds() != s.version {
-			continue
+		if s.snap == nil && s.t.holds() == s.version {
+			due = append(due, s)
 		}
+	}
+	return due
+}
+
+// snapshot copies the storage of t, before an in-place op writes it, for
+// each saved tensor of due (see unsnapped), as the snapshot of its saved
+// version.
+func (e *Engine) snapshot(t *Tensor, due []*saved) error {
+	st := t.st
+	for _, s := range due {
 		b, err := e.newStorage("snapshot", len(st.data))
 		if err != nil {
 			return err
@@ -243,7 +246,7 @@ func (e *Engine) releaseSaved(n *node) error {
 		if sn := s.snap; sn != nil {
 			s.snap = nil
 			st.snaps = slices.DeleteFunc(st.snaps, func(o *snap) bool { return o == sn })
-			if e.faults.has(fSnapshotTableNeverCleared) {
+			if e.has(impl.FaultAutogradSnapshotTableNeverCleared) {
 				// cgadimpl: the snapshot stays in a global table that
 				// nothing clears; its buffer outlives the graph.
 				e.table = append(e.table, sn)

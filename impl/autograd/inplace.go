@@ -3,6 +3,7 @@ package autograd
 import (
 	"fmt"
 
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -81,10 +82,15 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64), back fun
 	if graphed && !t.reqGrad {
 		return &Error{Op: op, Tensor: t.id, Msg: "an in-place op that brings a tensor outside any graph into one is not supported by this runtime"}
 	}
+	// A checkpoint copies what backward still needs before the op
+	// writes it; under NoGrad autograd does not see the op.
+	var due []*saved
 	if e.noGrad == 0 && !t.vc.data {
-		// A checkpoint copies what backward still needs before the op
-		// writes it; under NoGrad autograd does not see the op.
-		if err := e.snapshot(t); err != nil {
+		due = t.st.unsnapped()
+	}
+	late := e.has(impl.FaultAutogradRestoreWrongVersion)
+	if !late {
+		if err := e.snapshot(t, due); err != nil {
 			return err
 		}
 	}
@@ -103,7 +109,14 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64), back fun
 		}
 		e.emit(ev)
 	}
-	if e.faults.has(fDoubleBump) {
+	if late {
+		// cgadimpl's checkpoint hook ran after the kernel: the snapshot
+		// filed for the saved version holds the next one.
+		if err := e.snapshot(t, due); err != nil {
+			return err
+		}
+	}
+	if e.has(impl.FaultAutogradDoubleBump) {
 		t.vc.v++
 	}
 	if !graphed {

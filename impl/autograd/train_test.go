@@ -43,15 +43,15 @@ type trainer struct {
 	timing bool
 }
 
-func newTrainer(rec func(traces.Event), faults ...autograd.Fault) (*trainer, error) {
-	return newTrainerCfg(rec, autograd.Config{Faults: faults})
+func newTrainer(rec func(traces.Event), faults ...impl.Fault) (*trainer, error) {
+	return newTrainerCfg(rec, autograd.Config{}, faults...)
 }
 
 // newTrainerCfg makes a trainer whose engine has cfg; with checkpoints
 // the engine's events go to rec too, and each epoch writes a saved tensor
 // in place.
-func newTrainerCfg(rec func(traces.Event), cfg autograd.Config) (*trainer, error) {
-	rt := impl.New(impl.Config{Record: rec})
+func newTrainerCfg(rec func(traces.Event), cfg autograd.Config, faults ...impl.Fault) (*trainer, error) {
+	rt := impl.New(impl.Config{Record: rec, Faults: faults})
 	if cfg.Checkpoint {
 		cfg.Record = rec
 	}
@@ -142,7 +142,7 @@ func (tr *trainer) epoch(lr float64) (float64, error) {
 // to reports/autograd-epochs.csv.
 func TestEpochLiveBytes(t *testing.T) {
 	const epochs = 1000
-	run := func(faults ...autograd.Fault) ([]uint64, float64) {
+	run := func(faults ...impl.Fault) ([]uint64, float64) {
 		l := &liveBytes{sizes: map[traces.Addr]uint64{}}
 		tr, err := newTrainer(l.record, faults...)
 		if err != nil {
@@ -159,7 +159,7 @@ func TestEpochLiveBytes(t *testing.T) {
 		return out, loss
 	}
 	good, loss := run()
-	bad, _ := run(autograd.FaultStructRetain)
+	bad, _ := run(impl.FaultAutogradStructRetain)
 	if loss > 1e-3 {
 		t.Errorf("loss after %d epochs %g: the loop does not train", epochs, loss)
 	}
@@ -225,7 +225,7 @@ func (l *snapBytes) record(ev traces.Event) {
 // reports/autograd-snapshots.csv.
 func TestEpochSnapshotBytes(t *testing.T) {
 	const epochs = 200
-	run := func(faults ...autograd.Fault) []uint64 {
+	run := func(faults ...impl.Fault) []uint64 {
 		l := &snapBytes{sizes: map[traces.Addr]uint64{}, snaps: map[traces.Addr]bool{}}
 		taken := 0
 		tr, err := newTrainerCfg(func(ev traces.Event) {
@@ -233,7 +233,7 @@ func TestEpochSnapshotBytes(t *testing.T) {
 				taken++
 			}
 			l.record(ev)
-		}, autograd.Config{Checkpoint: true, Faults: faults})
+		}, autograd.Config{Checkpoint: true}, faults...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +250,7 @@ func TestEpochSnapshotBytes(t *testing.T) {
 		return out
 	}
 	good := run()
-	bad := run(autograd.FaultSnapshotTableNeverCleared)
+	bad := run(impl.FaultAutogradSnapshotTableNeverCleared)
 	for i, b := range good {
 		if b != 0 {
 			t.Fatalf("correct engine: %d snapshot bytes live after epoch %d, want 0", b, i+1)
