@@ -52,12 +52,12 @@ type saved struct {
 }
 
 // snap is a snapshot of a storage: a runtime buffer holding a copy of
-// its values at one version, owned by the saved tensor it was taken for.
+// its values at one version, owned by the saved tensor it was taken for
+// and released with it.
 type snap struct {
 	addr    traces.Addr
 	data    []float64
 	version int
-	owner   *saved
 }
 
 // newNode makes a node whose inputs are ins, in order.
@@ -224,8 +224,7 @@ func (e *Engine) snapshot(t *Tensor, due []*saved) error {
 		copy(b.data, st.data)
 		_ = e.rt.Write(b.addr, size, "")
 		e.emit(traces.Event{Op: traces.OpSnapshot, Name: s.name, Addr: b.addr})
-		s.snap = &snap{addr: b.addr, data: b.data, version: s.version, owner: s}
-		st.snaps = append(st.snaps, s.snap)
+		s.snap = &snap{addr: b.addr, data: b.data, version: s.version}
 	}
 	return nil
 }
@@ -245,7 +244,6 @@ func (e *Engine) releaseSaved(n *node) error {
 		st.saved = slices.DeleteFunc(st.saved, func(o *saved) bool { return o == s })
 		if sn := s.snap; sn != nil {
 			s.snap = nil
-			st.snaps = slices.DeleteFunc(st.snaps, func(o *snap) bool { return o == sn })
 			if e.has(impl.FaultAutogradSnapshotTableNeverCleared) {
 				// cgadimpl: the snapshot stays in a global table that
 				// nothing clears; its buffer outlives the graph.

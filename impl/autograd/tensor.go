@@ -16,8 +16,7 @@ type storage struct {
 	// (cleared by the next in-place op); 0: the values are the
 	// counter's version.
 	restored int
-	saved    []*saved // the live saved tensors of this storage
-	snaps    []*snap  // their live snapshots, oldest first
+	saved    []*saved // the live checkpointed saved tensors of this storage
 }
 
 // counter is a version counter: one per storage, shared by a base, its
