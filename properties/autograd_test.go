@@ -47,6 +47,7 @@ func TestAutogradRapid(t *testing.T) {
 // programs the search ran pass on the correct engine too.
 func TestAutogradFaultsCaught(t *testing.T) {
 	setFlag(t, "rapid.nofailfile", "true") // failures here are expected: keep testdata clean
+	setFlag(t, "rapid.seed", rapidSeed)
 	setFlag(t, "rapid.checks", rapidChecks)
 	setFlag(t, "rapid.shrinktime", "100ms")
 	const budget, maxSteps = 3000, 8

@@ -76,6 +76,7 @@ const (
 // statements that pass without the fault.
 func TestEveryCodegenFaultIsCaught(t *testing.T) {
 	setFlag(t, "rapid.nofailfile", "true")
+	setFlag(t, "rapid.seed", rapidSeed)
 	setFlag(t, "rapid.checks", rapidChecks)
 	setFlag(t, "rapid.shrinktime", "100ms")
 	n := 0
