@@ -2,6 +2,7 @@ package impl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -142,6 +143,15 @@ var engines = map[Fault]string{
 	FaultRegisterTwice:            EngineSource,
 	FaultMoveStillReleased:        EngineSource,
 	FaultEmitRetainOverRetains:    EngineSource,
+}
+
+// alsoCaughtBy names, for a fault that more than its own engine shows,
+// the other engines that catch it too: source programs keep their tensor
+// variables in arena slots planned by PlanFrame, so the planner's and the
+// arena's faults show in them as in flat programs.
+var alsoCaughtBy = map[Fault][]string{
+	FaultArenaGrowFreesOld:        {EngineSource},
+	FaultPlannerSharesOverlapping: {EngineSource},
 }
 
 // FaultInfo documents one fault of the catalog.
@@ -323,6 +333,16 @@ func Catalog() []FaultInfo {
 		out[i] = e.info()
 	}
 	return out
+}
+
+// Also lists the engines other than its own that catch the fault too
+// (none for most); their proofs of power include it.
+func (f FaultInfo) Also() []string { return slices.Clone(alsoCaughtBy[f.Name]) }
+
+// CaughtBy reports whether engine catches the fault: its own, or one of
+// Also.
+func (f FaultInfo) CaughtBy(engine string) bool {
+	return f.Engine == engine || slices.Contains(alsoCaughtBy[f.Name], engine)
 }
 
 // LookupFault returns the catalog entry of the fault named name. Use it to

@@ -1,9 +1,16 @@
 package lang
 
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/impl"
+)
+
 // The static facts the lowering needs and the interpreter shares, so that
 // the two agree on what the language means: which uses of a variable are
-// its last (a move), and which variables are reassigned from a nested
-// block (owned by the variable itself, not by a scope record).
+// its last (a move), which variables are reassigned from a nested block
+// (owned by the variable itself, not by a scope record), and which tensor
+// variables keep their data in an arena slot, from when to when.
 
 // facts are a function's static facts.
 type facts struct {
@@ -17,9 +24,19 @@ type facts struct {
 	// owns its value without a record and is released by every exit
 	// from its block.
 	slotOwned map[*Let]bool
-	// ops numbers the function's tensor operations in order: their
-	// arena temporaries, planned by the slot planner.
+	// ops maps each tensor operation to the slot variable it computes
+	// into: the variable its let or assignment binds.
 	ops map[*Op]int
+	// slotVars are the function's slot variables, in the order of their
+	// declarations: the tensor variables that a tensor operation defines
+	// (by their let or an assignment). Each keeps its data in an arena
+	// slot of the frame from its let to its last use, as TensorLogic's
+	// compiled code keeps a tensor variable in its frame: lives[i] is
+	// that lifetime, in statements numbered in the order the source
+	// lists them (nested bodies after the statement that holds them), and
+	// names[i] the variable's name in the trace (unique in the function).
+	lives []impl.Interval
+	names []string
 }
 
 // use is one read of a binding.
@@ -32,7 +49,21 @@ type binding struct {
 	decl  *Let // nil for a parameter
 	scope int  // the block that declares it
 	uses  []use
+	// For the arena: the statement that declares it, the last statement
+	// that uses it, the loops it is declared in (how deep), the
+	// outermost loop around a use that it is declared outside of, and
+	// its slot variable (-1: none yet).
+	first, last int
+	loops       int
+	loop        *loopSpan
+	slot        int
+	name        string
 }
+
+// loopSpan is a loop's statements, first to last: a variable declared
+// outside it and used inside it lives through all of it, as the next
+// iteration may use it again.
+type loopSpan struct{ first, last int }
 
 type analyzer struct {
 	f        facts
@@ -43,6 +74,9 @@ type analyzer struct {
 	declOf   map[*Let]*binding
 	targets  map[*Assign]*binding
 	sources  map[Stmt]*binding
+	n        int         // statements numbered so far
+	loops    []*loopSpan // the loops open now, outermost first
+	slotted  []*binding  // the slot variables, by slot index
 }
 
 func analyze(fn *Func) facts {
@@ -53,6 +87,7 @@ func analyze(fn *Func) facts {
 		a.declare(p.Name, nil)
 	}
 	a.body(fn.Body)
+	a.plan()
 	for _, b := range a.bindings {
 		if b.decl == nil || a.f.slotOwned[b.decl] || len(b.uses) == 0 {
 			continue
@@ -84,6 +119,48 @@ func analyze(fn *Func) facts {
 	return a.f
 }
 
+// plan gives each slot variable its lifetime and its name in the trace.
+func (a *analyzer) plan() {
+	seen := map[string]int{}
+	for _, b := range a.slotted {
+		seen[b.name]++
+	}
+	a.f.lives = make([]impl.Interval, len(a.slotted))
+	a.f.names = make([]string, len(a.slotted))
+	for i, b := range a.slotted {
+		last := b.last
+		if b.loop != nil {
+			last = max(last, b.loop.last)
+		}
+		a.f.lives[i] = impl.Interval{First: b.first, Last: last}
+		a.f.names[i] = b.name
+		if seen[b.name] > 1 {
+			a.f.names[i] = fmt.Sprintf("%s#%d", b.name, i)
+		}
+	}
+}
+
+// used notes that b is used by the statement numbered last so far.
+func (a *analyzer) used(b *binding) {
+	b.last = max(b.last, a.n-1)
+	if len(a.loops) > b.loops && b.loop == nil {
+		b.loop = a.loops[b.loops]
+	}
+}
+
+// defines notes that tensor operation x computes into b's slot.
+func (a *analyzer) defines(b *binding, x Expr) {
+	op, ok := x.(*Op)
+	if !ok || b == nil || b.decl == nil {
+		return
+	}
+	if b.slot < 0 {
+		b.slot = len(a.slotted)
+		a.slotted = append(a.slotted, b)
+	}
+	a.f.ops[op] = b.slot
+}
+
 func (a *analyzer) open() {
 	a.nextID++
 	a.scopes = append(a.scopes, map[string]*binding{})
@@ -96,7 +173,8 @@ func (a *analyzer) close() {
 }
 
 func (a *analyzer) declare(name string, decl *Let) {
-	b := &binding{decl: decl, scope: a.ids[len(a.ids)-1]}
+	b := &binding{decl: decl, scope: a.ids[len(a.ids)-1], first: max(a.n-1, 0), last: max(a.n-1, 0),
+		loops: len(a.loops), slot: -1, name: name}
 	a.scopes[len(a.scopes)-1][name] = b
 	a.bindings = append(a.bindings, b)
 	if decl != nil {
@@ -116,6 +194,7 @@ func (a *analyzer) lookup(name string) *binding {
 func (a *analyzer) read(name string, at Stmt) {
 	if b := a.lookup(name); b != nil {
 		b.uses = append(b.uses, use{at: at, scope: a.ids[len(a.ids)-1]})
+		a.used(b)
 		if at != nil {
 			a.sources[at] = b
 		}
@@ -135,13 +214,21 @@ func (a *analyzer) body(body []Stmt) {
 }
 
 func (a *analyzer) stmt(s Stmt) {
+	at := a.n
+	a.n++
 	switch s := s.(type) {
 	case *Let:
 		a.expr(s.X, s)
+		n := a.n
+		a.n = at + 1 // the variable is declared by the let, before any statement nested in its value
 		a.declare(s.Name, s)
+		a.n = n
+		a.defines(a.declOf[s], s.X)
 	case *Assign:
 		a.expr(s.X, s)
 		if b := a.lookup(s.Name); b != nil {
+			a.used(b)
+			a.defines(b, s.X)
 			a.targets[s] = b
 			// The assignment reads the old value (to drop it): a use,
 			// so no earlier read of the variable counts as its last.
@@ -154,7 +241,11 @@ func (a *analyzer) stmt(s Stmt) {
 		a.block(s.Then)
 		a.block(s.Else)
 	case *Loop:
+		l := &loopSpan{first: at}
+		a.loops = append(a.loops, l)
 		a.block(s.Body)
+		a.loops = a.loops[:len(a.loops)-1]
+		l.last = a.n - 1
 	case *Block:
 		a.block(s.Body)
 	case *Return:
@@ -169,7 +260,6 @@ func (a *analyzer) expr(x Expr, at Stmt) {
 	case *Var:
 		a.read(x.Name, at)
 	case *Op:
-		a.f.ops[x] = len(a.f.ops)
 		for _, n := range x.Args {
 			a.read(n, nil)
 		}

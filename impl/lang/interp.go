@@ -43,6 +43,7 @@ type interp struct {
 	frames []*iframe
 	next   int
 	out    []Alive
+	known  map[*Func]facts
 }
 
 // ctrl is how a statement ends: normally, or leaving by break, continue
@@ -63,7 +64,7 @@ func Interpret(p *Program) (out []Alive, err error) {
 	if err := Check(p); err != nil {
 		return nil, err
 	}
-	in := &interp{p: p}
+	in := &interp{p: p, known: map[*Func]facts{}}
 	in.call(0, nil)
 	return in.out, nil
 }
@@ -72,7 +73,12 @@ func (in *interp) top() *iframe { return in.frames[len(in.frames)-1] }
 
 func (in *interp) call(fi int, args []*object) *object {
 	fn := in.p.Funcs[fi]
-	fr := &iframe{fn: fn, facts: analyze(fn), counts: map[string]int{}}
+	f, ok := in.known[fn]
+	if !ok {
+		f = analyze(fn)
+		in.known[fn] = f
+	}
+	fr := &iframe{fn: fn, facts: f, counts: map[string]int{}}
 	in.frames = append(in.frames, fr)
 	fr.scopes = append(fr.scopes, nil)
 	for i, p := range fn.Params {

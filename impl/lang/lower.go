@@ -14,9 +14,17 @@ import (
 // breaks it, when the runtime has that fault on):
 //
 //   - a function enters a frame sized by the slot planner
-//     (FnEnter(plan.Size), MethodEnter for a method) and a scope; a tensor
-//     operation computes into its arena slot (ArenaGet) and keeps the
-//     result as a heap tensor (Alloc, which registers it in the top scope);
+//     (FnEnter(plan.Size), MethodEnter for a method) and a scope. Its slot
+//     variables (the tensor variables a tensor operation defines) keep
+//     their data in the frame from their let to their last use (a use in
+//     a loop the variable is declared outside of lasts to the loop's
+//     end): impl's PlanFrame gives each a slot, sharing one between
+//     variables whose lifetimes do not meet (planner-shares-overlapping,
+//     and a slot that grows, arena-grow-frees-old, are the runtime's
+//     faults that this shows). A tensor operation computes into its
+//     variable's slot (ArenaGet), reads its operands through their slots
+//     and their heap tensors, and keeps the result as a heap tensor too
+//     (Alloc, which registers it in the top scope);
 //   - parameters are borrowed: no register, no acquire; the callee never
 //     releases them (callee-releases-borrowed);
 //   - `let x = y` acquires and registers y's value, unless this is y's
@@ -59,7 +67,7 @@ func Lower(p *Program, rt *impl.Runtime) (*Lowered, error) {
 		return nil, err
 	}
 	l := &lowering{p: p, rt: rt, ids: map[traces.Addr]int{}, fields: map[traces.Addr][]traces.Addr{},
-		sizes: map[traces.Addr]uint64{}, out: &Lowered{}}
+		sizes: map[traces.Addr]uint64{}, out: &Lowered{}, known: map[*Func]facts{}, plans: map[*Func]impl.Plan{}}
 	l.call(0, nil)
 	l.note("end", rt.End())
 	return l.out, nil
@@ -72,6 +80,11 @@ type lvar struct {
 	param bool // borrowed
 	slot  bool // owned without a record
 	moved bool
+	// buf holds the variable's data in its arena slot (0: none, as when
+	// its value came from anywhere but a tensor operation), size bytes.
+	buf  traces.Addr
+	size uint64
+	tmp  string // its name in the trace
 }
 
 type lscope struct {
@@ -99,6 +112,19 @@ type lowering struct {
 	next   int
 	out    *Lowered
 	state  traces.State
+	known  map[*Func]facts
+	plans  map[*Func]impl.Plan
+	buf    traces.Addr // the arena buffer the last tensor operation computed into
+}
+
+// facts are fn's static facts, analysed once a run.
+func (l *lowering) facts(fn *Func) facts {
+	f, ok := l.known[fn]
+	if !ok {
+		f = analyze(fn)
+		l.known[fn] = f
+	}
+	return f
 }
 
 func (l *lowering) top() *lframe { return l.frames[len(l.frames)-1] }
@@ -142,15 +168,17 @@ func (l *lowering) checkpoint() {
 
 func (l *lowering) call(fi int, args []traces.Addr) traces.Addr {
 	fn := l.p.Funcs[fi]
-	fr := &lframe{fn: fn, facts: analyze(fn), counts: map[string]int{}, args: args}
-	// Each operation's temporary lives for its own statement: the
-	// planner gives them slots (and, correct, lets them share one).
-	temps := make([]impl.Interval, len(fr.facts.ops))
-	for _, k := range fr.facts.ops {
-		temps[k] = impl.Interval{First: k, Last: k}
+	fr := &lframe{fn: fn, facts: l.facts(fn), counts: map[string]int{}, args: args}
+	// The slot variables keep their data in the frame from their let to
+	// their last use: the planner gives them slots, and lets those whose
+	// lifetimes do not meet share one.
+	plan, ok := l.plans[fn]
+	if !ok {
+		var err error
+		plan, err = l.rt.PlanFrame(fr.facts.lives)
+		l.note("plan", err)
+		l.plans[fn] = plan
 	}
-	plan, err := l.rt.PlanFrame(temps)
-	l.note("plan", err)
 	fr.plan = plan
 	l.frames = append(l.frames, fr)
 	if fn.Method {
@@ -271,6 +299,7 @@ func (l *lowering) stmt(s Stmt) (ctrl, traces.Addr) {
 		a, how := l.expr(s.X, s)
 		v := &lvar{name: s.Name, decl: s, slot: fr.facts.slotOwned[s]}
 		l.bind(v, a, how, s)
+		l.keep(v, s.X)
 		top := fr.scopes[len(fr.scopes)-1]
 		top.vars = append(top.vars, v)
 	case *Assign:
@@ -278,6 +307,7 @@ func (l *lowering) stmt(s Stmt) (ctrl, traces.Addr) {
 		v, _ := l.lookup(s.Name)
 		old := v.addr
 		l.bind(v, a, how, s)
+		l.keep(v, s.X)
 		if !v.slot {
 			l.note("unregister of the old "+s.Name, l.rt.Unregister(old))
 		}
@@ -332,6 +362,17 @@ func (l *lowering) stmt(s Stmt) (ctrl, traces.Addr) {
 		return ctrlReturn, a
 	}
 	return ctrlNext, 0
+}
+
+// keep notes where v's data is now: in the arena buffer the tensor
+// operation x computed into, or, for any other value, nowhere in the
+// frame.
+func (l *lowering) keep(v *lvar, x Expr) {
+	v.buf, v.size = 0, 0
+	if op, ok := x.(*Op); ok {
+		fr := l.top()
+		v.buf, v.size, v.tmp = l.buf, l.sizes[v.addr], fr.facts.names[fr.facts.ops[op]]
+	}
 }
 
 // exits exits the top n scopes without dropping them from the books (the
@@ -481,30 +522,36 @@ func (l *lowering) blockValue(body []Stmt, val string) traces.Addr {
 	return a
 }
 
-// op computes a tensor operation in its arena slot and keeps the result
-// as a heap tensor, as TensorLogic's kernels write into the frame and the
-// value that outlives the statement is allocated.
+// op computes a tensor operation into the arena slot of the variable it
+// defines, reading its operands from their slots (those whose data is in
+// the frame) and their heap tensors, and keeps the result as a heap
+// tensor too: TensorLogic's kernels work in the frame, and the value that
+// may outlive the frame is allocated.
 func (l *lowering) op(x *Op) traces.Addr {
 	fr := l.top()
 	k := fr.facts.ops[x]
 	size := x.Size
-	var args []traces.Addr
+	var args []*lvar
 	for _, n := range x.Args {
 		v, _ := l.lookup(n)
-		args = append(args, v.addr)
+		args = append(args, v)
 	}
 	if len(args) > 0 {
-		size = l.sizes[args[0]]
+		size = l.sizes[args[0].addr]
 	}
-	tmp := fmt.Sprintf("t%d", k)
+	tmp := fr.facts.names[k]
 	slot := 0
 	if k < len(fr.plan.Slots) {
 		slot = fr.plan.Slots[k]
 	}
 	buf, err := l.rt.ArenaGet(slot, size, tmp)
 	l.note("arena_get", err)
-	for i, a := range args {
-		l.note("read of "+x.Args[i], l.rt.Read(a, l.sizes[a], ""))
+	l.buf = buf
+	for _, v := range args {
+		if v.buf != 0 {
+			l.note("read of "+v.name+"'s slot", l.rt.Read(v.buf, v.size, v.tmp))
+		}
+		l.note("read of "+v.name, l.rt.Read(v.addr, l.sizes[v.addr], ""))
 	}
 	l.note("write of "+tmp, l.rt.Write(buf, size, tmp))
 	a, err := l.rt.Alloc(size)
