@@ -59,6 +59,7 @@ type Fault string
 //	returned-value-registered-twice the caller registers a returned value twice
 //	move-still-released             a move at a variable's last use leaves its record, released at scope exit
 //	emit-retain-over-retains        a struct literal retains its tensor fields again
+//	sret-source-kept                a struct returned into the caller's destination is never released at its source
 //
 // Catalog gives each one's summary, the bug it reproduces, its trigger and
 // the engine that hunts it: the flat-program engines (properties, fuzz)
@@ -104,6 +105,7 @@ const (
 	FaultRegisterTwice               Fault = "returned-value-registered-twice"
 	FaultMoveStillReleased           Fault = "move-still-released"
 	FaultEmitRetainOverRetains       Fault = "emit-retain-over-retains"
+	FaultSretSourceKept              Fault = "sret-source-kept"
 )
 
 // The engines that hunt faults (FaultInfo.Engine).
@@ -143,6 +145,7 @@ var engines = map[Fault]string{
 	FaultRegisterTwice:            EngineSource,
 	FaultMoveStillReleased:        EngineSource,
 	FaultEmitRetainOverRetains:    EngineSource,
+	FaultSretSourceKept:           EngineSource,
 }
 
 // alsoCaughtBy names, for a fault that more than its own engine shows,
@@ -324,6 +327,10 @@ var catalog = [...]faultEntry{
 		"a struct literal retains its tensor fields again after struct_init already acquired them: each struct keeps its fields one count too many, and memory grows each iteration",
 		"TensorLogic's struct initialisation deep-clones (acquires) each field; emit_retain, written for struct values, was also emitted for tensor fields, so each field got a second count that nothing released. In a training loop the tensors of every iteration stayed alive: the memory growth per iteration that commit 4419a90 removed.",
 		"for i in 0..2 { let t = zeros(16); let s = S { f0: t }; } [t survives each iteration]"},
+	{FaultSretSourceKept,
+		"a struct returned by destination passing is copied into the caller's destination, its fields acquired, but its source is kept as if moved: never released, it outlives the call and its fields keep a count too many",
+		"TensorLogic returns a struct by destination passing (SRET): the caller reserves the destination, and the callee's return copies the struct into it (emit_struct_copy, which acquires each field). Its memory strategy (docs/dev/MEMORY_MANAGEMENT_STRATEGY.md, V5.1) records the bug: the source variable was marked CLEANUP_NONE, as if moved, so exit_scope never dropped its references and every struct return left its fields' counts one too high; main's final cleanup then met the accumulated counts and crashed (SIGBUS). It was worked around, not fixed, by ending main with exit(0).",
+		"fn f() -> Box { let t = zeros(16); let b = Box { f0: t }; return b; } fn main() { let x = f(); } [b outlives f, and t keeps b's count]"},
 }
 
 // Catalog lists every fault, in a stable order.
@@ -398,6 +405,7 @@ const (
 	fRegisterTwice
 	fMoveStillReleased
 	fEmitRetainOverRetains
+	fSretSourceKept
 )
 
 // HasFault reports whether fault f is on. The lowering of source

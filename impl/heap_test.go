@@ -185,6 +185,7 @@ func TestFaultBits(t *testing.T) {
 		FaultRegisterTwice:               fRegisterTwice,
 		FaultMoveStillReleased:           fMoveStillReleased,
 		FaultEmitRetainOverRetains:       fEmitRetainOverRetains,
+		FaultSretSourceKept:              fSretSourceKept,
 	}
 	if len(bits) != len(catalog) {
 		t.Fatalf("%d fault bits for %d catalog entries", len(bits), len(catalog))

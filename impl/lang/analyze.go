@@ -37,6 +37,10 @@ type facts struct {
 	// names[i] the variable's name in the trace (unique in the function).
 	lives []impl.Interval
 	names []string
+	// slots maps each slot variable's let to its index. A local of a
+	// struct type with fields is a slot variable too: its slot is the
+	// destination a struct is returned into (see lower.go) or copied to.
+	slots map[*Let]int
 }
 
 // use is one read of a binding.
@@ -58,6 +62,7 @@ type binding struct {
 	loop        *loopSpan
 	slot        int
 	name        string
+	typ         Type
 }
 
 // loopSpan is a loop's statements, first to last: a variable declared
@@ -66,6 +71,7 @@ type binding struct {
 type loopSpan struct{ first, last int }
 
 type analyzer struct {
+	p        *Program
 	f        facts
 	scopes   []map[string]*binding
 	ids      []int // block id of each open scope
@@ -79,12 +85,12 @@ type analyzer struct {
 	slotted  []*binding  // the slot variables, by slot index
 }
 
-func analyze(fn *Func) facts {
-	a := &analyzer{f: facts{moves: map[Stmt]bool{}, slotOwned: map[*Let]bool{}, ops: map[*Op]int{}},
+func analyze(p *Program, fn *Func) facts {
+	a := &analyzer{p: p, f: facts{moves: map[Stmt]bool{}, slotOwned: map[*Let]bool{}, ops: map[*Op]int{}, slots: map[*Let]int{}},
 		declOf: map[*Let]*binding{}, targets: map[*Assign]*binding{}, sources: map[Stmt]*binding{}}
 	a.open()
-	for _, p := range fn.Params {
-		a.declare(p.Name, nil)
+	for _, q := range fn.Params {
+		a.declare(q.Name, nil, q.Type)
 	}
 	a.body(fn.Body)
 	a.plan()
@@ -154,11 +160,17 @@ func (a *analyzer) defines(b *binding, x Expr) {
 	if !ok || b == nil || b.decl == nil {
 		return
 	}
+	a.slotFor(b)
+	a.f.ops[op] = b.slot
+}
+
+// slotFor makes b a slot variable, if it is not one yet.
+func (a *analyzer) slotFor(b *binding) {
 	if b.slot < 0 {
 		b.slot = len(a.slotted)
 		a.slotted = append(a.slotted, b)
+		a.f.slots[b.decl] = b.slot
 	}
-	a.f.ops[op] = b.slot
 }
 
 func (a *analyzer) open() {
@@ -172,9 +184,12 @@ func (a *analyzer) close() {
 	a.ids = a.ids[:len(a.ids)-1]
 }
 
-func (a *analyzer) declare(name string, decl *Let) {
+func (a *analyzer) declare(name string, decl *Let, t Type) {
 	b := &binding{decl: decl, scope: a.ids[len(a.ids)-1], first: max(a.n-1, 0), last: max(a.n-1, 0),
-		loops: len(a.loops), slot: -1, name: name}
+		loops: len(a.loops), slot: -1, name: name, typ: t}
+	if decl != nil && !t.Tensor && t.Struct >= 0 && t.Struct < len(a.p.Structs) && len(a.p.Structs[t.Struct].Fields) > 0 {
+		a.slotFor(b)
+	}
 	a.scopes[len(a.scopes)-1][name] = b
 	a.bindings = append(a.bindings, b)
 	if decl != nil {
@@ -218,11 +233,14 @@ func (a *analyzer) stmt(s Stmt) {
 	a.n++
 	switch s := s.(type) {
 	case *Let:
-		a.expr(s.X, s)
+		t := a.expr(s.X, s)
 		n := a.n
 		a.n = at + 1 // the variable is declared by the let, before any statement nested in its value
-		a.declare(s.Name, s)
+		a.declare(s.Name, s, t)
 		a.n = n
+		// Its value is written when the statements nested in it are
+		// done: it lives from the let through them.
+		a.used(a.declOf[s])
 		a.defines(a.declOf[s], s.X)
 	case *Assign:
 		a.expr(s.X, s)
@@ -255,10 +273,12 @@ func (a *analyzer) stmt(s Stmt) {
 	}
 }
 
-func (a *analyzer) expr(x Expr, at Stmt) {
+func (a *analyzer) expr(x Expr, at Stmt) Type {
+	tensor := Type{Tensor: true}
 	switch x := x.(type) {
 	case *Var:
 		a.read(x.Name, at)
+		return a.typeOf(x.Name)
 	case *Op:
 		for _, n := range x.Args {
 			a.read(n, nil)
@@ -267,25 +287,43 @@ func (a *analyzer) expr(x Expr, at Stmt) {
 		for _, n := range x.Fields {
 			a.read(n, nil)
 		}
+		return Type{Struct: x.Type}
 	case *Field:
 		a.read(x.Var, nil)
 	case *Call:
 		for _, n := range x.Args {
 			a.read(n, nil)
 		}
+		if x.Func >= 0 && x.Func < len(a.p.Funcs) && a.p.Funcs[x.Func].Result != nil {
+			return *a.p.Funcs[x.Func].Result
+		}
 	case *IfExpr:
 		a.open()
 		a.body(x.Then)
 		a.read(x.ThenVal, nil)
+		t := a.typeOf(x.ThenVal)
 		a.close()
 		a.open()
 		a.body(x.Else)
 		a.read(x.ElseVal, nil)
 		a.close()
+		return t
 	case *BlockExpr:
 		a.open()
 		a.body(x.Body)
 		a.read(x.Val, nil)
+		t := a.typeOf(x.Val)
 		a.close()
+		return t
 	}
+	return tensor
+}
+
+// typeOf is the type of the variable name in scope (a tensor if none is:
+// Check refuses such a program before it runs).
+func (a *analyzer) typeOf(name string) Type {
+	if b := a.lookup(name); b != nil {
+		return b.typ
+	}
+	return Type{Tensor: true}
 }

@@ -18,6 +18,9 @@ import (
 type Alive []int
 
 // object is a value the interpreter made; nil is NULL (an empty struct).
+// A struct a function returns is copied into its caller's destination: a
+// value with the same fields and no identity of its own (id -1), as it
+// lives in the caller's frame, not on the heap.
 type object struct {
 	id     int
 	size   uint64
@@ -75,7 +78,7 @@ func (in *interp) call(fi int, args []*object) *object {
 	fn := in.p.Funcs[fi]
 	f, ok := in.known[fn]
 	if !ok {
-		f = analyze(fn)
+		f = analyze(in.p, fn)
 		in.known[fn] = f
 	}
 	fr := &iframe{fn: fn, facts: f, counts: map[string]int{}}
@@ -86,6 +89,9 @@ func (in *interp) call(fi int, args []*object) *object {
 	}
 	_, ret := in.body(fn.Body)
 	in.frames = in.frames[:len(in.frames)-1]
+	if ret != nil && len(ret.fields) > 0 {
+		ret = &object{id: -1, size: ret.size, fields: ret.fields}
+	}
 	return ret
 }
 
@@ -130,7 +136,9 @@ func (in *interp) checkpoint() {
 			return
 		}
 		seen[o] = true
-		ids = append(ids, o.id)
+		if o.id >= 0 {
+			ids = append(ids, o.id)
+		}
 		for _, f := range o.fields {
 			mark(f)
 		}
