@@ -67,7 +67,10 @@ type Fault string
 // theirs to catch; the registry's faults are caught by the
 // linearizability check of impl/registry/lincheck, the pool's by the pool
 // property of package properties, which drives the allocators of impl/gpu,
-// and the codegen faults by source programs (EngineSource).
+// and the codegen faults by source programs (EngineSource). A fault may be
+// caught by a second engine too (FaultInfo.Also): source programs keep
+// their tensor variables in planned arena slots, so they catch the slot
+// planner's and the arena's faults as well.
 const (
 	FaultStaleRecordNotPurged        Fault = "stale-record-not-purged"
 	FaultScopeExitReleasesDead       Fault = "scope-exit-releases-dead"
