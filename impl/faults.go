@@ -61,16 +61,30 @@ type Fault string
 //	emit-retain-over-retains        a struct literal retains its tensor fields again
 //	sret-source-kept                a struct returned into the caller's destination is never released at its source
 //
+// The autograd faults are bugs of the graph engine of package
+// impl/autograd, which allocates its tensors from a Runtime and asks it
+// (HasFault) which of them are on; the Runtime's own calls are unchanged:
+//
+//	autograd-struct-retain                every graph tensor is retained struct-style, and no one releases it
+//	autograd-no-grad-clearing             ClearGrads does nothing: gradients accumulate across iterations
+//	autograd-scope-frees-graph            scope exit frees a tensor the graph still needs
+//	autograd-backward-keeps-intermediates backward does not free the graph's non-leaf intermediates
+//	autograd-detach-keeps-graph           detach leaves the upstream graph alive
+//	autograd-saved-never-released         a node's saved tensors are not released after it runs
+//	autograd-view-own-version             a view gets a version counter of its own, not its base's
+//	autograd-double-bump                  one in-place op bumps the version counter twice
+//
 // Catalog gives each one's summary, the bug it reproduces, its trigger and
 // the engine that hunts it: the flat-program engines (properties, fuzz)
 // drive Runtime, and only the faults whose Engine is EngineProgram are
 // theirs to catch; the registry's faults are caught by the
 // linearizability check of impl/registry/lincheck, the pool's by the pool
 // property of package properties, which drives the allocators of impl/gpu,
-// and the codegen faults by source programs (EngineSource). A fault may be
-// caught by a second engine too (FaultInfo.Also): source programs keep
-// their tensor variables in planned arena slots, so they catch the slot
-// planner's and the arena's faults as well.
+// the codegen faults by source programs (EngineSource), and the autograd
+// faults by autograd programs (EngineAutograd). A fault may be caught by a
+// second engine too (FaultInfo.Also): source programs keep their tensor
+// variables in planned arena slots, so they catch the slot planner's and
+// the arena's faults as well.
 const (
 	FaultStaleRecordNotPurged        Fault = "stale-record-not-purged"
 	FaultScopeExitReleasesDead       Fault = "scope-exit-releases-dead"
@@ -108,7 +122,18 @@ const (
 	FaultRegisterTwice               Fault = "returned-value-registered-twice"
 	FaultMoveStillReleased           Fault = "move-still-released"
 	FaultEmitRetainOverRetains       Fault = "emit-retain-over-retains"
-	FaultSretSourceKept              Fault = "sret-source-kept"
+
+	FaultAutogradStructRetain               Fault = "autograd-struct-retain"
+	FaultAutogradNoGradClearing             Fault = "autograd-no-grad-clearing"
+	FaultAutogradScopeFreesGraph            Fault = "autograd-scope-frees-graph"
+	FaultAutogradBackwardKeepsIntermediates Fault = "autograd-backward-keeps-intermediates"
+	FaultAutogradDetachKeepsGraph           Fault = "autograd-detach-keeps-graph"
+	FaultAutogradSavedNeverReleased         Fault = "autograd-saved-never-released"
+	FaultAutogradViewOwnVersion             Fault = "autograd-view-own-version"
+	FaultAutogradDoubleBump                 Fault = "autograd-double-bump"
+
+	// A codegen fault added after the autograd ones: the order is stable.
+	FaultSretSourceKept Fault = "sret-source-kept"
 )
 
 // The engines that hunt faults (FaultInfo.Engine).
@@ -128,6 +153,12 @@ const (
 	// tlcheck selftest). The runtime's own calls are unchanged by these
 	// faults, so only source programs can show them.
 	EngineSource = "source"
+	// EngineAutograd: autograd programs of package impl/autograd, whose
+	// Engine is built on a Runtime that has the fault on, with the model,
+	// a shadow of the version counters and ClearGrads as oracles
+	// (properties, FuzzAutogradProgram, tlcheck selftest). Like the
+	// codegen faults, they leave the runtime's own calls unchanged.
+	EngineAutograd = "autograd"
 )
 
 // engines names the engine of each fault that the program engines do not
@@ -148,7 +179,17 @@ var engines = map[Fault]string{
 	FaultRegisterTwice:            EngineSource,
 	FaultMoveStillReleased:        EngineSource,
 	FaultEmitRetainOverRetains:    EngineSource,
-	FaultSretSourceKept:           EngineSource,
+
+	FaultAutogradStructRetain:               EngineAutograd,
+	FaultAutogradNoGradClearing:             EngineAutograd,
+	FaultAutogradScopeFreesGraph:            EngineAutograd,
+	FaultAutogradBackwardKeepsIntermediates: EngineAutograd,
+	FaultAutogradDetachKeepsGraph:           EngineAutograd,
+	FaultAutogradSavedNeverReleased:         EngineAutograd,
+	FaultAutogradViewOwnVersion:             EngineAutograd,
+	FaultAutogradDoubleBump:                 EngineAutograd,
+
+	FaultSretSourceKept: EngineSource,
 }
 
 // alsoCaughtBy names, for a fault that more than its own engine shows,
@@ -165,8 +206,8 @@ type FaultInfo struct {
 	Name    Fault
 	Summary string // one line: what goes wrong
 	Bug     string // the historic bug it reproduces
-	Trigger string // the shortest call sequence (for a codegen fault, source program) that shows it
-	Engine  string // which engine hunts it: EngineProgram, EngineRegistry, EnginePool or EngineSource
+	Trigger string // the shortest call sequence (for a codegen fault, source program; for an autograd fault, engine calls) that shows it
+	Engine  string // which engine hunts it: EngineProgram, EngineRegistry, EnginePool, EngineSource or EngineAutograd
 }
 
 // faultEntry is a row of the catalog's table; Catalog adds the engine.
@@ -330,6 +371,38 @@ var catalog = [...]faultEntry{
 		"a struct literal retains its tensor fields again after struct_init already acquired them: each struct keeps its fields one count too many, and memory grows each iteration",
 		"TensorLogic's struct initialisation deep-clones (acquires) each field; emit_retain, written for struct values, was also emitted for tensor fields, so each field got a second count that nothing released. In a training loop the tensors of every iteration stayed alive: the memory growth per iteration that commit 4419a90 removed.",
 		"for i in 0..2 { let t = zeros(16); let s = S { f0: t }; } [t survives each iteration]"},
+	{FaultAutogradStructRetain,
+		"every graph tensor is retained struct-style, a reference that no one releases, so each iteration keeps its whole graph",
+		"TensorLogic 4419a90: tensors stored in the autograd graph were acquired with the struct-field retain, whose matching release never ran; memory grew from 1237 MB to 2168 MB over one training run.",
+		"x=Leaf(req); y=x.Mul(x); y.Sum().Backward(false); ScopeExit; End [y's buffer leaks]"},
+	{FaultAutogradNoGradClearing,
+		"ClearGrads does nothing, so gradients accumulate across loop iterations",
+		"TensorLogic before V3.3 had no clear_grads at the end of a loop iteration: each step's gradient was added to the last, and training diverged.",
+		"loop 2x { loss=f(w); loss.Backward(false); ClearGrads } [w.grad is twice the gradient]"},
+	{FaultAutogradScopeFreesGraph,
+		"a graph tensor keeps its scope record, so scope exit frees a tensor the graph still needs",
+		"TensorLogic V5.0's hybrid cleanup fixed the use-after-free of scope exit freeing intermediates the autograd graph held: a graph tensor's scope release became a no-op.",
+		"ScopeEnter; x=Leaf(req); ScopeEnter; y=x.Add(x); ScopeExit [y freed]; y.Sum() [reads freed bytes]"},
+	{FaultAutogradBackwardKeepsIntermediates,
+		"backward does not free the graph's non-leaf intermediates",
+		"TensorLogic V5.0: backward is where the graph engine frees the intermediates it owns; without it they outlive the step.",
+		"x=Leaf(req); y=x.Exp(); y.Sum().Backward(false); End [y leaks]"},
+	{FaultAutogradDetachKeepsGraph,
+		"detach leaves the upstream graph alive",
+		"TensorLogic V5.0: detach frees the graph upstream of the detached tensor; a detach that does not leaves it owned by no one.",
+		"x=Leaf(req); y=x.Exp(); y.Detach(); End [y and its saved output leak]"},
+	{FaultAutogradSavedNeverReleased,
+		"a node's saved tensors are not released after it runs",
+		"PyTorch releases saved variables after a node runs unless retain_graph; a runtime that keeps them holds every activation of every step.",
+		"x=Leaf(req); y=x.Exp(); y.Sum().Backward(false); End [the saved output's reference leaks]"},
+	{FaultAutogradViewOwnVersion,
+		"a view gets a version counter of its own instead of sharing its base's",
+		"cgadimpl kept a version per tensor object, not per storage: an in-place op through a view did not bump the base's version, so backward used a modified saved tensor and returned a wrong gradient.",
+		"x=Leaf([2]); v=x.Slice(0,1); v.MulInPlace(c) [x's version stays 0]; with y=w.Mul(x) before it, y.Sum().Backward runs"},
+	{FaultAutogradDoubleBump,
+		"one in-place op bumps the version counter twice",
+		"cgadimpl bumped the version both in the in-place kernel and in its autograd wrapper; versions drifted from PyTorch's, and checkpoints keyed by version restored the wrong snapshot.",
+		"x=Leaf([1]); x.AddInPlace(x,1) [version 2, want 1]"},
 	{FaultSretSourceKept,
 		"a struct returned by destination passing is copied into the caller's destination, its fields acquired, but its source is kept as if moved: never released, it outlives the call and its fields keep a count too many",
 		"TensorLogic returns a struct by destination passing (SRET): the caller reserves the destination, and the callee's return copies the struct into it (emit_struct_copy, which acquires each field). Its memory strategy (docs/dev/MEMORY_MANAGEMENT_STRATEGY.md, V5.1) records the bug: the source variable was marked CLEANUP_NONE, as if moved, so exit_scope never dropped its references and every struct return left its fields' counts one too high; main's final cleanup then met the accumulated counts and crashed (SIGBUS). It was worked around, not fixed, by ending main with exit(0).",
@@ -408,20 +481,37 @@ const (
 	fRegisterTwice
 	fMoveStillReleased
 	fEmitRetainOverRetains
+	fAutogradStructRetain // autograd: impl/autograd asks HasFault
+	fAutogradNoGradClearing
+	fAutogradScopeFreesGraph
+	fAutogradBackwardKeepsIntermediates
+	fAutogradDetachKeepsGraph
+	fAutogradSavedNeverReleased
+	fAutogradViewOwnVersion
+	fAutogradDoubleBump
 	fSretSourceKept
 )
 
 // HasFault reports whether fault f is on. The lowering of source
 // programs (package impl/lang) asks it for the codegen faults, which
-// change what a compiler emits rather than what the runtime does.
+// change what a compiler emits rather than what the runtime does, and
+// the autograd engine (package impl/autograd) for the autograd faults.
 func (r *Runtime) HasFault(f Fault) bool {
-	for i, c := range catalog {
-		if c.Name == f {
-			return r.faults.has(1 << i)
-		}
+	if r.faults == 0 {
+		return false // the correct runtime, asked on every hot path of the engines above it
 	}
-	return false
+	return r.faults.has(faultBits[f])
 }
+
+// faultBits is each catalogued fault's bit in a faultSet (its index in
+// catalog), for HasFault; a name the catalog lacks has none.
+var faultBits = func() map[Fault]faultSet {
+	m := make(map[Fault]faultSet, len(catalog))
+	for i, c := range catalog {
+		m[c.Name] = 1 << i
+	}
+	return m
+}()
 
 func (s faultSet) has(bit faultSet) bool { return s&bit != 0 }
 
@@ -433,7 +523,7 @@ next:
 	for _, f := range fs {
 		for i, c := range catalog {
 			if c.Name == f {
-				if e := c.info().Engine; e != EngineProgram && e != EngineSource {
+				if e := c.info().Engine; !runtimeCarries(e) {
 					return 0, fmt.Errorf("fault %s belongs to the %s engine: Runtime has no %s to break", f, e, e)
 				}
 				s |= 1 << i
@@ -442,11 +532,22 @@ next:
 		}
 		var names []string
 		for _, c := range catalog {
-			if e := c.info().Engine; e == EngineProgram || e == EngineSource {
+			if runtimeCarries(c.info().Engine) {
 				names = append(names, string(c.Name))
 			}
 		}
 		return 0, fmt.Errorf("unknown fault %q (the catalog has %s)", f, strings.Join(names, ", "))
 	}
 	return s, nil
+}
+
+// runtimeCarries reports whether a Runtime can have the faults of engine
+// on: its own, and those of the code built on it (the lowering of source
+// programs, the autograd engine), which ask HasFault.
+func runtimeCarries(engine string) bool {
+	switch engine {
+	case EngineProgram, EngineSource, EngineAutograd:
+		return true
+	}
+	return false
 }

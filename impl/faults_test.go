@@ -133,7 +133,7 @@ func TestCatalog(t *testing.T) {
 		switch f.Engine {
 		case impl.EngineProgram:
 			program++
-		case impl.EngineRegistry, impl.EngineSource:
+		case impl.EngineRegistry, impl.EngineSource, impl.EngineAutograd:
 		case impl.EnginePool:
 			if _, ok := poolTriggers[f.Name]; !ok {
 				t.Errorf("pool fault %s has no trigger in poolTriggers", f.Name)
@@ -163,17 +163,28 @@ func TestCatalog(t *testing.T) {
 	}
 }
 
-// TestHasFault: HasFault answers for every fault, on and off.
+// TestHasFault: HasFault answers for every fault, on and off, and a
+// runtime with one fault has no other.
 func TestHasFault(t *testing.T) {
+	var runtimes []impl.Fault
 	for _, f := range impl.Catalog() {
-		if f.Engine != impl.EngineProgram && f.Engine != impl.EngineSource {
+		if f.Engine != impl.EngineProgram && f.Engine != impl.EngineSource && f.Engine != impl.EngineAutograd {
 			continue // not Runtime's to have: Config refuses it
 		}
+		runtimes = append(runtimes, f.Name)
 		if impl.New(impl.Config{}).HasFault(f.Name) {
 			t.Errorf("%s on in a correct runtime", f.Name)
 		}
-		if !impl.New(impl.Config{Faults: []impl.Fault{f.Name}}).HasFault(f.Name) {
-			t.Errorf("%s off in a runtime that has it", f.Name)
+	}
+	for _, on := range runtimes {
+		rt := impl.New(impl.Config{Faults: []impl.Fault{on}})
+		for _, f := range impl.Catalog() {
+			if got := rt.HasFault(f.Name); got != (f.Name == on) {
+				t.Errorf("a runtime with %s: HasFault(%s) = %v", on, f.Name, got)
+			}
+		}
+		if rt.HasFault("no-such-fault") {
+			t.Errorf("a runtime with %s has a fault the catalog lacks", on)
 		}
 	}
 	if impl.New(impl.Config{}).HasFault("no-such-fault") {

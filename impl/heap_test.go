@@ -149,43 +149,51 @@ func TestPurgeKeepsScopesSmall(t *testing.T) {
 // TestFaultBits holds the fault bits in catalog order.
 func TestFaultBits(t *testing.T) {
 	bits := map[Fault]faultSet{
-		FaultStaleRecordNotPurged:        fStaleRecordNotPurged,
-		FaultScopeExitReleasesDead:       fScopeExitReleasesDead,
-		FaultUnregisterReleases:          fUnregisterReleases,
-		FaultUnregisterOldestRecord:      fUnregisterOldestRecord,
-		FaultStructUnregisterDeep:        fStructUnregisterDeep,
-		FaultStructUnregisterNone:        fStructUnregisterNone,
-		FaultStructInitNoAcquire:         fStructInitNoAcquire,
-		FaultStructDeathNoFieldRelease:   fStructDeathNoFieldRelease,
-		FaultStructDeathFieldsOnly:       fStructDeathFieldsOnly,
-		FaultRegisterDuplicatesRecord:    fRegisterDuplicatesRecord,
-		FaultRegisterCountsNoRecord:      fRegisterCountsNoRecord,
-		FaultParamRegisterNoAcquire:      fParamRegisterNoAcquire,
-		FaultParamReregisterNoRelease:    fParamReregisterNoRelease,
-		FaultParamReregisterReleaseFirst: fParamReregisterReleaseFirst,
-		FaultReleaseIgnoresZero:          fReleaseIgnoresZero,
-		FaultZSTAllocates:                fZSTAllocates,
-		FaultHeapDoubleHandout:           fHeapDoubleHandout,
-		FaultScopeExitOldestFirst:        fScopeExitOldestFirst,
-		FaultArenaGrowFreesOld:           fArenaGrowFreesOld,
-		FaultPlannerSharesOverlapping:    fPlannerSharesOverlapping,
-		FaultMethodWithoutFrame:          fMethodWithoutFrame,
-		FaultRegistryCountOutsideLock:    fRegistryCountOutsideLock,
-		FaultRegistryAliasUnderflow:      fRegistryAliasUnderflow,
-		FaultPoolDuplicateFreeEntry:      fPoolDuplicateFreeEntry,
-		FaultPoolKeyNeverMatches:         fPoolKeyNeverMatches,
-		FaultPoolSplitRemainderLost:      fPoolSplitRemainderLost,
-		FaultPoolFreeNoMerge:             fPoolFreeNoMerge,
-		FaultPoolStatsDrift:              fPoolStatsDrift,
-		FaultReturnCleansInnermost:       fReturnCleansInnermost,
-		FaultBreakInIfSkipsCleanup:       fBreakInIfSkipsCleanup,
-		FaultBlockResultFreed:            fBlockResultFreed,
-		FaultCallerNoRegister:            fCallerNoRegister,
-		FaultCalleeReleasesBorrowed:      fCalleeReleasesBorrowed,
-		FaultRegisterTwice:               fRegisterTwice,
-		FaultMoveStillReleased:           fMoveStillReleased,
-		FaultEmitRetainOverRetains:       fEmitRetainOverRetains,
-		FaultSretSourceKept:              fSretSourceKept,
+		FaultStaleRecordNotPurged:               fStaleRecordNotPurged,
+		FaultScopeExitReleasesDead:              fScopeExitReleasesDead,
+		FaultUnregisterReleases:                 fUnregisterReleases,
+		FaultUnregisterOldestRecord:             fUnregisterOldestRecord,
+		FaultStructUnregisterDeep:               fStructUnregisterDeep,
+		FaultStructUnregisterNone:               fStructUnregisterNone,
+		FaultStructInitNoAcquire:                fStructInitNoAcquire,
+		FaultStructDeathNoFieldRelease:          fStructDeathNoFieldRelease,
+		FaultStructDeathFieldsOnly:              fStructDeathFieldsOnly,
+		FaultRegisterDuplicatesRecord:           fRegisterDuplicatesRecord,
+		FaultRegisterCountsNoRecord:             fRegisterCountsNoRecord,
+		FaultParamRegisterNoAcquire:             fParamRegisterNoAcquire,
+		FaultParamReregisterNoRelease:           fParamReregisterNoRelease,
+		FaultParamReregisterReleaseFirst:        fParamReregisterReleaseFirst,
+		FaultReleaseIgnoresZero:                 fReleaseIgnoresZero,
+		FaultZSTAllocates:                       fZSTAllocates,
+		FaultHeapDoubleHandout:                  fHeapDoubleHandout,
+		FaultScopeExitOldestFirst:               fScopeExitOldestFirst,
+		FaultArenaGrowFreesOld:                  fArenaGrowFreesOld,
+		FaultPlannerSharesOverlapping:           fPlannerSharesOverlapping,
+		FaultMethodWithoutFrame:                 fMethodWithoutFrame,
+		FaultRegistryCountOutsideLock:           fRegistryCountOutsideLock,
+		FaultRegistryAliasUnderflow:             fRegistryAliasUnderflow,
+		FaultPoolDuplicateFreeEntry:             fPoolDuplicateFreeEntry,
+		FaultPoolKeyNeverMatches:                fPoolKeyNeverMatches,
+		FaultPoolSplitRemainderLost:             fPoolSplitRemainderLost,
+		FaultPoolFreeNoMerge:                    fPoolFreeNoMerge,
+		FaultPoolStatsDrift:                     fPoolStatsDrift,
+		FaultReturnCleansInnermost:              fReturnCleansInnermost,
+		FaultBreakInIfSkipsCleanup:              fBreakInIfSkipsCleanup,
+		FaultBlockResultFreed:                   fBlockResultFreed,
+		FaultCallerNoRegister:                   fCallerNoRegister,
+		FaultCalleeReleasesBorrowed:             fCalleeReleasesBorrowed,
+		FaultRegisterTwice:                      fRegisterTwice,
+		FaultMoveStillReleased:                  fMoveStillReleased,
+		FaultEmitRetainOverRetains:              fEmitRetainOverRetains,
+		FaultAutogradStructRetain:               fAutogradStructRetain,
+		FaultAutogradNoGradClearing:             fAutogradNoGradClearing,
+		FaultAutogradScopeFreesGraph:            fAutogradScopeFreesGraph,
+		FaultAutogradBackwardKeepsIntermediates: fAutogradBackwardKeepsIntermediates,
+		FaultAutogradDetachKeepsGraph:           fAutogradDetachKeepsGraph,
+		FaultAutogradSavedNeverReleased:         fAutogradSavedNeverReleased,
+		FaultAutogradViewOwnVersion:             fAutogradViewOwnVersion,
+		FaultAutogradDoubleBump:                 fAutogradDoubleBump,
+		FaultSretSourceKept:                     fSretSourceKept,
 	}
 	if len(bits) != len(catalog) {
 		t.Fatalf("%d fault bits for %d catalog entries", len(bits), len(catalog))
@@ -195,9 +203,10 @@ func TestFaultBits(t *testing.T) {
 			t.Errorf("fault %s: catalog index %d, bit %b", f.Name, i, bits[f.Name])
 		}
 		got, err := parseFaults([]Fault{f.Name})
-		if e := f.info().Engine; e != EngineProgram && e != EngineSource {
+		if e := f.info().Engine; !runtimeCarries(e) {
 			// Another engine's fault: Runtime's Config refuses it, by name.
-			// (A codegen fault is Runtime's to have: the lowering asks it.)
+			// (A codegen or autograd fault is Runtime's to have: the
+			// lowering and the autograd engine ask it.)
 			if err == nil || !strings.Contains(err.Error(), string(f.Name)) {
 				t.Errorf("fault %s of engine %s: parseFaults = %b, %v; want an error naming it", f.Name, f.info().Engine, got, err)
 			}

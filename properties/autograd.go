@@ -3,11 +3,15 @@ package properties
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/autograd"
 	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 // An autograd program is a list of steps over a pool of tensors, each
@@ -45,21 +49,26 @@ type agTensor struct {
 	consumed bool
 }
 
-// runAutograd runs prog and returns the first breach an oracle finds.
-func runAutograd(faults []autograd.Fault, prog []agStep) error {
+// runAutograd runs prog on an engine whose runtime has faults on and
+// returns the first breach an oracle finds. A fault impl.Config refuses
+// panics, as impl.New does: it is a misuse of the harness.
+func runAutograd(faults []impl.Fault, prog []agStep) *AutogradFailure {
 	var rec impl.Recording
-	rt := impl.New(impl.Config{Record: rec.Record})
-	e, err := autograd.New(rt, autograd.Config{Faults: faults, Record: rec.Record})
+	rt := impl.New(impl.Config{Faults: faults, Record: rec.Record})
+	e, err := autograd.New(rt, autograd.Config{Record: rec.Record})
 	if err != nil {
-		return err
+		panic(err)
+	}
+	fail := func(prop string, step int, msg string) *AutogradFailure {
+		return &AutogradFailure{Property: prop, Step: step, Message: msg, Trace: slices.Clone(rec.Events())}
 	}
 	var pool []agTensor
 	groups, depth := 0, 0
 	newGroup := func() int { groups++; return groups }
-	runtimeBug := func(i int, err error) error {
+	runtimeBug := func(i int, err error) *AutogradFailure {
 		var ie *impl.Error
 		if errors.As(err, &ie) {
-			return fmt.Errorf("step %d: the engine misused the runtime: %w", i, err)
+			return fail("RuntimeUse", i, fmt.Sprintf("the engine misused the runtime: %v", err))
 		}
 		return nil
 	}
@@ -161,7 +170,7 @@ func runAutograd(faults []autograd.Fault, prog []agStep) error {
 					want++
 				}
 				if got := p.t.Version(); got != want {
-					return fmt.Errorf("step %d %v: tensor %d (group %d) at version %d, want %d", i, s, p.t.ID(), p.group, got, want)
+					return fail("Versions", i, fmt.Sprintf("%v: tensor %d (group %d) at version %d, want %d", s, p.t.ID(), p.group, got, want))
 				}
 			}
 		case k == "backward" || k == "backward-retain":
@@ -185,7 +194,7 @@ func runAutograd(faults []autograd.Fault, prog []agStep) error {
 			err = e.ClearGrads()
 			for _, p := range pool {
 				if p.leaf && p.t.Grad() != nil {
-					return fmt.Errorf("step %d %v: tensor %d keeps a grad after ClearGrads", i, s, p.t.ID())
+					return fail("ClearGrads", i, fmt.Sprintf("%v: tensor %d keeps a grad after ClearGrads", s, p.t.ID()))
 				}
 			}
 		case k == "scope_enter":
@@ -222,13 +231,137 @@ func runAutograd(faults []autograd.Fault, prog []agStep) error {
 	}
 	rep, err := model.Replay(rec.Source())
 	if err != nil {
-		return err
+		return fail("Model", len(prog), fmt.Sprintf("the trace does not replay: %v", err))
 	}
 	if len(rep.Violations) > 0 {
 		v := rep.Violations[0]
-		return fmt.Errorf("the model: %s at event %d: %s", v.Kind, v.Event, v.Message)
+		f := fail("Model", len(prog), fmt.Sprintf("%s at event %d: %s", v.Kind, v.Event, v.Message))
+		f.Kind = v.Kind
+		return f
 	}
 	return nil
+}
+
+// AutogradFailure is a breach of the autograd property, found by one of
+// its oracles:
+//
+//	RuntimeUse  the engine never misuses the runtime (no *impl.Error)
+//	Versions    an in-place op bumps every alias of its storage by one, and nothing else
+//	ClearGrads  after ClearGrads no leaf keeps a grad
+//	Model       the recorded trace, replayed by the model, has no violation
+type AutogradFailure struct {
+	Property string
+	Kind     traces.Kind // Model: the kind of the first violation
+	Step     int         // the step that broke it; the program's length for Model
+	Message  string
+	Trace    []traces.Event // the run's trace, up to the breach
+}
+
+func (f *AutogradFailure) Error() string {
+	return fmt.Sprintf("autograd property %s broken at step %d: %s", f.Property, f.Step, f.Message)
+}
+
+// Events is the length of the failure's trace.
+func (f *AutogradFailure) Events() int { return len(f.Trace) }
+
+// WriteTrace writes the failure's trace as a file `tlcheck replay` reads.
+func (f *AutogradFailure) WriteTrace(w io.Writer) error {
+	return writeTrace(w, impl.Header(), f.Trace)
+}
+
+// AutogradProgram is a generated autograd program: steps over a pool of
+// tensors, each naming its operands by index into the pool. Any
+// subsequence of a program is a program, so shrinking drops steps freely.
+type AutogradProgram struct {
+	steps []agStep
+}
+
+// Len is the program's number of steps.
+func (p AutogradProgram) Len() int { return len(p.steps) }
+
+// String lists the steps, one a line: kind(a,b,constant).
+func (p AutogradProgram) String() string {
+	var b strings.Builder
+	for _, s := range p.steps {
+		b.WriteString(s.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// GenerateAutograd draws a program of 1 to 30 steps.
+func GenerateAutograd(r *rand.Rand) AutogradProgram {
+	steps := make([]agStep, 1+r.IntN(30))
+	for i := range steps {
+		steps[i] = drawStep(r, len(agKinds))
+	}
+	return AutogradProgram{steps}
+}
+
+// RunAutograd runs p on an autograd engine over a runtime with faults on
+// (none: the correct one) and returns the first breach, or nil. faults
+// must be ones impl.Config takes (see impl.Catalog): another engine's
+// fault panics, as impl.New does.
+func RunAutograd(p AutogradProgram, faults []impl.Fault) *AutogradFailure {
+	return runAutograd(faults, p.steps)
+}
+
+// SearchAutograd runs generated programs until one breaks the property or
+// more says stop, and returns it, its failure and the programs run.
+func SearchAutograd(faults []impl.Fault, seed uint64, more func(n int) bool) (AutogradProgram, *AutogradFailure, int) {
+	r := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
+	n := 0
+	for more(n) {
+		p := GenerateAutograd(r)
+		n++
+		if f := RunAutograd(p, faults); f != nil {
+			return p, f, n
+		}
+	}
+	return AutogradProgram{}, nil, n
+}
+
+// ShrinkAutograd removes steps from a failing program, and lowers
+// operands, while it still breaks the same property (for Model, with the same
+// kind of violation), and returns the smallest program found with its
+// failure; nil if p does not fail.
+func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *AutogradFailure) {
+	f := RunAutograd(p, faults)
+	if f == nil {
+		return p, nil
+	}
+	same := func(g *AutogradFailure) bool { return g != nil && g.Property == f.Property && g.Kind == f.Kind }
+	steps := p.steps[:min(len(p.steps), f.Step+1)]
+	if g := runAutograd(faults, steps); same(g) {
+		f = g
+	} else {
+		steps = p.steps
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := len(steps) - 1; i >= 0; i-- {
+			q := slices.Delete(slices.Clone(steps), i, i+1)
+			if g := runAutograd(faults, q); same(g) {
+				steps, f, changed = q, g, true
+			}
+		}
+		// An operand names a tensor by its index in the pool, so a step
+		// dropped above may leave one pointing further than it needs:
+		// try every smaller index.
+		for i := range steps {
+			for _, op := range []func(*agStep) *int{func(s *agStep) *int { return &s.A }, func(s *agStep) *int { return &s.B }} {
+				for v := 0; v < *op(&steps[i]); v++ {
+					q := slices.Clone(steps)
+					*op(&q[i]) = v
+					if g := runAutograd(faults, q); same(g) {
+						steps, f, changed = q, g, true
+						break
+					}
+				}
+			}
+		}
+	}
+	return AutogradProgram{steps}, f
 }
 
 // drawStep draws one step from r.
@@ -240,11 +373,14 @@ func drawStep(r *rand.Rand, kinds int) agStep {
 // (the kind, two operands, a constant), runs it on an engine with faults
 // on (none: the correct one) and returns the first breach the oracles
 // find: FuzzAutogradProgram's property.
-func RunAutogradBytes(data []byte, faults ...autograd.Fault) error {
+func RunAutogradBytes(data []byte, faults ...impl.Fault) error {
 	prog := make([]agStep, 0, len(data)/4)
 	for ; len(data) >= 4 && len(prog) < 64; data = data[4:] {
 		prog = append(prog, agStep{Kind: int(data[0]) % len(agKinds), A: int(data[1] % 8), B: int(data[2] % 8),
 			F: float64(int(data[3]%7)-3) / 2})
 	}
-	return runAutograd(faults, prog)
+	if f := runAutograd(faults, prog); f != nil {
+		return f
+	}
+	return nil
 }

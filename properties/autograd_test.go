@@ -2,8 +2,6 @@ package properties
 
 import (
 	"math"
-	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -17,9 +15,10 @@ import (
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// TestAutogradRapid: every generated program is clean on the correct engine.
-func TestAutogradRapid(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
+// rapidAutogradProperty: every generated program passes the autograd
+// property on an engine over a runtime with faults on.
+func rapidAutogradProperty(faults []impl.Fault) func(*rapid.T) {
+	return func(t *rapid.T) {
 		prog := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) agStep {
 			return agStep{
 				Kind: rapid.IntRange(0, len(agKinds)-1).Draw(t, "kind"),
@@ -28,50 +27,70 @@ func TestAutogradRapid(t *testing.T) {
 				F:    float64(rapid.IntRange(-3, 3).Draw(t, "f")) / 2,
 			}
 		}), 1, 40).Draw(t, "prog")
-		if err := runAutograd(nil, prog); err != nil {
-			t.Fatal(err)
+		if f := runAutograd(faults, prog); f != nil {
+			t.Fatal(f)
 		}
-	})
+	}
 }
 
-// TestAutogradFaultsCaught: for every fault of autograd.Catalog, random
-// programs find a breach, and the shortest breach found within the
-// budget is reported (shrunk by dropping steps while it still fails).
+// TestAutogradRapid: every generated program is clean on the correct engine.
+func TestAutogradRapid(t *testing.T) {
+	rapid.Check(t, rapidAutogradProperty(nil))
+}
+
+// TestAutogradFaultsCaught: for every fault of impl.Catalog whose Engine
+// is impl.EngineAutograd, the rapid and the gopter property fail,
+// SearchAutograd finds a breach within the budget, ShrinkAutograd brings it down to a few steps, and the shrunk
+// program passes on the correct engine: the fault is to blame. The
+// programs the search ran pass on the correct engine too.
 func TestAutogradFaultsCaught(t *testing.T) {
-	for _, fi := range autograd.Catalog() {
+	setFlag(t, "rapid.nofailfile", "true") // failures here are expected: keep testdata clean
+	setFlag(t, "rapid.seed", rapidSeed)
+	setFlag(t, "rapid.checks", rapidChecks)
+	setFlag(t, "rapid.shrinktime", "100ms")
+	const budget, maxSteps = 3000, 8
+	n := 0
+	for _, fi := range impl.Catalog() {
+		if fi.Engine != impl.EngineAutograd {
+			continue // another engine's fault: autograd programs cannot reach it
+		}
+		n++
 		t.Run(string(fi.Name), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(1, uint64(len(fi.Name))))
-			var found []agStep
-			var why error
-			for try := 0; try < 3000 && found == nil; try++ {
-				prog := make([]agStep, 1+r.IntN(30))
-				for i := range prog {
-					prog[i] = drawStep(r, len(agKinds))
+			faults := []impl.Fault{fi.Name}
+			t.Run("rapid", func(t *testing.T) {
+				tb := &silentTB{name: t.Name()}
+				rapid.Check(tb, rapidAutogradProperty(faults))
+				if !tb.Failed() {
+					t.Errorf("fault %s escaped the rapid autograd property (%s checks)\ntrigger: %s", fi.Name, rapidChecks, fi.Trigger)
 				}
-				if err := runAutograd(nil, prog); err != nil {
-					t.Fatalf("the correct engine fails %v: %v", prog, err)
+			})
+			t.Run("gopter", func(t *testing.T) {
+				if ok, _ := gopterAutogradRun(faults, 1, gopterTests); ok {
+					t.Errorf("fault %s escaped the gopter autograd property (%d runs)\ntrigger: %s", fi.Name, gopterTests, fi.Trigger)
 				}
-				if err := runAutograd([]autograd.Fault{fi.Name}, prog); err != nil {
-					found, why = prog, err
-				}
+			})
+			p, f, runs := SearchAutograd(faults, 1, func(n int) bool { return n < budget })
+			if f == nil {
+				t.Fatalf("fault %s escaped %d autograd programs\ntrigger: %s", fi.Name, runs, fi.Trigger)
 			}
-			if found == nil {
-				t.Fatalf("not caught in 3000 programs")
+			if g := RunAutograd(p, nil); g != nil {
+				t.Fatalf("the correct engine fails %v: %v", p, g)
 			}
-			for i := 0; i < len(found); {
-				shorter := append(append([]agStep{}, found[:i]...), found[i+1:]...)
-				if err := runAutograd([]autograd.Fault{fi.Name}, shorter); err != nil {
-					found, why = shorter, err
-					continue
-				}
-				i++
+			small, sf := ShrinkAutograd(p, faults)
+			if sf == nil {
+				t.Fatalf("the failing program no longer fails when shrunk:\n%v", p)
 			}
-			names := make([]string, len(found))
-			for i, s := range found {
-				names[i] = s.String()
+			if g := RunAutograd(small, nil); g != nil {
+				t.Errorf("the shrunk program fails without the fault too (%v): it shows another bug", g)
 			}
-			t.Logf("caught by %s: %s", strings.Join(names, "; "), why)
+			if small.Len() > maxSteps {
+				t.Errorf("shrunk to %d steps, want at most %d:\n%v", small.Len(), maxSteps, small)
+			}
+			t.Logf("caught after %d programs; shrunk %d steps to %d, %d events: %v\n%v", runs, p.Len(), small.Len(), sf.Events(), sf, small)
 		})
+	}
+	if n == 0 {
+		t.Fatal("impl.Catalog has no autograd fault")
 	}
 }
 
@@ -178,16 +197,16 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 // saved-modified.
 func TestAutogradSavedModified(t *testing.T) {
 	for _, c := range []struct {
-		faults  []autograd.Fault
+		faults  []impl.Fault
 		refused bool
 		kind    traces.Kind
 	}{
 		{nil, true, ""},
-		{[]autograd.Fault{autograd.FaultViewOwnVersion}, false, traces.SavedModified},
+		{[]impl.Fault{impl.FaultAutogradViewOwnVersion}, false, traces.SavedModified},
 	} {
 		var rec impl.Recording
-		rt := impl.New(impl.Config{Record: rec.Record})
-		e, err := autograd.New(rt, autograd.Config{Faults: c.faults, Record: rec.Record})
+		rt := impl.New(impl.Config{Faults: c.faults, Record: rec.Record})
+		e, err := autograd.New(rt, autograd.Config{Record: rec.Record})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,22 +304,32 @@ func first(errs ...error) error {
 	return nil
 }
 
-// TestAutogradGopter states the main property in gopter's terms, as a
-// second, independent engine: every generated autograd program is clean
-// on the correct engine.
-func TestAutogradGopter(t *testing.T) {
-	params := gopter.DefaultTestParameters()
-	params.MinSuccessfulTests = 200
+// gopterAutogradRun states the autograd property in gopter's terms, as a
+// second, independent engine, with faults on in the runtime; it reports
+// whether the property held for tests programs.
+func gopterAutogradRun(faults []impl.Fault, seed int64, tests int) (bool, *gopter.TestResult) {
+	params := gopter.DefaultTestParametersWithSeed(seed)
+	params.MinSuccessfulTests = tests
 	props := gopter.NewProperties(params)
 	step := gopter.CombineGens(gen.IntRange(0, len(agKinds)-1), gen.IntRange(0, 7), gen.IntRange(0, 7), gen.IntRange(-3, 3)).
 		Map(func(v []interface{}) agStep {
 			return agStep{Kind: v[0].(int), A: v[1].(int), B: v[2].(int), F: float64(v[3].(int)) / 2}
 		})
 	props.Property("autograd programs replay clean", prop.ForAll(func(prog []agStep) string {
-		if err := runAutograd(nil, prog); err != nil {
-			return err.Error()
+		if f := runAutograd(faults, prog); f != nil {
+			return f.Error()
 		}
 		return ""
 	}, gen.SliceOf(step)))
-	props.TestingRun(t)
+	rep := &lastResult{}
+	ok := props.Run(rep)
+	return ok, rep.result
+}
+
+// TestAutogradGopter: every generated autograd program is clean on the
+// correct engine.
+func TestAutogradGopter(t *testing.T) {
+	if ok, res := gopterAutogradRun(nil, 1, 200); !ok {
+		t.Fatalf("the correct engine fails the gopter property: %v", res)
+	}
 }

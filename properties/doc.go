@@ -80,4 +80,21 @@
 // SearchPool and ShrinkPool hunt and shrink as Search and Shrink do; the
 // tests state the property with rapid (as a state machine too) and gopter
 // and show that every fault whose Engine is impl.EnginePool is caught.
+//
+// # The autograd property
+//
+// An AutogradProgram (autograd.go) is a list of steps on the autograd
+// engine of package impl/autograd, built over a recording Runtime: leaves,
+// ops, views, in-place ops, backward, detach, scopes, ZeroGrad and
+// ClearGrads. RunAutograd runs one, with the autograd faults switched on
+// in the runtime's Config, and checks:
+//
+//	RuntimeUse  the engine never misuses the runtime (no *impl.Error)
+//	Versions    an in-place op bumps every alias of its storage by one, and nothing else
+//	ClearGrads  after ClearGrads no leaf keeps a grad
+//	Model       the recorded trace, replayed by the model, has no violation
+//
+// SearchAutograd and ShrinkAutograd hunt and shrink as Search and Shrink
+// do, and RunAutogradBytes is FuzzAutogradProgram's body; the tests show
+// that every fault whose Engine is impl.EngineAutograd is caught.
 package properties

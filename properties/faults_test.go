@@ -18,6 +18,11 @@ const (
 	maxShrunkTrace = 12   // events in a shrunk counterexample
 	gopterTests    = 1000 // gopter runs per fault
 	rapidChecks    = "1000"
+	// rapidSeed fixes rapid's seed in the proofs of power, as gopter's is
+	// fixed: each run checks the same programs, so a fault the generators
+	// reach rarely is caught every time or fails here every time, never
+	// one CI run in ten.
+	rapidSeed = "1"
 )
 
 // TestEveryFaultIsCaught is the proof of power: each fault of the catalog,
@@ -26,6 +31,7 @@ const (
 // few events which the model, replaying it, rejects.
 func TestEveryFaultIsCaught(t *testing.T) {
 	setFlag(t, "rapid.nofailfile", "true") // failures here are expected: keep testdata clean
+	setFlag(t, "rapid.seed", rapidSeed)
 	setFlag(t, "rapid.checks", rapidChecks)
 	setFlag(t, "rapid.shrinktime", "100ms") // failing is what counts here, not rapid's shrinking
 	for _, fi := range impl.Catalog() {

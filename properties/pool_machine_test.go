@@ -112,6 +112,7 @@ func TestRapidCachingMachine(t *testing.T) {
 // fault of the caching allocator on.
 func TestRapidCachingMachineCatchesFaults(t *testing.T) {
 	setFlag(t, "rapid.nofailfile", "true")
+	setFlag(t, "rapid.seed", rapidSeed)
 	setFlag(t, "rapid.checks", "1000")
 	setFlag(t, "rapid.shrinktime", "100ms")
 	for _, f := range []impl.Fault{impl.FaultPoolSplitRemainderLost, impl.FaultPoolFreeNoMerge, impl.FaultPoolStatsDrift} {

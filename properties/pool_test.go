@@ -103,6 +103,7 @@ func TestRapidPoolStateMachine(t *testing.T) {
 // each pool fault on.
 func TestRapidPoolStateMachineCatchesFaults(t *testing.T) {
 	setFlag(t, "rapid.nofailfile", "true")
+	setFlag(t, "rapid.seed", rapidSeed)
 	setFlag(t, "rapid.checks", "1000")
 	setFlag(t, "rapid.shrinktime", "100ms")
 	for _, fi := range impl.Catalog() {

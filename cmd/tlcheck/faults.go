@@ -20,9 +20,10 @@ that hunts it ("program": generated programs against the model, the
 faults fuzz takes; "source": source programs lowered by the compiler's
 rules, a bug of the code a compiler emits, which fuzz --source takes;
 "pool": programs on the GPU allocators; "registry": concurrent histories
-of the pointer registry checked for linearizability), and, for a fault
-a second engine catches too, that engine ("also": source programs catch
-the slot planner's and the arena's faults).
+of the pointer registry checked for linearizability; "autograd": programs
+of the autograd engine, impl/autograd, built over the runtime), and, for a
+fault a second engine catches too, that engine ("also": source programs
+catch the slot planner's and the arena's faults).
 
   --json  print {"faults":[{"name":..,"summary":..,"bug":..,"trigger":..,"engine":..,"also":..}]}
           ("also" only where there is one: the engines, comma-separated)

@@ -25,7 +25,9 @@ property. A failing program is shrunk to a few steps and its trace is
 written to a new file in --out, which 'tlcheck replay FILE' rejects.
 
   --fault NAME  switch on fault NAME of the catalog ('tlcheck faults'); a
-                codegen fault implies --source
+                codegen fault implies --source. The program and source
+                engines' faults only: the pool, registry and autograd
+                faults are refused ('tlcheck selftest' hunts them)
   --source      generate source programs (package impl/lang) and lower
                 them to runtime calls, with the interpreter as a second
                 oracle; a failing program's shrunk source is printed and
@@ -70,11 +72,12 @@ func runFuzz(e *env, args []string) int {
 		case impl.EngineProgram:
 		case impl.EngineSource:
 			opts.source = true // a codegen fault: only source programs show it
-		default:
-			// Generated programs cannot reach it: another engine hunts it.
-			fmt.Fprintf(e.stderr, "tlcheck fuzz: fault %s is hunted by the %s engine, not by generated programs (tlcheck selftest runs it); fuzz takes:\n%s",
-				opts.fault, info.Engine, faultNames())
-			return exitInput
+		case impl.EnginePool, impl.EngineRegistry, impl.EngineAutograd:
+			// Generated runtime programs cannot reach it: another engine
+			// hunts it.
+			return refuseFault(e, info)
+		default: // an engine added to the catalog after this switch
+			return refuseFault(e, info)
 		}
 		cfg.Faults = []impl.Fault{impl.Fault(opts.fault)}
 	}
@@ -184,6 +187,14 @@ func parseSeed(s string) (uint64, error) {
 		return 0, fmt.Errorf("--seed %q: want a non-negative integer", s)
 	}
 	return n, nil
+}
+
+// refuseFault refuses a fault another engine hunts, naming its engine
+// and the engines fuzz takes, then listing the faults fuzz takes.
+func refuseFault(e *env, info impl.FaultInfo) int {
+	fmt.Fprintf(e.stderr, "tlcheck fuzz: fault %s is hunted by the %s engine, not by generated programs (tlcheck selftest runs it); fuzz takes the %s and %s engines' faults:\n%s",
+		info.Name, info.Engine, impl.EngineProgram, impl.EngineSource, faultNames())
+	return exitInput
 }
 
 // faultNames lists the names of the catalog's program and codegen

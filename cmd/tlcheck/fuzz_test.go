@@ -109,6 +109,8 @@ func TestFuzzUsage(t *testing.T) {
 		{"unknown fault", []string{"--fault", "no-such-fault"}, exitInput, "stale-record-not-purged"},
 		{"registry fault", []string{"--fault", "registry-alias-underflow"}, exitInput, "hunted by the registry engine"},
 		{"pool fault", []string{"--fault", "pool-free-no-merge"}, exitInput, "hunted by the pool engine"},
+		{"autograd fault", []string{"--fault", "autograd-double-bump"}, exitInput,
+			"fault autograd-double-bump is hunted by the autograd engine, not by generated programs (tlcheck selftest runs it); fuzz takes the program and source engines' faults:\n"},
 		{"bad duration", []string{"--time", "soon"}, exitInput, "usage: tlcheck fuzz"},
 		{"negative duration", []string{"--time", "-1s"}, exitInput, "positive duration"},
 		{"bad seed", []string{"--seed", "-3"}, exitInput, "--seed"},

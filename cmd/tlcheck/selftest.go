@@ -33,11 +33,15 @@ shrunk source program goes into the report. The GPU pool's faults
 (impl/gpu) are hunted by the pool property, whose programs drive the
 allocators. The registry's faults (impl/registry) are hunted by concurrent
 histories checked for linearizability against a sequential model
-(porcupine), until one is not linearizable. Prints, per fault, whether it
-was caught, the seconds to a counterexample and its length (trace events,
-or calls in the history). Then the correct runtime (with flat and source
-programs), the correct allocators and the correct registry run as controls
-for the same time (at most 1s each): they must not fail.
+(porcupine), until one is not linearizable. The autograd faults
+(impl/autograd) are hunted by generated autograd programs on an engine
+built over the runtime, with the model, a shadow of the version counters
+and ClearGrads as oracles, and their shrunk programs go into the report.
+Prints, per fault, whether it was caught, the seconds to a counterexample
+and its length (trace events, or calls in the history). Then the correct
+runtime (with flat and source programs), the correct allocators, the
+correct registry and the correct autograd engine run as controls for the
+same time (at most 1s each): they must not fail.
 
   --json         print {"faults":[{"name":..,"caught":..,"seconds":..,"events":..}]}
   --report PATH  also write the results as Markdown to PATH (atomically);
@@ -69,10 +73,52 @@ type huntResult struct {
 	source     string // a codegen fault's shrunk source program, or a runtime fault's caught by source programs too
 	statements int    // the shrunk source program's statements
 	alsoProp   string // the property source programs broke, for a runtime fault
+	// An autograd fault's shrunk program and its steps.
+	autogradProgram string
+	steps           int
 	// The registry's control: histories checked and their seconds.
 	histories   int
 	histSeconds float64
 	pool        int // the control only: pool programs the correct allocators ran
+	autograd    int // the control only: autograd programs the correct engine ran
+}
+
+// hunters holds, for each engine of impl.Catalog (FaultInfo.Engine), how
+// selftest hunts one of its faults; a test fails, naming the engine, for
+// one missing here.
+var hunters = map[string]func(f impl.FaultInfo, opts selftestOptions) huntResult{
+	impl.EngineProgram: func(f impl.FaultInfo, opts selftestOptions) huntResult {
+		return hunt(impl.Config{Faults: []impl.Fault{f.Name}}, string(f.Name), opts)
+	},
+	impl.EngineSource: func(f impl.FaultInfo, opts selftestOptions) huntResult {
+		return huntSource(impl.Config{Faults: []impl.Fault{f.Name}}, string(f.Name), opts)
+	},
+	impl.EngineRegistry: func(f impl.FaultInfo, opts selftestOptions) huntResult {
+		return huntRegistry([]impl.Fault{f.Name}, string(f.Name), opts)
+	},
+	impl.EnginePool: func(f impl.FaultInfo, opts selftestOptions) huntResult {
+		return huntPool([]impl.Fault{f.Name}, string(f.Name), opts)
+	},
+	impl.EngineAutograd: func(f impl.FaultInfo, opts selftestOptions) huntResult {
+		return huntAutograd([]impl.Fault{f.Name}, string(f.Name), opts)
+	},
+}
+
+// huntFault hunts f with its engine's hunter; a fault no hunter takes is
+// reported not caught, and says so.
+func huntFault(f impl.FaultInfo, opts selftestOptions) huntResult {
+	h, ok := hunters[f.Engine]
+	if !ok {
+		return huntResult{Name: string(f.Name), property: "no engine hunts " + f.Engine + " faults"}
+	}
+	r := h(f, opts)
+	if f.Engine != impl.EngineSource && f.CaughtBy(impl.EngineSource) {
+		// Source programs reach it too: say so when they catch it.
+		if sr := huntSource(impl.Config{Faults: []impl.Fault{f.Name}}, string(f.Name), opts); sr.Caught {
+			r.Also, r.source, r.statements, r.alsoProp = append(r.Also, impl.EngineSource), sr.source, sr.statements, sr.property
+		}
+	}
+	return r
 }
 
 type selftestOptions struct {
@@ -90,26 +136,7 @@ func runSelftest(e *env, args []string) int {
 
 	var results []huntResult
 	for _, f := range impl.Catalog() {
-		cfg := impl.Config{Faults: []impl.Fault{f.Name}}
-		switch f.Engine {
-		case impl.EngineProgram:
-			r := hunt(cfg, string(f.Name), opts)
-			if f.CaughtBy(impl.EngineSource) {
-				// Source programs reach it too: say so when they catch it.
-				if sr := huntSource(cfg, string(f.Name), opts); sr.Caught {
-					r.Also, r.source, r.statements, r.alsoProp = append(r.Also, impl.EngineSource), sr.source, sr.statements, sr.property
-				}
-			}
-			results = append(results, r)
-		case impl.EngineSource:
-			results = append(results, huntSource(cfg, string(f.Name), opts))
-		case impl.EngineRegistry:
-			results = append(results, huntRegistry([]impl.Fault{f.Name}, string(f.Name), opts))
-		case impl.EnginePool:
-			results = append(results, huntPool([]impl.Fault{f.Name}, string(f.Name), opts))
-		default:
-			results = append(results, huntResult{Name: string(f.Name), property: "no engine hunts " + f.Engine + " faults"})
-		}
+		results = append(results, huntFault(f, opts))
 	}
 	controlOpts := selftestOptions{seed: opts.seed, time: min(opts.time, time.Second)}
 	half := selftestOptions{seed: opts.seed, time: controlOpts.time / 2}
@@ -130,6 +157,12 @@ func runSelftest(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "tlcheck selftest: the correct GPU allocators failed %s\n", pc.property)
 	} else {
 		control.pool = pc.programs
+	}
+	if ac := huntAutograd(nil, "none", controlOpts); ac.Caught && !control.Caught {
+		control.Caught, control.property = true, ac.property
+		fmt.Fprintf(e.stderr, "tlcheck selftest: the correct autograd engine failed %s\n", ac.property)
+	} else {
+		control.autograd = ac.programs
 	}
 
 	if opts.json {
@@ -249,6 +282,31 @@ func huntPool(faults []impl.Fault, name string, opts selftestOptions) huntResult
 	return r
 }
 
+// huntAutograd is hunt for the autograd faults: generated autograd
+// programs run on an impl/autograd engine over a runtime with faults on,
+// checked by the autograd property (the model, a shadow of the version
+// counters, ClearGrads, no misuse of the runtime); the failing program is
+// shrunk, and caught means the shrunk one passes without the faults.
+func huntAutograd(faults []impl.Fault, name string, opts selftestOptions) huntResult {
+	start := time.Now()
+	p, f, n := properties.SearchAutograd(faults, opts.seed, func(int) bool { return time.Since(start) < opts.time })
+	r := huntResult{Name: name, programs: n}
+	if f != nil {
+		small, sf := properties.ShrinkAutograd(p, faults)
+		if sf == nil { // a failure that does not come back: report the unshrunk one
+			small, sf = p, f
+		}
+		r.Events, r.property, r.steps = sf.Events(), sf.Property, small.Len()
+		if sf.Kind != "" {
+			r.property += " (" + string(sf.Kind) + ")"
+		}
+		r.autogradProgram = small.String()
+		r.Caught = properties.RunAutograd(small, nil) == nil || len(faults) == 0
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
 // huntSource is hunt with source programs: a codegen fault shows only in
 // the code a compiler emits.
 func huntSource(cfg impl.Config, name string, opts selftestOptions) huntResult {
@@ -291,13 +349,17 @@ func writeSelftestJSON(w io.Writer, results []huntResult) error {
 }
 
 func writeSelftestTable(w io.Writer, results []huntResult, control huntResult) {
-	fmt.Fprintf(w, "%-32s %-6s %8s %6s  %s\n", "fault", "caught", "seconds", "events", "properties (first to break first)")
+	width := 32 // the names' column: the longest name's
+	for _, r := range results {
+		width = max(width, len(r.Name))
+	}
+	fmt.Fprintf(w, "%-*s %-6s %8s %6s  %s\n", width, "fault", "caught", "seconds", "events", "properties (first to break first)")
 	for _, r := range results {
 		caught, prop := "yes", r.property+alsoNote(r)
 		if !r.Caught {
 			caught, prop = "NO", "-"
 		}
-		fmt.Fprintf(w, "%-32s %-6s %8.3f %6d  %s\n", r.Name, caught, r.Seconds, r.Events, prop)
+		fmt.Fprintf(w, "%-*s %-6s %8.3f %6d  %s\n", width, r.Name, caught, r.Seconds, r.Events, prop)
 	}
 	fmt.Fprintln(w, summary(results, control))
 }
@@ -333,6 +395,9 @@ func summary(results []huntResult, control huntResult) string {
 	if control.pool > 0 {
 		s += fmt.Sprintf("; the correct GPU allocators ran %d pool programs", control.pool)
 	}
+	if control.autograd > 0 {
+		s += fmt.Sprintf("; the correct autograd engine ran %d autograd programs", control.autograd)
+	}
 	return s + fmt.Sprintf("; the correct runtime ran %d programs in %.1f s and the correct registry %d histories in %.1f s with no failure",
 		control.programs, control.Seconds, control.histories, control.histSeconds)
 }
@@ -364,6 +429,13 @@ drive the allocators of impl/gpu: its properties are the allocator's books
 recounted after every call (*Tiling*, *Merged*, *Stats*, *Reserved*, *Live*,
 *NoFalseOOM*, *Reuse*, *Guard*, *PoolStats*) and *Model*, the recorded trace
 replayed by the model.
+
+The autograd faults (engine ` + "`autograd`" + `, impl/autograd) are hunted by autograd
+programs: tensor ops, in-place ops, backward, detach, scopes and ClearGrads on
+an autograd engine over the runtime, checked by the autograd property
+(*Model*, the trace replayed by the model; *Versions*, a shadow of the version
+counters; *ClearGrads*; *RuntimeUse*, no misuse of the runtime); the failing
+program is shrunk step by step, and its steps are listed at the end.
 
 The registry's faults (` + "`registry-*`" + `, impl/registry) are hunted by another
 engine: 8 goroutines make 24 random calls each on one registry at once, and
@@ -405,6 +477,18 @@ func selftestMarkdown(results []huntResult, control huntResult, opts selftestOpt
 			prop = r.alsoProp
 		}
 		fmt.Fprintf(&b, "`%s` (%s):\n\n```\n%s```\n\n", r.Name, prop, r.source)
+	}
+	first := true
+	for _, r := range results {
+		if r.autogradProgram == "" {
+			continue
+		}
+		if first {
+			b.WriteString("## Shrunk programs of the autograd faults\n\n")
+			b.WriteString("One step a line: the op, its two operands (indices into the tensors made so far) and its constant.\n\n")
+			first = false
+		}
+		fmt.Fprintf(&b, "`%s` (%s, %d steps, %d events):\n\n```\n%s```\n\n", r.Name, r.property, r.steps, r.Events, r.autogradProgram)
 	}
 	fmt.Fprintf(&b, "Measured on %s/%s, %d CPUs, %s.\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	return b.Bytes()

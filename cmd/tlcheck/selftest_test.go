@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tlcheck/tlcheck/impl"
 )
@@ -58,6 +59,39 @@ func TestSelftestTable(t *testing.T) {
 	if last, want := lines[len(lines)-1], fmt.Sprintf("%d of %d faults caught; median ", n, n); !strings.HasPrefix(last, want) ||
 		!strings.HasSuffix(last, "with no failure") {
 		t.Errorf("summary line %q, want %q... and a clean control", last, want)
+	}
+}
+
+// TestSelftestHuntsEveryEngine: every engine of the catalog has a hunter
+// in selftest; a fault whose engine has none would be reported "no
+// engine hunts ... faults" and never caught.
+func TestSelftestHuntsEveryEngine(t *testing.T) {
+	for _, f := range impl.Catalog() {
+		if _, ok := hunters[f.Engine]; !ok {
+			t.Errorf("fault %s: no engine hunts %s faults (add the engine to hunters, selftest.go)", f.Name, f.Engine)
+		}
+	}
+	r := huntFault(impl.FaultInfo{Name: "x", Engine: "no-such-engine"}, selftestOptions{time: time.Millisecond})
+	if r.Caught || r.property != "no engine hunts no-such-engine faults" {
+		t.Errorf("a fault of an unknown engine: %+v, want not caught and the engine named", r)
+	}
+}
+
+// TestSelftestAutograd: each autograd fault is caught by the autograd
+// hunter, shrunk to a few steps; the correct engine is not.
+func TestSelftestAutograd(t *testing.T) {
+	opts := selftestOptions{seed: 1, time: 2 * time.Second}
+	for _, f := range impl.Catalog() {
+		if f.Engine != impl.EngineAutograd {
+			continue
+		}
+		r := huntFault(f, opts)
+		if !r.Caught || r.Events <= 0 || r.steps <= 0 || r.steps > 8 || r.autogradProgram == "" {
+			t.Errorf("fault %s: %+v; want caught, shrunk to at most 8 steps", f.Name, r)
+		}
+	}
+	if c := huntAutograd(nil, "none", selftestOptions{seed: 1, time: 200 * time.Millisecond}); c.Caught || c.programs == 0 {
+		t.Errorf("control: %+v; want programs run and none failing", c)
 	}
 }
 

@@ -9,9 +9,9 @@ import (
 )
 
 // env is a fresh engine with one scope open.
-func env(t *testing.T, faults ...Fault) *Engine {
+func env(t *testing.T, faults ...impl.Fault) *Engine {
 	t.Helper()
-	e, err := New(impl.New(impl.Config{}), Config{Faults: faults})
+	e, err := New(impl.New(impl.Config{Faults: faults}), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,12 +213,12 @@ func TestVersions(t *testing.T) {
 		return x.Version(), v.Version(), d.Version(), dt.Version()
 	}
 	cases := []struct {
-		fault Fault
+		fault impl.Fault
 		ok    bool
-	}{{"", true}, {FaultViewOwnVersion, false}, {FaultDoubleBump, false}}
+	}{{"", true}, {impl.FaultAutogradViewOwnVersion, false}, {impl.FaultAutogradDoubleBump, false}}
 	for _, c := range cases {
 		t.Run(string(c.fault), func(t *testing.T) {
-			var fs []Fault
+			var fs []impl.Fault
 			if c.fault != "" {
 				fs = append(fs, c.fault)
 			}
@@ -231,8 +231,31 @@ func TestVersions(t *testing.T) {
 	}
 }
 
-func TestUnknownFault(t *testing.T) {
-	if _, err := New(impl.New(impl.Config{}), Config{Faults: []Fault{"nope"}}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
-		t.Errorf("err = %v, want one naming the fault", err)
+// TestFaultsFromRuntime: the engine has exactly the autograd faults its
+// runtime has on, one at a time; the catalog is impl's.
+func TestFaultsFromRuntime(t *testing.T) {
+	var ours []impl.Fault
+	for _, fi := range impl.Catalog() {
+		if fi.Engine == impl.EngineAutograd {
+			ours = append(ours, fi.Name)
+		}
+	}
+	if len(ours) == 0 {
+		t.Fatal("impl.Catalog has no autograd fault")
+	}
+	for _, on := range append([]impl.Fault{""}, ours...) {
+		var fs []impl.Fault
+		if on != "" {
+			fs = []impl.Fault{on}
+		}
+		e := env(t, fs...)
+		for _, f := range ours {
+			if got := e.has(f); got != (f == on) {
+				t.Errorf("runtime with %v: engine has %s = %t", fs, f, got)
+			}
+		}
+	}
+	if _, err := New(nil, Config{}); err == nil {
+		t.Error("New accepted a nil runtime")
 	}
 }

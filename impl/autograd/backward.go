@@ -3,6 +3,7 @@ package autograd
 import (
 	"errors"
 	"fmt"
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -104,7 +105,7 @@ func (t *Tensor) Backward(retainGraph bool) error {
 				grads[ed.fn] = b
 			}
 		}
-		if !retainGraph && !e.faults.has(fSavedNeverReleased) {
+		if !retainGraph && !e.has(impl.FaultAutogradSavedNeverReleased) {
 			errs = append(errs, e.releaseSaved(n))
 		}
 	}
@@ -123,7 +124,7 @@ func (e *Engine) freeIntermediates(root *Tensor, nodes []*node) error {
 		errs = append(errs, e.rt.Register(root.st.addr))
 		e.register(root)
 	}
-	if e.faults.has(fBackwardKeepsIntermediates) {
+	if e.has(impl.FaultAutogradBackwardKeepsIntermediates) {
 		return errors.Join(errs...)
 	}
 	for _, n := range nodes {
@@ -204,7 +205,7 @@ func (e *Engine) ZeroGrad(ts ...*Tensor) error {
 // ClearGrads sets every grad to none: what a training loop does at the
 // end of each iteration (TensorLogic V3.3's clear_grads).
 func (e *Engine) ClearGrads() error {
-	if e.faults.has(fNoGradClearing) {
+	if e.has(impl.FaultAutogradNoGradClearing) {
 		return nil
 	}
 	err := e.ZeroGrad(e.leaves...)

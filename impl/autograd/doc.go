@@ -46,6 +46,22 @@
 // use-after-free, and layer 5 of the format (save, unpack, unsave, bump,
 // leaf_grad) lets the model count versions by the storage's identity: a
 // saved tensor unpacked at another version is saved-modified, an
-// in-place op on a leaf that requires grad a misuse. Catalog lists faults, each a
-// historic bug, that the package's tests show caught.
+// in-place op on a leaf that requires grad a misuse.
+//
+// # Faults
+//
+// The engine's faults, each a historic bug, are rows of impl's catalog
+// (impl.Catalog, Engine impl.EngineAutograd), switched on in the
+// runtime's impl.Config like any other; the engine asks its runtime
+// (impl.Runtime.HasFault) and has no switch of its own. The check that
+// catches each:
+//
+//	autograd-struct-retain                the model: leak at end; the epoch benchmark: linear growth
+//	autograd-no-grad-clearing             after ClearGrads every grad is none; a step's grad equals finite differences
+//	autograd-scope-frees-graph            the model: use-after-free (or double-free when the graph releases it)
+//	autograd-backward-keeps-intermediates the model: leak at end
+//	autograd-detach-keeps-graph           the model: leak at end
+//	autograd-saved-never-released         the model: leak at end
+//	autograd-view-own-version             the version property (an in-place op bumps every alias sharing the storage's counter by one); the model: saved-modified at the unpack
+//	autograd-double-bump                  the version property: an in-place op bumps by exactly one
 package autograd

@@ -8,10 +8,9 @@ import (
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// Config configures an Engine. The zero Config is a correct engine.
+// Config configures an Engine. The zero Config is a correct engine: its
+// faults are those of the runtime it is built on (see New).
 type Config struct {
-	Faults []Fault // faults to switch on, from Catalog; all off by default
-
 	// Record, if set, receives the engine's layer-5 events (save,
 	// unpack, unsave, bump, leaf_grad). Give it the runtime's Config.Record, so the
 	// two streams interleave in the order things happened.
@@ -23,7 +22,6 @@ type Config struct {
 // it backwards. It is not safe for concurrent use.
 type Engine struct {
 	rt     *impl.Runtime
-	faults faultSet
 	scopes [][]*Tensor // the tensors each open scope made, oldest first
 	nextID int
 	noGrad int       // depth of NoGrad calls: ops record no graph
@@ -33,15 +31,20 @@ type Engine struct {
 	record func(traces.Event)
 }
 
-// New returns an Engine whose buffers come from rt. It fails, naming the
-// fault, if cfg names a fault the catalog lacks.
+// New returns an Engine whose buffers come from rt. The engine has the
+// autograd faults that rt has on: those of impl.Catalog whose Engine is
+// impl.EngineAutograd, switched on in rt's impl.Config like any other. It
+// fails if rt is nil.
 func New(rt *impl.Runtime, cfg Config) (*Engine, error) {
-	fs, err := parseFaults(cfg.Faults)
-	if err != nil {
-		return nil, err
+	if rt == nil {
+		return nil, errors.New("autograd: New needs a runtime")
 	}
-	return &Engine{rt: rt, faults: fs, record: cfg.Record}, nil
+	return &Engine{rt: rt, record: cfg.Record}, nil
 }
+
+// has reports whether the autograd fault f is on: the runtime's Config
+// says (impl.Runtime.HasFault), so a fault has one catalog and one switch.
+func (e *Engine) has(f impl.Fault) bool { return e.rt.HasFault(f) }
 
 // Runtime returns the memory manager the engine allocates from.
 func (e *Engine) Runtime() *impl.Runtime { return e.rt }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -78,10 +79,10 @@ func (e *Engine) attach(op string, out *Tensor, n *node) error {
 	out.gradFn, out.outputNr, out.reqGrad, out.graph = n, 0, true, true
 	n.handles = append(n.handles, out)
 	var err error
-	if !e.faults.has(fScopeFreesGraph) {
+	if !e.has(impl.FaultAutogradScopeFreesGraph) {
 		err = e.rt.Unregister(out.st.addr)
 	}
-	if e.faults.has(fStructRetain) {
+	if e.has(impl.FaultAutogradStructRetain) {
 		// 4419a90: the tensor is retained struct-style, a reference
 		// nobody releases, so the graph's buffers outlive the step.
 		err = first(err, e.rt.Acquire(out.st.addr))

@@ -3,6 +3,7 @@ package autograd
 import (
 	"fmt"
 
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -95,7 +96,7 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64), back fun
 		}
 		e.emit(ev)
 	}
-	if e.faults.has(fDoubleBump) {
+	if e.has(impl.FaultAutogradDoubleBump) {
 		t.vc.v++
 	}
 	if !graphed {

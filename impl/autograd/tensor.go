@@ -3,6 +3,7 @@ package autograd
 import (
 	"fmt"
 
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -214,7 +215,7 @@ func (t *Tensor) view(op, name string, off int, shape []int, back func([]float64
 	if err != nil {
 		return nil, err
 	}
-	if e := t.e; e.faults.has(fViewOwnVersion) {
+	if e := t.e; e.has(impl.FaultAutogradViewOwnVersion) {
 		v.vc = &counter{v: t.vc.v}
 	}
 	v.base = t.root()
@@ -246,7 +247,7 @@ func (t *Tensor) Detach() (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.gradFn != nil && !t.e.faults.has(fDetachKeepsGraph) {
+	if t.gradFn != nil && !t.e.has(impl.FaultAutogradDetachKeepsGraph) {
 		return d, t.e.FreeGraph(t)
 	}
 	return d, nil

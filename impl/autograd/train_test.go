@@ -42,9 +42,9 @@ type trainer struct {
 	timing bool
 }
 
-func newTrainer(rec func(traces.Event), faults ...autograd.Fault) (*trainer, error) {
-	rt := impl.New(impl.Config{Record: rec})
-	e, err := autograd.New(rt, autograd.Config{Faults: faults})
+func newTrainer(rec func(traces.Event), faults ...impl.Fault) (*trainer, error) {
+	rt := impl.New(impl.Config{Record: rec, Faults: faults})
+	e, err := autograd.New(rt, autograd.Config{})
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (tr *trainer) epoch(lr float64) (float64, error) {
 // to reports/autograd-epochs.csv.
 func TestEpochLiveBytes(t *testing.T) {
 	const epochs = 1000
-	run := func(faults ...autograd.Fault) ([]uint64, float64) {
+	run := func(faults ...impl.Fault) ([]uint64, float64) {
 		l := &liveBytes{sizes: map[traces.Addr]uint64{}}
 		tr, err := newTrainer(l.record, faults...)
 		if err != nil {
@@ -142,7 +142,7 @@ func TestEpochLiveBytes(t *testing.T) {
 		return out, loss
 	}
 	good, loss := run()
-	bad, _ := run(autograd.FaultStructRetain)
+	bad, _ := run(impl.FaultAutogradStructRetain)
 	if loss > 1e-3 {
 		t.Errorf("loss after %d epochs %g: the loop does not train", epochs, loss)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,15 +18,34 @@ type benchResult struct {
 	Raw            string  // the result lines, as go test printed them
 }
 
-// benchJSONL runs BenchmarkJSONL count times.
-func benchJSONL(count int) (benchResult, error) {
-	var r benchResult
-	cmd := command("go", "test", "-run", "^$", "-bench", "^BenchmarkJSONL$", "-count", strconv.Itoa(count), "./cmd/tlcheck")
-	out, err := cmd.Output()
-	if err != nil {
-		os.Stderr.Write(out)
-		return r, fmt.Errorf("go test -bench: %w", err)
+// benchJSONL runs BenchmarkJSONL from each of the compiled cmd/tlcheck
+// test binaries, one iteration of -count at a time, the binaries taking
+// turns, count rounds: a busy moment of the machine falls on all alike.
+func benchJSONL(count int, bins ...string) ([]benchResult, error) {
+	outs := make([][]byte, len(bins))
+	for range count {
+		for i, bin := range bins {
+			out, err := command(bin, "-test.run", "^$", "-test.bench", "^BenchmarkJSONL$", "-test.count", "1").Output()
+			if err != nil {
+				os.Stderr.Write(out)
+				return nil, fmt.Errorf("%s -test.bench: %w", filepath.Base(bin), err)
+			}
+			outs[i] = append(outs[i], out...)
+		}
 	}
+	rs := make([]benchResult, len(bins))
+	for i, out := range outs {
+		var err error
+		if rs[i], err = parseBench(out); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Base(bins[i]), err)
+		}
+	}
+	return rs, nil
+}
+
+// parseBench reads the medians of BenchmarkJSONL's result lines.
+func parseBench(out []byte) (benchResult, error) {
+	var r benchResult
 	line := regexp.MustCompile(`(?m)^BenchmarkJSONL\S*\s.*$`)
 	metric := regexp.MustCompile(`([0-9.e+]+) (decode-events/s|replay-events/s|replay/decode|command/decode)`)
 	values := map[string][]float64{}

@@ -14,7 +14,9 @@
 // Then it replays a generated trace of 2 million leaks three ways and
 // writes reports/leaks.md. -only leaks writes that report alone (it needs
 // no more than Go); -only benches runs the runtime layers' benchmarks and
-// writes reports/benchmarks.md.
+// writes reports/benchmarks.md. -baseline REV builds tlcheck as it was at
+// a git revision and times it in the same runs as the working tree's, the
+// two taking turns, and the report adds the ratios.
 //
 // It needs Linux, gcc, glibc's libc_malloc_debug.so.0 and mtrace script,
 // and python3; it is never run by go test. The report is regenerated, never
@@ -42,6 +44,7 @@ func main() {
 	benchesOut := flag.String("benches-out", filepath.Join("reports", "benchmarks.md"), "the layers' benchmarks report to write")
 	leaksOut := flag.String("leaks-out", filepath.Join("reports", "leaks.md"), "leak-scale report to write")
 	leaks := flag.Int("leaks", 2_000_000, "leaked blocks in the leak-scale trace")
+	base := flag.String("baseline", "", "a git revision whose tlcheck is timed in the same runs as the working tree's (the report gives the ratios)")
 	flag.Parse()
 	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" {
 		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks" or "benches"`)
@@ -54,7 +57,7 @@ func main() {
 		}
 		return
 	}
-	if err := generate(*out, *leaksOut, *only, *iterations, *runs, *benchCount, *leaks, *keep, *pgo); err != nil {
+	if err := generate(*out, *leaksOut, *only, *base, *iterations, *runs, *benchCount, *leaks, *keep, *pgo); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -74,9 +77,14 @@ type figures struct {
 	Leaks      leakCompare
 	Bench      benchResult
 	BenchCount int
+	// The baseline (-baseline), nil without one, and its figures from the
+	// same runs.
+	Base      *baseline
+	BaseTime  timing
+	BaseBench benchResult
 }
 
-func generate(out, leaksOut, only string, iterations, runs, benchCount, leaks int, keep, pgo bool) error {
+func generate(out, leaksOut, only, base string, iterations, runs, benchCount, leaks int, keep, pgo bool) error {
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository root: %w", err)
 	}
@@ -123,16 +131,31 @@ func generate(out, leaksOut, only string, iterations, runs, benchCount, leaks in
 		}
 	}
 
+	if base != "" {
+		step("building the baseline, %s", base)
+		if f.Base, err = buildBaseline(base, work); err != nil {
+			return err
+		}
+	}
+
 	scriptOut := filepath.Join(work, "mtrace.out")
 	tlcheckOut := filepath.Join(work, "tlcheck.json")
+	jobs := []job{
+		{scriptOut, "mtrace", []string{log}},
+		{tlcheckOut, tlcheck, []string{"replay", "--from", "mtrace", "--json", log}},
+	}
+	if f.Base != nil {
+		jobs = append(jobs, job{filepath.Join(work, "baseline.json"), f.Base.tlcheck, jobs[1].args})
+	}
 	step("timing glibc's mtrace script and tlcheck on %d lines (%d runs each, interleaved)", f.LogLines, runs)
-	ts, err := timeInterleaved(runs,
-		job{scriptOut, "mtrace", []string{log}},
-		job{tlcheckOut, tlcheck, []string{"replay", "--from", "mtrace", "--json", log}})
+	ts, err := timeInterleaved(runs, jobs...)
 	if err != nil {
 		return err
 	}
 	f.Script, f.Tlcheck = ts[0], ts[1]
+	if f.Base != nil {
+		f.BaseTime = ts[2]
+	}
 
 	step("comparing the leak lists")
 	if f.Leaks, f.Events, err = compareLeaks(log, scriptOut, tlcheckOut); err != nil {
@@ -140,8 +163,20 @@ func generate(out, leaksOut, only string, iterations, runs, benchCount, leaks in
 	}
 
 	step("running BenchmarkJSONL (-count %d)", benchCount)
-	if f.Bench, err = benchJSONL(benchCount); err != nil {
+	bins := []string{filepath.Join(work, "bench")}
+	if err := buildBench(".", bins[0]); err != nil {
+		return fmt.Errorf("building the benchmark: %w", err)
+	}
+	if f.Base != nil {
+		bins = append(bins, f.Base.bench)
+	}
+	bs, err := benchJSONL(benchCount, bins...)
+	if err != nil {
 		return err
+	}
+	f.Bench = bs[0]
+	if f.Base != nil {
+		f.BaseBench = bs[1]
 	}
 
 	step("writing %s", out)

@@ -30,6 +30,10 @@ func render(f figures) []byte {
 	p("| JSON Lines: replay wall time, as the command runs it, vs decoding alone | **%.2fx** | at most 1.5x | %s |", f.Bench.Command, verdict(f.Bench.Command <= 1.5))
 	p("| the same, decoding and checking on one goroutine (the CPU cost) | %.2fx | | |", f.Bench.Ratio)
 	p("| leak lists, tlcheck vs glibc's script | %s | equal | %s |", leakSummary(f.Leaks), verdict(f.Leaks.Equal))
+	if f.Base != nil {
+		r := f.Tlcheck.wall().Seconds() / f.BaseTime.wall().Seconds()
+		p("| mtrace replay wall time vs the baseline (%s), same runs | **%.2fx** | at most %.2fx (unchanged or better) | %s |", f.Base.Commit, r, sameOrBetter, verdict(r <= sameOrBetter))
+	}
 	p("")
 
 	p("## glibc mtrace log")
@@ -59,7 +63,7 @@ func render(f figures) []byte {
 
 	p("## JSON Lines: replay vs decode")
 	p("")
-	p("`go test -run '^$' -bench '^BenchmarkJSONL$' -count %d ./cmd/tlcheck`: one generated trace of", f.BenchCount)
+	p("BenchmarkJSONL of cmd/tlcheck's tests, %d runs of `-test.count 1`: one generated trace of", f.BenchCount)
 	p("about 200k events over all four layers (scopes, tensors, structs and params; arena")
 	p("frames; device pool blocks; malloc, realloc and free; reads and writes). Each")
 	p("iteration decodes it alone, then decodes and replays it through the model on one")
@@ -77,6 +81,10 @@ func render(f figures) []byte {
 	p("```")
 	p("")
 
+	if f.Base != nil {
+		renderBaseline(p, f)
+	}
+
 	p("## Machine")
 	p("")
 	m := f.Machine
@@ -88,6 +96,39 @@ func render(f figures) []byte {
 	p("- %s", m.Perl)
 	p("- load average before the runs: %s", m.Load)
 	return b.Bytes()
+}
+
+// sameOrBetter is the largest ratio to the baseline that the report calls
+// unchanged: on a shared machine, medians of a handful of runs move by a
+// few percent from one run of the report to the next.
+const sameOrBetter = 1.05
+
+// renderBaseline writes the section that compares the working tree with
+// the baseline revision, both measured in the same runs.
+func renderBaseline(p func(string, ...any), f figures) {
+	b, t := f.BaseTime, f.Tlcheck
+	p("## Against the baseline")
+	p("")
+	p("The baseline is %s (`-baseline %s`), built from the repository's history", f.Base.Commit, f.Base.Rev)
+	p("with its own `default.pgo`. Its tlcheck took turns with the working tree's and")
+	p("with the script on the same log, and its BenchmarkJSONL took turns with the")
+	p("working tree's, so each ratio below compares runs made side by side.")
+	p("")
+	p("| figure | baseline | now | now / baseline |")
+	p("|---|---|---|---|")
+	p("| mtrace replay, wall time (median) | %s | %s | %.2fx |", seconds(b.wall()), seconds(t.wall()), t.wall().Seconds()/b.wall().Seconds())
+	p("| mtrace replay, CPU time (median) | %s | %s | %.2fx |", seconds(b.cpu()), seconds(t.cpu()), t.cpu().Seconds()/b.cpu().Seconds())
+	p("| mtrace replay, peak RSS | %s | %s | %.2fx |", mib(b.MaxRSS), mib(t.MaxRSS), float64(t.MaxRSS)/float64(b.MaxRSS))
+	p("| JSON Lines, command/decode | %.2fx | %.2fx | %.2fx |", f.BaseBench.Command, f.Bench.Command, f.Bench.Command/f.BaseBench.Command)
+	p("| JSON Lines, replay/decode (one goroutine) | %.2fx | %.2fx | %.2fx |", f.BaseBench.Ratio, f.Bench.Ratio, f.Bench.Ratio/f.BaseBench.Ratio)
+	p("| JSON Lines, decode only, events/s | %s | %s | %.2fx |", group(int(f.BaseBench.Decode)), group(int(f.Bench.Decode)), f.Bench.Decode/f.BaseBench.Decode)
+	p("")
+	p("The baseline's benchmark lines:")
+	p("")
+	p("```")
+	p("%s", f.BaseBench.Raw)
+	p("```")
+	p("")
 }
 
 func verdict(ok bool) string {
