@@ -9,8 +9,9 @@ import (
 	"github.com/tlcheck/tlcheck/impl"
 )
 
-// TestFuzzSourceCatchesEveryCodegenFault: with each codegen fault on,
-// FuzzSource's check fails within the budget.
+// TestFuzzSourceCatchesEveryCodegenFault: with each codegen fault on, and
+// each runtime fault source programs catch too (the planner's and the
+// arena's), FuzzSource's check fails within the budget.
 func TestFuzzSourceCatchesEveryCodegenFault(t *testing.T) {
 	catchesEveryFault(t, impl.EngineSource, checkSource)
 }

@@ -2,6 +2,7 @@ package impl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -58,6 +59,7 @@ type Fault string
 //	returned-value-registered-twice the caller registers a returned value twice
 //	move-still-released             a move at a variable's last use leaves its record, released at scope exit
 //	emit-retain-over-retains        a struct literal retains its tensor fields again
+//	sret-source-kept                a struct returned into the caller's destination is never released at its source
 //
 // The autograd faults are bugs of the graph engine of package
 // impl/autograd, which allocates its tensors from a Runtime and asks it
@@ -81,7 +83,10 @@ type Fault string
 // linearizability check of impl/registry/lincheck, the pool's by the pool
 // property of package properties, which drives the allocators of impl/gpu,
 // the codegen faults by source programs (EngineSource), and the autograd
-// faults by autograd programs (EngineAutograd).
+// faults by autograd programs (EngineAutograd). A fault may be caught by a
+// second engine too (FaultInfo.Also): source programs keep their tensor
+// variables in planned arena slots, so they catch the slot planner's and
+// the arena's faults as well.
 const (
 	FaultStaleRecordNotPurged        Fault = "stale-record-not-purged"
 	FaultScopeExitReleasesDead       Fault = "scope-exit-releases-dead"
@@ -130,6 +135,9 @@ const (
 	FaultAutogradDoubleBump                 Fault = "autograd-double-bump"
 	FaultAutogradSnapshotTableNeverCleared  Fault = "autograd-snapshot-table-never-cleared"
 	FaultAutogradRestoreWrongVersion        Fault = "autograd-restore-wrong-version"
+
+	// A codegen fault added after the autograd ones: the order is stable.
+	FaultSretSourceKept Fault = "sret-source-kept"
 )
 
 // The engines that hunt faults (FaultInfo.Engine).
@@ -186,6 +194,17 @@ var engines = map[Fault]string{
 	FaultAutogradDoubleBump:                 EngineAutograd,
 	FaultAutogradSnapshotTableNeverCleared:  EngineAutograd,
 	FaultAutogradRestoreWrongVersion:        EngineAutograd,
+
+	FaultSretSourceKept: EngineSource,
+}
+
+// alsoCaughtBy names, for a fault that more than its own engine shows,
+// the other engines that catch it too: source programs keep their tensor
+// variables in arena slots planned by PlanFrame, so the planner's and the
+// arena's faults show in them as in flat programs.
+var alsoCaughtBy = map[Fault][]string{
+	FaultArenaGrowFreesOld:        {EngineSource},
+	FaultPlannerSharesOverlapping: {EngineSource},
 }
 
 // FaultInfo documents one fault of the catalog.
@@ -398,6 +417,10 @@ var catalog = [...]faultEntry{
 		"the snapshot filed for a saved tensor's version is taken after the in-place op wrote and bumped the storage, so backward restores a snapshot of the next version",
 		"cgadimpl's checkpoint hook ran after the in-place kernel, whose version bump had already happened: the snapshot it kept for the saved version held the next one, and backward restored values of another version than the one saved, a wrong gradient with no error.",
 		"Config{Checkpoint}; y=w.Mul(x) [saves x@0]; x.AddInPlace(c,1) [bump, then a snapshot of x@1 filed as x@0]; y.Sum().Backward(false) [restores x@1]"},
+	{FaultSretSourceKept,
+		"a struct returned by destination passing is copied into the caller's destination, its fields acquired, but its source is kept as if moved: never released, it outlives the call and its fields keep a count too many",
+		"TensorLogic returns a struct by destination passing (SRET): the caller reserves the destination, and the callee's return copies the struct into it (emit_struct_copy, which acquires each field). Its memory strategy (docs/dev/MEMORY_MANAGEMENT_STRATEGY.md, V5.1) records the bug: the source variable was marked CLEANUP_NONE, as if moved, so exit_scope never dropped its references and every struct return left its fields' counts one too high; main's final cleanup then met the accumulated counts and crashed (SIGBUS). It was worked around, not fixed, by ending main with exit(0).",
+		"fn f() -> Box { let t = zeros(16); let b = Box { f0: t }; return b; } fn main() { let x = f(); } [b outlives f, and t keeps b's count]"},
 }
 
 // Catalog lists every fault, in a stable order.
@@ -407,6 +430,16 @@ func Catalog() []FaultInfo {
 		out[i] = e.info()
 	}
 	return out
+}
+
+// Also lists the engines other than its own that catch the fault too
+// (none for most); their proofs of power include it.
+func (f FaultInfo) Also() []string { return slices.Clone(alsoCaughtBy[f.Name]) }
+
+// CaughtBy reports whether engine catches the fault: its own, or one of
+// Also.
+func (f FaultInfo) CaughtBy(engine string) bool {
+	return f.Engine == engine || slices.Contains(alsoCaughtBy[f.Name], engine)
 }
 
 // LookupFault returns the catalog entry of the fault named name. Use it to
@@ -472,6 +505,7 @@ const (
 	fAutogradDoubleBump
 	fAutogradSnapshotTableNeverCleared
 	fAutogradRestoreWrongVersion
+	fSretSourceKept
 )
 
 // HasFault reports whether fault f is on. The lowering of source

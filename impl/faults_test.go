@@ -3,6 +3,7 @@ package impl_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -213,4 +214,33 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}()
 	impl.New(bad)
+}
+
+// TestFaultAlso: the engines a fault is also caught by are known ones,
+// not its own, and CaughtBy agrees with Engine and Also.
+func TestFaultAlso(t *testing.T) {
+	known := []string{impl.EngineProgram, impl.EngineRegistry, impl.EnginePool, impl.EngineSource}
+	also := 0
+	for _, f := range impl.Catalog() {
+		if !f.CaughtBy(f.Engine) {
+			t.Errorf("fault %s: not caught by its own engine %s", f.Name, f.Engine)
+		}
+		for _, e := range f.Also() {
+			also++
+			if e == f.Engine || !slices.Contains(known, e) {
+				t.Errorf("fault %s: also caught by %q: want a known engine other than its own (%s)", f.Name, e, f.Engine)
+			}
+			if !f.CaughtBy(e) {
+				t.Errorf("fault %s: CaughtBy(%s) is false though Also lists it", f.Name, e)
+			}
+		}
+	}
+	for _, name := range []impl.Fault{impl.FaultPlannerSharesOverlapping, impl.FaultArenaGrowFreesOld} {
+		if f, _ := impl.LookupFault(string(name)); !f.CaughtBy(impl.EngineSource) {
+			t.Errorf("fault %s: source programs catch it, the catalog does not say so", name)
+		}
+	}
+	if also == 0 {
+		t.Error("no fault is caught by a second engine")
+	}
 }

@@ -195,6 +195,7 @@ func TestFaultBits(t *testing.T) {
 		FaultAutogradDoubleBump:                 fAutogradDoubleBump,
 		FaultAutogradSnapshotTableNeverCleared:  fAutogradSnapshotTableNeverCleared,
 		FaultAutogradRestoreWrongVersion:        fAutogradRestoreWrongVersion,
+		FaultSretSourceKept:                     fSretSourceKept,
 	}
 	if len(bits) != len(catalog) {
 		t.Fatalf("%d fault bits for %d catalog entries", len(bits), len(catalog))

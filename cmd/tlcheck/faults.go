@@ -21,9 +21,12 @@ faults fuzz takes; "source": source programs lowered by the compiler's
 rules, a bug of the code a compiler emits, which fuzz --source takes;
 "pool": programs on the GPU allocators; "registry": concurrent histories
 of the pointer registry checked for linearizability; "autograd": programs
-of the autograd engine, impl/autograd, built over the runtime).
+of the autograd engine, impl/autograd, built over the runtime), and, for a
+fault a second engine catches too, that engine ("also": source programs
+catch the slot planner's and the arena's faults).
 
-  --json  print {"faults":[{"name":..,"summary":..,"bug":..,"trigger":..,"engine":..}]}
+  --json  print {"faults":[{"name":..,"summary":..,"bug":..,"trigger":..,"engine":..,"also":..}]}
+          ("also" only where there is one: the engines, comma-separated)
 `
 
 // faultJSON is one fault in faults --json.
@@ -33,6 +36,7 @@ type faultJSON struct {
 	Bug     string `json:"bug"`
 	Trigger string `json:"trigger"`
 	Engine  string `json:"engine"`
+	Also    string `json:"also,omitempty"`
 }
 
 func runFaults(e *env, args []string) int {
@@ -52,7 +56,7 @@ func runFaults(e *env, args []string) int {
 			Faults []faultJSON `json:"faults"`
 		}{Faults: make([]faultJSON, len(cat))}
 		for i, f := range cat {
-			out.Faults[i] = faultJSON{string(f.Name), f.Summary, f.Bug, f.Trigger, f.Engine}
+			out.Faults[i] = faultJSON{string(f.Name), f.Summary, f.Bug, f.Trigger, f.Engine, strings.Join(f.Also(), ",")}
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -71,6 +75,9 @@ func runFaults(e *env, args []string) int {
 		writeField(e.stdout, "bug", f.Bug)
 		writeField(e.stdout, "trigger", f.Trigger)
 		writeField(e.stdout, "engine", f.Engine)
+		if also := f.Also(); len(also) > 0 {
+			writeField(e.stdout, "also", strings.Join(also, ", "))
+		}
 	}
 	return exitClean
 }

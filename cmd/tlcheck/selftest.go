@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/lang"
 	"github.com/tlcheck/tlcheck/impl/registry/lincheck"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/properties"
@@ -25,7 +26,8 @@ Hunts every fault of the runtime's catalog ('tlcheck faults'): with the
 fault switched on alone, generated programs run against the runtime, with
 the reference model as oracle, until one fails or --time passes; the
 failing program is shrunk. A runtime fault is hunted with programs of
-runtime calls; a codegen fault with source programs (package impl/lang),
+runtime calls (the slot planner's and the arena's with source programs
+too, whose catch is noted); a codegen fault with source programs (package impl/lang),
 lowered to runtime calls, with the interpreter as a second oracle, and its
 shrunk source program goes into the report. The GPU pool's faults
 (impl/gpu) are hunted by the pool property, whose programs drive the
@@ -60,13 +62,17 @@ const defaultReport = "reports/detection.md"
 // huntResult is one fault's line of the selftest, in the JSON shape of
 // selftest --json; the unexported fields go to the human forms only.
 type huntResult struct {
-	Name     string  `json:"name"`
-	Caught   bool    `json:"caught"`
-	Seconds  float64 `json:"seconds"` // to a shrunk counterexample: search and shrink
-	Events   int     `json:"events"`  // the shrunk trace's length; 0 if not caught
-	property string
-	programs int    // programs run; for a registry fault, histories checked
-	source   string // a codegen fault's shrunk source program
+	Name    string  `json:"name"`
+	Caught  bool    `json:"caught"`
+	Seconds float64 `json:"seconds"` // to a shrunk counterexample: search and shrink
+	Events  int     `json:"events"`  // the shrunk trace's length; 0 if not caught
+	// Also names the other engines that caught it too (impl.FaultInfo.Also).
+	Also       []string `json:"also,omitempty"`
+	property   string
+	programs   int    // programs run; for a registry fault, histories checked
+	source     string // a codegen fault's shrunk source program, or a runtime fault's caught by source programs too
+	statements int    // the shrunk source program's statements
+	alsoProp   string // the property source programs broke, for a runtime fault
 	// An autograd fault's shrunk program and its steps.
 	autogradProgram string
 	steps           int
@@ -105,7 +111,14 @@ func huntFault(f impl.FaultInfo, opts selftestOptions) huntResult {
 	if !ok {
 		return huntResult{Name: string(f.Name), property: "no engine hunts " + f.Engine + " faults"}
 	}
-	return h(f, opts)
+	r := h(f, opts)
+	if f.Engine != impl.EngineSource && f.CaughtBy(impl.EngineSource) {
+		// Source programs reach it too: say so when they catch it.
+		if sr := huntSource(impl.Config{Faults: []impl.Fault{f.Name}}, string(f.Name), opts); sr.Caught {
+			r.Also, r.source, r.statements, r.alsoProp = append(r.Also, impl.EngineSource), sr.source, sr.statements, sr.property
+		}
+	}
+	return r
 }
 
 type selftestOptions struct {
@@ -305,7 +318,7 @@ func huntSource(cfg impl.Config, name string, opts selftestOptions) huntResult {
 		if sf == nil { // a failure that does not come back: report the unshrunk one
 			small, sf = p, f
 		}
-		r.Events, r.property, r.source = sf.Events(), sf.Property, small.String()
+		r.Events, r.property, r.source, r.statements = sf.Events(), sf.Property, small.String(), lang.Statements(small)
 		correct := cfg
 		correct.Faults = nil
 		g, err := properties.RunSource(small, correct)
@@ -342,13 +355,22 @@ func writeSelftestTable(w io.Writer, results []huntResult, control huntResult) {
 	}
 	fmt.Fprintf(w, "%-*s %-6s %8s %6s  %s\n", width, "fault", "caught", "seconds", "events", "properties (first to break first)")
 	for _, r := range results {
-		caught, prop := "yes", r.property
+		caught, prop := "yes", r.property+alsoNote(r)
 		if !r.Caught {
 			caught, prop = "NO", "-"
 		}
 		fmt.Fprintf(w, "%-*s %-6s %8.3f %6d  %s\n", width, r.Name, caught, r.Seconds, r.Events, prop)
 	}
 	fmt.Fprintln(w, summary(results, control))
+}
+
+// alsoNote says which other engines caught a fault too, and how small
+// their counterexample shrank: "" for most faults.
+func alsoNote(r huntResult) string {
+	if len(r.Also) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (also caught by %s programs, shrunk to %d statements)", strings.Join(r.Also, ", "), r.statements)
 }
 
 // summary is the closing line: faults caught, median and slowest time, and
@@ -434,21 +456,27 @@ func selftestMarkdown(results []huntResult, control huntResult, opts selftestOpt
 	var b bytes.Buffer
 	fmt.Fprintf(&b, detectionIntro, opts.seed, opts.time)
 	for _, r := range results {
-		caught, prop := "yes", r.property
+		caught, prop := "yes", r.property+alsoNote(r)
 		if !r.Caught {
 			caught, prop = "**no**", "-"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %.3f | %d | %s | %d |\n", r.Name, caught, r.Seconds, r.Events, prop, r.programs)
 	}
 	fmt.Fprintf(&b, "\n%s.\n\n", summary(results, control))
-	for i, r := range results {
+	heading := false
+	for _, r := range results {
 		if r.source == "" {
 			continue
 		}
-		if i == 0 || results[i-1].source == "" {
-			b.WriteString("## Shrunk source programs of the codegen faults\n\n")
+		if !heading {
+			b.WriteString("## Shrunk source programs\n\nOf the codegen faults, and of the runtime faults that source programs catch too.\n\n")
+			heading = true
 		}
-		fmt.Fprintf(&b, "`%s` (%s):\n\n```\n%s```\n\n", r.Name, r.property, r.source)
+		prop := r.property
+		if len(r.Also) > 0 {
+			prop = r.alsoProp
+		}
+		fmt.Fprintf(&b, "`%s` (%s):\n\n```\n%s```\n\n", r.Name, prop, r.source)
 	}
 	first := true
 	for _, r := range results {

@@ -1,9 +1,16 @@
 package lang
 
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/impl"
+)
+
 // The static facts the lowering needs and the interpreter shares, so that
 // the two agree on what the language means: which uses of a variable are
-// its last (a move), and which variables are reassigned from a nested
-// block (owned by the variable itself, not by a scope record).
+// its last (a move), which variables are reassigned from a nested block
+// (owned by the variable itself, not by a scope record), and which tensor
+// variables keep their data in an arena slot, from when to when.
 
 // facts are a function's static facts.
 type facts struct {
@@ -17,9 +24,23 @@ type facts struct {
 	// owns its value without a record and is released by every exit
 	// from its block.
 	slotOwned map[*Let]bool
-	// ops numbers the function's tensor operations in order: their
-	// arena temporaries, planned by the slot planner.
+	// ops maps each tensor operation to the slot variable it computes
+	// into: the variable its let or assignment binds.
 	ops map[*Op]int
+	// slotVars are the function's slot variables, in the order of their
+	// declarations: the tensor variables that a tensor operation defines
+	// (by their let or an assignment). Each keeps its data in an arena
+	// slot of the frame from its let to its last use, as TensorLogic's
+	// compiled code keeps a tensor variable in its frame: lives[i] is
+	// that lifetime, in statements numbered in the order the source
+	// lists them (nested bodies after the statement that holds them), and
+	// names[i] the variable's name in the trace (unique in the function).
+	lives []impl.Interval
+	names []string
+	// slots maps each slot variable's let to its index. A local of a
+	// struct type with fields is a slot variable too: its slot is the
+	// destination a struct is returned into (see lower.go) or copied to.
+	slots map[*Let]int
 }
 
 // use is one read of a binding.
@@ -32,9 +53,25 @@ type binding struct {
 	decl  *Let // nil for a parameter
 	scope int  // the block that declares it
 	uses  []use
+	// For the arena: the statement that declares it, the last statement
+	// that uses it, the loops it is declared in (how deep), the
+	// outermost loop around a use that it is declared outside of, and
+	// its slot variable (-1: none yet).
+	first, last int
+	loops       int
+	loop        *loopSpan
+	slot        int
+	name        string
+	typ         Type
 }
 
+// loopSpan is a loop's statements, first to last: a variable declared
+// outside it and used inside it lives through all of it, as the next
+// iteration may use it again.
+type loopSpan struct{ first, last int }
+
 type analyzer struct {
+	p        *Program
 	f        facts
 	scopes   []map[string]*binding
 	ids      []int // block id of each open scope
@@ -43,16 +80,20 @@ type analyzer struct {
 	declOf   map[*Let]*binding
 	targets  map[*Assign]*binding
 	sources  map[Stmt]*binding
+	n        int         // statements numbered so far
+	loops    []*loopSpan // the loops open now, outermost first
+	slotted  []*binding  // the slot variables, by slot index
 }
 
-func analyze(fn *Func) facts {
-	a := &analyzer{f: facts{moves: map[Stmt]bool{}, slotOwned: map[*Let]bool{}, ops: map[*Op]int{}},
+func analyze(p *Program, fn *Func) facts {
+	a := &analyzer{p: p, f: facts{moves: map[Stmt]bool{}, slotOwned: map[*Let]bool{}, ops: map[*Op]int{}, slots: map[*Let]int{}},
 		declOf: map[*Let]*binding{}, targets: map[*Assign]*binding{}, sources: map[Stmt]*binding{}}
 	a.open()
-	for _, p := range fn.Params {
-		a.declare(p.Name, nil)
+	for _, q := range fn.Params {
+		a.declare(q.Name, nil, q.Type)
 	}
 	a.body(fn.Body)
+	a.plan()
 	for _, b := range a.bindings {
 		if b.decl == nil || a.f.slotOwned[b.decl] || len(b.uses) == 0 {
 			continue
@@ -84,6 +125,54 @@ func analyze(fn *Func) facts {
 	return a.f
 }
 
+// plan gives each slot variable its lifetime and its name in the trace.
+func (a *analyzer) plan() {
+	seen := map[string]int{}
+	for _, b := range a.slotted {
+		seen[b.name]++
+	}
+	a.f.lives = make([]impl.Interval, len(a.slotted))
+	a.f.names = make([]string, len(a.slotted))
+	for i, b := range a.slotted {
+		last := b.last
+		if b.loop != nil {
+			last = max(last, b.loop.last)
+		}
+		a.f.lives[i] = impl.Interval{First: b.first, Last: last}
+		a.f.names[i] = b.name
+		if seen[b.name] > 1 {
+			a.f.names[i] = fmt.Sprintf("%s#%d", b.name, i)
+		}
+	}
+}
+
+// used notes that b is used by the statement numbered last so far.
+func (a *analyzer) used(b *binding) {
+	b.last = max(b.last, a.n-1)
+	if len(a.loops) > b.loops && b.loop == nil {
+		b.loop = a.loops[b.loops]
+	}
+}
+
+// defines notes that tensor operation x computes into b's slot.
+func (a *analyzer) defines(b *binding, x Expr) {
+	op, ok := x.(*Op)
+	if !ok || b == nil || b.decl == nil {
+		return
+	}
+	a.slotFor(b)
+	a.f.ops[op] = b.slot
+}
+
+// slotFor makes b a slot variable, if it is not one yet.
+func (a *analyzer) slotFor(b *binding) {
+	if b.slot < 0 {
+		b.slot = len(a.slotted)
+		a.slotted = append(a.slotted, b)
+		a.f.slots[b.decl] = b.slot
+	}
+}
+
 func (a *analyzer) open() {
 	a.nextID++
 	a.scopes = append(a.scopes, map[string]*binding{})
@@ -95,8 +184,12 @@ func (a *analyzer) close() {
 	a.ids = a.ids[:len(a.ids)-1]
 }
 
-func (a *analyzer) declare(name string, decl *Let) {
-	b := &binding{decl: decl, scope: a.ids[len(a.ids)-1]}
+func (a *analyzer) declare(name string, decl *Let, t Type) {
+	b := &binding{decl: decl, scope: a.ids[len(a.ids)-1], first: max(a.n-1, 0), last: max(a.n-1, 0),
+		loops: len(a.loops), slot: -1, name: name, typ: t}
+	if decl != nil && !t.Tensor && t.Struct >= 0 && t.Struct < len(a.p.Structs) && len(a.p.Structs[t.Struct].Fields) > 0 {
+		a.slotFor(b)
+	}
 	a.scopes[len(a.scopes)-1][name] = b
 	a.bindings = append(a.bindings, b)
 	if decl != nil {
@@ -116,6 +209,7 @@ func (a *analyzer) lookup(name string) *binding {
 func (a *analyzer) read(name string, at Stmt) {
 	if b := a.lookup(name); b != nil {
 		b.uses = append(b.uses, use{at: at, scope: a.ids[len(a.ids)-1]})
+		a.used(b)
 		if at != nil {
 			a.sources[at] = b
 		}
@@ -135,13 +229,24 @@ func (a *analyzer) body(body []Stmt) {
 }
 
 func (a *analyzer) stmt(s Stmt) {
+	at := a.n
+	a.n++
 	switch s := s.(type) {
 	case *Let:
-		a.expr(s.X, s)
-		a.declare(s.Name, s)
+		t := a.expr(s.X, s)
+		n := a.n
+		a.n = at + 1 // the variable is declared by the let, before any statement nested in its value
+		a.declare(s.Name, s, t)
+		a.n = n
+		// Its value is written when the statements nested in it are
+		// done: it lives from the let through them.
+		a.used(a.declOf[s])
+		a.defines(a.declOf[s], s.X)
 	case *Assign:
 		a.expr(s.X, s)
 		if b := a.lookup(s.Name); b != nil {
+			a.used(b)
+			a.defines(b, s.X)
 			a.targets[s] = b
 			// The assignment reads the old value (to drop it): a use,
 			// so no earlier read of the variable counts as its last.
@@ -154,7 +259,11 @@ func (a *analyzer) stmt(s Stmt) {
 		a.block(s.Then)
 		a.block(s.Else)
 	case *Loop:
+		l := &loopSpan{first: at}
+		a.loops = append(a.loops, l)
 		a.block(s.Body)
+		a.loops = a.loops[:len(a.loops)-1]
+		l.last = a.n - 1
 	case *Block:
 		a.block(s.Body)
 	case *Return:
@@ -164,12 +273,13 @@ func (a *analyzer) stmt(s Stmt) {
 	}
 }
 
-func (a *analyzer) expr(x Expr, at Stmt) {
+func (a *analyzer) expr(x Expr, at Stmt) Type {
+	tensor := Type{Tensor: true}
 	switch x := x.(type) {
 	case *Var:
 		a.read(x.Name, at)
+		return a.typeOf(x.Name)
 	case *Op:
-		a.f.ops[x] = len(a.f.ops)
 		for _, n := range x.Args {
 			a.read(n, nil)
 		}
@@ -177,25 +287,43 @@ func (a *analyzer) expr(x Expr, at Stmt) {
 		for _, n := range x.Fields {
 			a.read(n, nil)
 		}
+		return Type{Struct: x.Type}
 	case *Field:
 		a.read(x.Var, nil)
 	case *Call:
 		for _, n := range x.Args {
 			a.read(n, nil)
 		}
+		if x.Func >= 0 && x.Func < len(a.p.Funcs) && a.p.Funcs[x.Func].Result != nil {
+			return *a.p.Funcs[x.Func].Result
+		}
 	case *IfExpr:
 		a.open()
 		a.body(x.Then)
 		a.read(x.ThenVal, nil)
+		t := a.typeOf(x.ThenVal)
 		a.close()
 		a.open()
 		a.body(x.Else)
 		a.read(x.ElseVal, nil)
 		a.close()
+		return t
 	case *BlockExpr:
 		a.open()
 		a.body(x.Body)
 		a.read(x.Val, nil)
+		t := a.typeOf(x.Val)
 		a.close()
+		return t
 	}
+	return tensor
+}
+
+// typeOf is the type of the variable name in scope (a tensor if none is:
+// Check refuses such a program before it runs).
+func (a *analyzer) typeOf(name string) Type {
+	if b := a.lookup(name); b != nil {
+		return b.typ
+	}
+	return Type{Tensor: true}
 }

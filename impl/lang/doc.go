@@ -33,8 +33,11 @@
 // # The language
 //
 // Values are tensors (heap objects made by tensor operations, computed in
-// the function's arena slots) and structs of tensors; a struct with no
-// fields is zero-sized, and NULL. Parameters are borrowed. Operands are
+// the arena slots where the function's tensor variables keep their data
+// from statement to statement) and structs of tensors; a struct with no
+// fields is zero-sized, and NULL. A struct a function returns is copied
+// into its caller's destination, where it lives by value, holding the
+// same fields, and is no new object. Parameters are borrowed. Operands are
 // variables, so every temporary is named by a let:
 //
 //	struct Pair { f0: Tensor, f1: Tensor }

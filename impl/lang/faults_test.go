@@ -43,6 +43,12 @@ var codegenTriggers = map[impl.Fault]*Program{
 	impl.FaultEmitRetainOverRetains: mainOnly([]Stmt{&Loop{Counter: "i0", N: 2, Body: []Stmt{
 		&Let{"t", &Op{Size: 16}}, &Let{"s", &StructLit{Type: 1, Fields: []string{"t"}}},
 	}}}),
+	impl.FaultSretSourceKept: mainOnly([]Stmt{&Let{"x", &Call{Func: 1}}},
+		&Func{Name: "f", Result: &Type{Struct: 1}, Body: []Stmt{
+			&Let{"t", &Op{Size: 16}},
+			&Let{"b", &StructLit{Type: 1, Fields: []string{"t"}}},
+			&Return{"b"},
+		}}),
 }
 
 // run lowers p on a runtime with faults and says how it differs from the

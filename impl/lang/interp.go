@@ -18,6 +18,9 @@ import (
 type Alive []int
 
 // object is a value the interpreter made; nil is NULL (an empty struct).
+// A struct a function returns is copied into its caller's destination: a
+// value with the same fields and no identity of its own (id -1), as it
+// lives in the caller's frame, not on the heap.
 type object struct {
 	id     int
 	size   uint64
@@ -43,6 +46,7 @@ type interp struct {
 	frames []*iframe
 	next   int
 	out    []Alive
+	known  map[*Func]facts
 }
 
 // ctrl is how a statement ends: normally, or leaving by break, continue
@@ -63,7 +67,7 @@ func Interpret(p *Program) (out []Alive, err error) {
 	if err := Check(p); err != nil {
 		return nil, err
 	}
-	in := &interp{p: p}
+	in := &interp{p: p, known: map[*Func]facts{}}
 	in.call(0, nil)
 	return in.out, nil
 }
@@ -72,7 +76,12 @@ func (in *interp) top() *iframe { return in.frames[len(in.frames)-1] }
 
 func (in *interp) call(fi int, args []*object) *object {
 	fn := in.p.Funcs[fi]
-	fr := &iframe{fn: fn, facts: analyze(fn), counts: map[string]int{}}
+	f, ok := in.known[fn]
+	if !ok {
+		f = analyze(in.p, fn)
+		in.known[fn] = f
+	}
+	fr := &iframe{fn: fn, facts: f, counts: map[string]int{}}
 	in.frames = append(in.frames, fr)
 	fr.scopes = append(fr.scopes, nil)
 	for i, p := range fn.Params {
@@ -80,6 +89,9 @@ func (in *interp) call(fi int, args []*object) *object {
 	}
 	_, ret := in.body(fn.Body)
 	in.frames = in.frames[:len(in.frames)-1]
+	if ret != nil && len(ret.fields) > 0 {
+		ret = &object{id: -1, size: ret.size, fields: ret.fields}
+	}
 	return ret
 }
 
@@ -124,7 +136,9 @@ func (in *interp) checkpoint() {
 			return
 		}
 		seen[o] = true
-		ids = append(ids, o.id)
+		if o.id >= 0 {
+			ids = append(ids, o.id)
+		}
 		for _, f := range o.fields {
 			mark(f)
 		}

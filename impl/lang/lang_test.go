@@ -2,9 +2,11 @@ package lang
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 // sample is a program that uses every construct.
@@ -96,5 +98,52 @@ func TestGeneratedAgree(t *testing.T) {
 		if len(got.Errors) > 0 || fmt.Sprint(got.Alive) != fmt.Sprint(want) || len(rt.State().Objects) != 0 {
 			t.Fatalf("program %d: errors %v\nalive:\n lowered %v\n meant   %v\n%s", i, got.Errors, got.Alive, want, p)
 		}
+	}
+}
+
+// TestStructReturnByDestination: a struct comes back by destination
+// passing. The caller reserves its variable's slot before the call; the
+// callee writes the struct into it and acquires the field, and neither
+// side unregisters or registers a struct; the struct the callee made dies
+// at its exit, the field lives on in the destination until main's end.
+func TestStructReturnByDestination(t *testing.T) {
+	box := Type{Struct: 1}
+	p := mainOnly([]Stmt{&Let{"x", &Call{Func: 1}}, &Let{"y", &Field{Var: "x"}}},
+		&Func{Name: "f", Result: &box, Body: []Stmt{
+			&Let{"t", &Op{Size: 16}},
+			&Let{"b", &StructLit{Type: 1, Fields: []string{"t"}}},
+			&Return{"b"},
+		}})
+	if d := run(t, p); d != "" {
+		t.Fatalf("the lowering differs from the program: %s\n%s", d, p)
+	}
+	var rec impl.Recording
+	if _, err := Lower(p, impl.New(impl.Config{Record: rec.Record})); err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for _, ev := range rec.Events() {
+		s := ev.Op.String()
+		if ev.Op == traces.OpArenaGet {
+			s += " " + ev.Var
+		}
+		ops = append(ops, s)
+	}
+	got := strings.Join(ops, ", ")
+	// main: fn_enter, scope_enter, the destination; then f's frame.
+	if want := "fn_enter, scope_enter, arena_get x, fn_enter, "; !strings.HasPrefix(got, want) {
+		t.Errorf("the destination is not reserved before the call:\n%s", got)
+	}
+	// f's return: read b, write the destination, acquire t; its exit
+	// frees b (and drops its count of t): no unregister anywhere, and
+	// the only register is y's, of the field.
+	if want := "struct_init, read, write, acquire, scope_exit, free, fn_exit"; !strings.Contains(got, want) {
+		t.Errorf("the return is not a copy into the destination (want %q):\n%s", want, got)
+	}
+	if n := strings.Count(got, "unregister"); n != 0 {
+		t.Errorf("%d unregisters:\n%s", n, got)
+	}
+	if n := strings.Count(got, "register"); n != 1 {
+		t.Errorf("%d registers, want y's alone:\n%s", n, got)
 	}
 }

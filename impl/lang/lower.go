@@ -14,9 +14,17 @@ import (
 // breaks it, when the runtime has that fault on):
 //
 //   - a function enters a frame sized by the slot planner
-//     (FnEnter(plan.Size), MethodEnter for a method) and a scope; a tensor
-//     operation computes into its arena slot (ArenaGet) and keeps the
-//     result as a heap tensor (Alloc, which registers it in the top scope);
+//     (FnEnter(plan.Size), MethodEnter for a method) and a scope. Its slot
+//     variables (the tensor variables a tensor operation defines) keep
+//     their data in the frame from their let to their last use (a use in
+//     a loop the variable is declared outside of lasts to the loop's
+//     end): impl's PlanFrame gives each a slot, sharing one between
+//     variables whose lifetimes do not meet (planner-shares-overlapping,
+//     and a slot that grows, arena-grow-frees-old, are the runtime's
+//     faults that this shows). A tensor operation computes into its
+//     variable's slot (ArenaGet), reads its operands through their slots
+//     and their heap tensors, and keeps the result as a heap tensor too
+//     (Alloc, which registers it in the top scope);
 //   - parameters are borrowed: no register, no acquire; the callee never
 //     releases them (callee-releases-borrowed);
 //   - `let x = y` acquires and registers y's value, unless this is y's
@@ -30,10 +38,22 @@ import (
 //   - a variable reassigned from a nested block owns its value without a
 //     scope record (its let unregisters it) and is released explicitly by
 //     every exit from its block;
-//   - `return y` unregisters y (shallow, for a struct) when a record of
-//     the function's own scopes owns it, and acquires it when it is
-//     borrowed; the caller registers what it receives
+//   - `return y` of a tensor (or of NULL, an empty struct) unregisters y
+//     when a record of the function's own scopes owns it, and acquires it
+//     when it is borrowed; the caller registers what it receives
 //     (caller-does-not-register-result, returned-value-registered-twice);
+//   - a struct with fields is returned by destination passing, as
+//     TensorLogic returns structs (SRET): before the call the caller
+//     reserves the destination, the slot of the variable that takes the
+//     result (ArenaGet); `return y` writes y into it and acquires y's
+//     fields for it, as a struct literal does, and the scopes' exits then
+//     release y as any other value (sret-source-kept). The return moves
+//     no record and changes no count of a struct: the destination holds
+//     the struct by value in the caller's frame and owns its fields
+//     without a record, released by every exit from its variable's
+//     block; a copy of it (a let, an if or block expression's value, an
+//     assignment, whose old value is released) acquires the fields into
+//     the copy's own slot, a move takes them;
 //   - an if or block expression's value leaves its block the same way:
 //     unregistered if the block owns it, acquired otherwise
 //     (block-result-freed);
@@ -59,8 +79,8 @@ func Lower(p *Program, rt *impl.Runtime) (*Lowered, error) {
 		return nil, err
 	}
 	l := &lowering{p: p, rt: rt, ids: map[traces.Addr]int{}, fields: map[traces.Addr][]traces.Addr{},
-		sizes: map[traces.Addr]uint64{}, out: &Lowered{}}
-	l.call(0, nil)
+		sizes: map[traces.Addr]uint64{}, out: &Lowered{}, known: map[*Func]facts{}, plans: map[*Func]impl.Plan{}}
+	l.call(0, nil, nil)
 	l.note("end", rt.End())
 	return l.out, nil
 }
@@ -72,6 +92,38 @@ type lvar struct {
 	param bool // borrowed
 	slot  bool // owned without a record
 	moved bool
+	// buf holds the variable's data in its arena slot (0: none, as when
+	// its value came from anywhere but a tensor operation), size bytes.
+	buf  traces.Addr
+	size uint64
+	tmp  string // its name in the trace
+	// ds is the struct the variable holds in its destination, when it
+	// holds one (then addr is 0): see dstruct.
+	ds *dstruct
+}
+
+// dstruct is a struct held by value in a frame's slot, where a struct a
+// function returns lives: TensorLogic returns a struct by destination
+// passing. The caller reserves the destination (its variable's slot)
+// before the call; the callee writes the struct into it and acquires
+// its fields, as a struct literal does; the return itself changes no
+// count and moves no record. The destination owns the fields without a
+// record: every exit from its variable's block releases them, and a
+// copy (a let from it, an if or block expression's value) acquires them
+// again into the copy's own slot.
+type dstruct struct {
+	buf    traces.Addr
+	size   uint64
+	fields []traces.Addr
+	tmp    string // the variable that owns the slot, in the trace
+	depth  int    // the frame it is in: another frame reads it unnamed
+}
+
+// value is a variable's value: an object's address, or a struct held in
+// a destination.
+type value struct {
+	addr traces.Addr
+	ds   *dstruct
 }
 
 type lscope struct {
@@ -85,8 +137,9 @@ type lframe struct {
 	plan   impl.Plan
 	scopes []*lscope
 	counts map[string]int
-	ifs    int           // open if statements inside the innermost loop body
-	args   []traces.Addr // the borrowed arguments
+	ifs    int      // open if statements inside the innermost loop body
+	args   []value  // the borrowed arguments
+	dest   *dstruct // where a struct result goes: the caller's destination
 }
 
 type lowering struct {
@@ -99,6 +152,19 @@ type lowering struct {
 	next   int
 	out    *Lowered
 	state  traces.State
+	known  map[*Func]facts
+	plans  map[*Func]impl.Plan
+	buf    traces.Addr // the arena buffer the last tensor operation computed into
+}
+
+// facts are fn's static facts, analysed once a run.
+func (l *lowering) facts(fn *Func) facts {
+	f, ok := l.known[fn]
+	if !ok {
+		f = analyze(l.p, fn)
+		l.known[fn] = f
+	}
+	return f
 }
 
 func (l *lowering) top() *lframe { return l.frames[len(l.frames)-1] }
@@ -140,17 +206,21 @@ func (l *lowering) checkpoint() {
 	l.out.Alive = append(l.out.Alive, ids)
 }
 
-func (l *lowering) call(fi int, args []traces.Addr) traces.Addr {
+// call calls Funcs[fi] with args; a function that returns a struct with
+// fields writes it into dest, the caller's destination.
+func (l *lowering) call(fi int, args []value, dest *dstruct) value {
 	fn := l.p.Funcs[fi]
-	fr := &lframe{fn: fn, facts: analyze(fn), counts: map[string]int{}, args: args}
-	// Each operation's temporary lives for its own statement: the
-	// planner gives them slots (and, correct, lets them share one).
-	temps := make([]impl.Interval, len(fr.facts.ops))
-	for _, k := range fr.facts.ops {
-		temps[k] = impl.Interval{First: k, Last: k}
+	fr := &lframe{fn: fn, facts: l.facts(fn), counts: map[string]int{}, args: args, dest: dest}
+	// The slot variables keep their data in the frame from their let to
+	// their last use: the planner gives them slots, and lets those whose
+	// lifetimes do not meet share one.
+	plan, ok := l.plans[fn]
+	if !ok {
+		var err error
+		plan, err = l.rt.PlanFrame(fr.facts.lives)
+		l.note("plan", err)
+		l.plans[fn] = plan
 	}
-	plan, err := l.rt.PlanFrame(temps)
-	l.note("plan", err)
 	fr.plan = plan
 	l.frames = append(l.frames, fr)
 	if fn.Method {
@@ -160,7 +230,7 @@ func (l *lowering) call(fi int, args []traces.Addr) traces.Addr {
 	}
 	l.enter(false)
 	for i, q := range fn.Params {
-		fr.scopes[0].vars = append(fr.scopes[0].vars, &lvar{name: q.Name, addr: args[i], param: true})
+		fr.scopes[0].vars = append(fr.scopes[0].vars, &lvar{name: q.Name, addr: args[i].addr, ds: args[i].ds, param: true})
 	}
 	c, ret := l.body(fn.Body)
 	if c != ctrlReturn {
@@ -168,7 +238,10 @@ func (l *lowering) call(fi int, args []traces.Addr) traces.Addr {
 		l.exitFn()
 	}
 	l.frames = l.frames[:len(l.frames)-1]
-	return ret
+	if dest != nil {
+		return value{ds: dest}
+	}
+	return value{addr: ret}
 }
 
 // exitFn ends the top frame's call: the scopes are already left.
@@ -176,7 +249,7 @@ func (l *lowering) exitFn() {
 	fr := l.top()
 	if l.has(impl.FaultCalleeReleasesBorrowed) {
 		for _, a := range fr.args {
-			l.note("release of a borrowed argument", l.rt.Release(a))
+			l.note("release of a borrowed argument", l.rt.Release(a.addr))
 		}
 	}
 	l.note("fn_exit", l.rt.FnExit())
@@ -202,11 +275,23 @@ func (l *lowering) leave(n int) {
 
 func (l *lowering) exitScope(s *lscope) {
 	for i := len(s.vars) - 1; i >= 0; i-- {
-		if v := s.vars[i]; v.slot {
+		v := s.vars[i]
+		switch {
+		case v.param || v.moved:
+		case v.ds != nil:
+			l.releaseFields(v.name, v.ds)
+		case v.slot:
 			l.note("release of "+v.name, l.rt.Release(v.addr))
 		}
 	}
 	l.note("scope_exit", l.rt.ScopeExit())
+}
+
+// releaseFields drops a destination's references to its fields.
+func (l *lowering) releaseFields(name string, d *dstruct) {
+	for _, f := range d.fields {
+		l.note("release of a field of "+name, l.rt.Release(f))
+	}
 }
 
 // forget drops the top n scopes from the books without exiting them: a
@@ -271,13 +356,19 @@ func (l *lowering) stmt(s Stmt) (ctrl, traces.Addr) {
 		a, how := l.expr(s.X, s)
 		v := &lvar{name: s.Name, decl: s, slot: fr.facts.slotOwned[s]}
 		l.bind(v, a, how, s)
+		l.keep(v, s.X)
 		top := fr.scopes[len(fr.scopes)-1]
 		top.vars = append(top.vars, v)
 	case *Assign:
-		a, how := l.expr(s.X, s)
 		v, _ := l.lookup(s.Name)
-		old := v.addr
+		old, oldDS := v.addr, v.ds
+		a, how := l.expr(s.X, s)
 		l.bind(v, a, how, s)
+		l.keep(v, s.X)
+		if oldDS != nil {
+			l.releaseFields("the old "+s.Name, oldDS)
+			break
+		}
 		if !v.slot {
 			l.note("unregister of the old "+s.Name, l.rt.Unregister(old))
 		}
@@ -320,8 +411,10 @@ func (l *lowering) stmt(s Stmt) (ctrl, traces.Addr) {
 		return c, 0
 	case *Return:
 		var a traces.Addr
-		if s.Var != "" {
-			a = l.escape(s.Var, len(fr.scopes), false)
+		if fr.dest != nil {
+			l.fill(s.Var)
+		} else if s.Var != "" {
+			a = l.escape(s.Var, len(fr.scopes), false).addr
 		}
 		n := len(fr.scopes)
 		if l.has(impl.FaultReturnCleansInnermost) {
@@ -332,6 +425,86 @@ func (l *lowering) stmt(s Stmt) (ctrl, traces.Addr) {
 		return ctrlReturn, a
 	}
 	return ctrlNext, 0
+}
+
+// keep notes where v's data is now: in the arena buffer the tensor
+// operation x computed into, or, for any other value, nowhere in the
+// frame.
+func (l *lowering) keep(v *lvar, x Expr) {
+	v.buf, v.size = 0, 0
+	if op, ok := x.(*Op); ok {
+		fr := l.top()
+		v.buf, v.size, v.tmp = l.buf, l.sizes[v.addr], fr.facts.names[fr.facts.ops[op]]
+	}
+}
+
+// fill writes the struct name holds into the caller's destination and
+// acquires its fields for it, as a struct literal does; the variable
+// itself is then released by the scopes' exits as any other. With
+// sret-source-kept, the source is kept as if moved into the destination
+// (TensorLogic's CLEANUP_NONE), so nothing releases it.
+func (l *lowering) fill(name string) {
+	fr := l.top()
+	v, _ := l.lookup(name)
+	d := fr.dest
+	fields := l.fields[v.addr]
+	if v.ds != nil {
+		fields = v.ds.fields
+		l.note("read of "+name, l.rt.Read(v.ds.buf, v.ds.size, l.slotName(v.ds)))
+	} else {
+		l.note("read of "+name, l.rt.Read(v.addr, structSize(len(fields)), ""))
+	}
+	l.note("write of the destination", l.rt.Write(d.buf, d.size, ""))
+	d.fields = slices.Clone(fields)
+	for _, f := range fields {
+		l.note("acquire of a field into the destination", l.rt.Acquire(f))
+	}
+	if l.has(impl.FaultSretSourceKept) && !v.param {
+		if v.ds == nil && !v.slot {
+			l.note("unregister of "+name, l.rt.Unregister(v.addr))
+		}
+		v.moved = true // the bug: the source's cleanup is dropped, its references kept
+	}
+}
+
+// destSize is the bytes of the destination of a struct with n fields:
+// the struct's size rounded up to the arena's 16-byte unit, which the
+// runtime hands out anyway (a slot asked for 8 bytes holds 16, and may
+// hand the same buffer out again for 16, which a trace whose buffer
+// said 8 would show as an access outside it).
+func destSize(n int) uint64 { return (structSize(n) + 15) &^ 15 }
+
+// slotName is the name to access d's slot by: its variable's, from the
+// frame that holds it; from any other frame, none.
+func (l *lowering) slotName(d *dstruct) string {
+	if d.depth == len(l.frames)-1 {
+		return d.tmp
+	}
+	return ""
+}
+
+// reserve hands out the slot of the variable at declares (its let) or
+// assigns, for a struct of size bytes: the destination a call fills or a
+// copy is written to.
+func (l *lowering) reserve(at Stmt, size uint64) *dstruct {
+	fr := l.top()
+	var decl *Let
+	switch at := at.(type) {
+	case *Let:
+		decl = at
+	case *Assign:
+		v, _ := l.lookup(at.Name)
+		decl = v.decl
+	}
+	k, ok := fr.facts.slots[decl]
+	if !ok || k >= len(fr.plan.Slots) {
+		panic(fmt.Sprintf("lang: fn %s: a struct variable without a slot (the analysis should have given it one)", fr.fn.Name))
+	}
+	d := &dstruct{size: size, tmp: fr.facts.names[k], depth: len(l.frames) - 1}
+	buf, err := l.rt.ArenaGet(fr.plan.Slots[k], size, d.tmp)
+	l.note("arena_get of the destination", err)
+	d.buf = buf
+	return d
 }
 
 // exits exits the top n scopes without dropping them from the books (the
@@ -348,18 +521,28 @@ func (l *lowering) exits(n int) {
 // is unregistered, so that their exit does not release it; any other
 // (borrowed, from an outer scope, or owned without a record) is acquired.
 // Either way one count travels with the value, and no record.
-func (l *lowering) escape(name string, n int, block bool) traces.Addr {
+//
+// A struct held in a destination is copied: its fields acquired now, as
+// the exits may release the variable's, and the let that takes the value
+// writes it into its own destination (bind).
+func (l *lowering) escape(name string, n int, block bool) value {
 	fr := l.top()
 	v, at := l.lookup(name)
+	if v.ds != nil {
+		for _, f := range v.ds.fields {
+			l.note("acquire of a field of "+name, l.rt.Acquire(f))
+		}
+		return value{ds: v.ds}
+	}
 	if at >= len(fr.scopes)-n && !v.param && !v.slot {
 		if block && l.has(impl.FaultBlockResultFreed) {
-			return v.addr // the bug: the block's exit frees its own result
+			return value{addr: v.addr} // the bug: the block's exit frees its own result
 		}
 		l.note("unregister of "+name, l.rt.Unregister(v.addr))
-		return v.addr
+		return value{addr: v.addr}
 	}
 	l.note("acquire of "+name, l.rt.Acquire(v.addr))
-	return v.addr
+	return value{addr: v.addr}
 }
 
 // how says what a value owes before a variable owns it.
@@ -371,10 +554,33 @@ const (
 	escaped             // a count, no record: an if or block expression's value
 	borrowed            // neither: another variable's value
 	moved               // another variable's value at its last use
+	filled              // a struct a call wrote into the variable's destination
 )
 
-// bind makes v own a, which came as how says.
-func (l *lowering) bind(v *lvar, a traces.Addr, h how, at Stmt) {
+// bind makes v own val, which came as how says. A struct held in a
+// destination is written into v's own (unless the call filled it there),
+// and a copy of another variable's acquires its fields again, as the
+// copy owns them too (an escaped one acquired them already).
+func (l *lowering) bind(v *lvar, val value, h how, at Stmt) {
+	v.ds = nil
+	if d := val.ds; d != nil {
+		v.addr = 0
+		if h == filled {
+			v.ds = d
+			return
+		}
+		v.ds = l.reserve(at, d.size)
+		v.ds.fields = slices.Clone(d.fields)
+		l.note("read of the struct copied", l.rt.Read(d.buf, d.size, l.slotName(d)))
+		l.note("write of "+v.name, l.rt.Write(v.ds.buf, d.size, v.ds.tmp))
+		if h == borrowed {
+			for _, f := range d.fields {
+				l.note("acquire of a field for "+v.name, l.rt.Acquire(f))
+			}
+		}
+		return
+	}
+	a := val.addr
 	v.addr = a
 	switch h {
 	case fresh:
@@ -416,18 +622,18 @@ func (l *lowering) cond(c Cond) bool {
 }
 
 // expr evaluates x, the value of statement at, and says how it came.
-func (l *lowering) expr(x Expr, at Stmt) (traces.Addr, how) {
+func (l *lowering) expr(x Expr, at Stmt) (value, how) {
 	fr := l.top()
 	switch x := x.(type) {
 	case *Var:
 		v, _ := l.lookup(x.Name)
 		if fr.facts.moves[at] {
 			v.moved = true
-			return v.addr, moved
+			return value{addr: v.addr, ds: v.ds}, moved
 		}
-		return v.addr, borrowed
+		return value{addr: v.addr, ds: v.ds}, borrowed
 	case *Op:
-		return l.op(x), fresh
+		return value{addr: l.op(x)}, fresh
 	case *StructLit:
 		fs := make([]traces.Addr, len(x.Fields))
 		for i, n := range x.Fields {
@@ -445,22 +651,37 @@ func (l *lowering) expr(x Expr, at Stmt) (traces.Addr, how) {
 				l.note("emit_retain", l.rt.Acquire(f))
 			}
 		}
-		return a, fresh
+		return value{addr: a}, fresh
 	case *Field:
 		v, _ := l.lookup(x.Var)
-		fs := l.fields[v.addr]
-		l.note("read of "+x.Var, l.rt.Read(v.addr, structSize(len(fs)), ""))
-		if x.Index >= len(fs) {
-			return 0, borrowed // a struct the runtime refused to make
+		var fs []traces.Addr
+		if v.ds != nil {
+			fs = v.ds.fields
+			l.note("read of "+x.Var, l.rt.Read(v.ds.buf, v.ds.size, l.slotName(v.ds)))
+		} else {
+			fs = l.fields[v.addr]
+			l.note("read of "+x.Var, l.rt.Read(v.addr, structSize(len(fs)), ""))
 		}
-		return fs[x.Index], borrowed
+		if x.Index >= len(fs) {
+			return value{}, borrowed // a struct the runtime refused to make
+		}
+		return value{addr: fs[x.Index]}, borrowed
 	case *Call:
-		args := make([]traces.Addr, len(x.Args))
+		var dest *dstruct
+		if r := l.p.Funcs[x.Func].Result; r != nil && !r.Tensor && len(l.p.Structs[r.Struct].Fields) > 0 {
+			// Destination passing: the caller reserves the slot the
+			// callee writes the struct into.
+			dest = l.reserve(at, destSize(len(l.p.Structs[r.Struct].Fields)))
+		}
+		args := make([]value, len(x.Args))
 		for i, n := range x.Args {
 			v, _ := l.lookup(n)
-			args[i] = v.addr
+			args[i] = value{addr: v.addr, ds: v.ds}
 		}
-		return l.call(x.Func, args), returned
+		if dest != nil {
+			return l.call(x.Func, args, dest), filled
+		}
+		return l.call(x.Func, args, nil), returned
 	case *IfExpr:
 		body, val := x.Else, x.ElseVal
 		if l.cond(x.Cond) {
@@ -470,10 +691,10 @@ func (l *lowering) expr(x Expr, at Stmt) (traces.Addr, how) {
 	case *BlockExpr:
 		return l.blockValue(x.Body, x.Val), escaped
 	}
-	return 0, fresh
+	return value{}, fresh
 }
 
-func (l *lowering) blockValue(body []Stmt, val string) traces.Addr {
+func (l *lowering) blockValue(body []Stmt, val string) value {
 	l.enter(false)
 	l.body(body)
 	a := l.escape(val, 1, true)
@@ -481,30 +702,36 @@ func (l *lowering) blockValue(body []Stmt, val string) traces.Addr {
 	return a
 }
 
-// op computes a tensor operation in its arena slot and keeps the result
-// as a heap tensor, as TensorLogic's kernels write into the frame and the
-// value that outlives the statement is allocated.
+// op computes a tensor operation into the arena slot of the variable it
+// defines, reading its operands from their slots (those whose data is in
+// the frame) and their heap tensors, and keeps the result as a heap
+// tensor too: TensorLogic's kernels work in the frame, and the value that
+// may outlive the frame is allocated.
 func (l *lowering) op(x *Op) traces.Addr {
 	fr := l.top()
 	k := fr.facts.ops[x]
 	size := x.Size
-	var args []traces.Addr
+	var args []*lvar
 	for _, n := range x.Args {
 		v, _ := l.lookup(n)
-		args = append(args, v.addr)
+		args = append(args, v)
 	}
 	if len(args) > 0 {
-		size = l.sizes[args[0]]
+		size = l.sizes[args[0].addr]
 	}
-	tmp := fmt.Sprintf("t%d", k)
+	tmp := fr.facts.names[k]
 	slot := 0
 	if k < len(fr.plan.Slots) {
 		slot = fr.plan.Slots[k]
 	}
 	buf, err := l.rt.ArenaGet(slot, size, tmp)
 	l.note("arena_get", err)
-	for i, a := range args {
-		l.note("read of "+x.Args[i], l.rt.Read(a, l.sizes[a], ""))
+	l.buf = buf
+	for _, v := range args {
+		if v.buf != 0 {
+			l.note("read of "+v.name+"'s slot", l.rt.Read(v.buf, v.size, v.tmp))
+		}
+		l.note("read of "+v.name, l.rt.Read(v.addr, l.sizes[v.addr], ""))
 	}
 	l.note("write of "+tmp, l.rt.Write(buf, size, tmp))
 	a, err := l.rt.Alloc(size)
