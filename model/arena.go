@@ -112,7 +112,16 @@ func (c *Checker) arenaGet(ev *traces.Event) {
 		return // a zero-sized buffer: nothing to hand out
 	}
 	s := f.slot(ev.Slot)
-	if s.buf == nil || s.buf.Lo != uint64(ev.Addr) {
+	switch {
+	case s.buf != nil && s.buf.Lo == uint64(ev.Addr) && ev.Size > s.buf.Size:
+		// The slot's buffer again, asked for more than before: the runtime's
+		// buffer held more than it was first asked for (an arena rounds
+		// sizes up) and now says so. It grows in place, as a realloc that
+		// keeps its address does: the old extent ends here, and the larger
+		// one is checked against every other live buffer.
+		c.kill(s.buf, c.here)
+		fallthrough
+	case s.buf == nil || s.buf.Lo != uint64(ev.Addr):
 		t := c.make(ev.Op, kArena, ev.Addr, ev.Size)
 		x := t.ext()
 		x.slot = ev.Slot

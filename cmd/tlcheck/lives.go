@@ -491,7 +491,10 @@ func (s *lives) arenaGet(ev *traces.Event) {
 		return
 	}
 	if cur := f.slots[ev.Slot]; cur != nil && cur.addr == ev.Addr {
-		return // the slot's buffer again
+		if ev.Size <= cur.size {
+			return // the slot's buffer again
+		}
+		s.kill(cur, s.here) // it grows in place: a new life, as in the model
 	}
 	b := s.make(lkArena, ev.Addr, ev.Size, ev.Site)
 	if f.slots == nil {
