@@ -57,10 +57,40 @@ type Checker struct {
 
 // New returns a Checker for a trace with header h.
 func New(h traces.Header) *Checker {
-	c := &Checker{effects: h.Effects, params: make(map[string]param)}
-	c.idx = index.New[thing](indexConfig())
-	c.call = hist{event: -1}
+	c := &Checker{idx: index.New[thing](indexConfig()), params: make(map[string]param)}
+	c.Reset(h)
 	return c
+}
+
+// Reset makes c a Checker for a new trace with header h, as New(h) returns
+// one, whatever c checked before. It keeps memory c grew, emptied, for the
+// next trace: the index's tables (see index.Interface), the where table's
+// map, the params and saved-tensor maps and the arrays of its stacks and
+// buffers; every other field starts afresh. A caller that checks trace
+// after trace, as the property tests and the fuzz targets do, so
+// allocates them once. TestResetIsNew holds Reset to New field by field,
+// and TestResetChecksLikeNew holds a reset Checker's verdicts to a new
+// one's.
+func (c *Checker) Reset(h traces.Header) {
+	keep := Checker{
+		idx:    c.idx,
+		scopes: c.scopes[:0], frames: c.frames[:0],
+		params: c.params, saved: c.saved,
+		due: c.due[:0], stale: c.stale[:0],
+		out: c.out[:0], found: c.found[:0], met: c.met[:0], work: c.work[:0], stateBuf: c.stateBuf[:0],
+	}
+	for i := range c.frames {
+		c.frames[i].empty() // an open frame's arrays, as fnExit leaves a popped one's
+	}
+	all := c.wheres.all
+	*c = keep // every field not kept is zero, the where front among them
+	c.effects = h.Effects
+	c.call = hist{event: -1}
+	c.idx.Reset()
+	clear(all)
+	c.wheres.all = all
+	clear(c.params)
+	clear(c.saved)
 }
 
 // Step checks one event at pos. It returns the violations the event
