@@ -40,8 +40,24 @@ func (c lineCode) line(event int) int {
 // table; things keep the records they have, which the garbage collector
 // frees with the last of them.
 type whereTable struct {
-	front [whereFront]*where // direct-mapped on a cheap hash: most lookups end here
+	front *[whereFront]*where // direct-mapped on a cheap hash: most lookups end here
 	all   map[where]*where
+}
+
+// newWhereTable returns an empty table.
+func newWhereTable() whereTable { return whereTable{front: new([whereFront]*where)} }
+
+// reset empties the table, keeping its memory. The front is mostly empty
+// after a short trace: reading it to clear what it holds costs less than
+// writing all of it, which the garbage collector's write barrier may make
+// cost a pointer's record per slot.
+func (wt *whereTable) reset() {
+	for i, p := range wt.front {
+		if p != nil {
+			wt.front[i] = nil
+		}
+	}
+	clear(wt.all)
 }
 
 const (

@@ -23,6 +23,7 @@ func Run(p Program, cfg impl.Config) (*Result, *Failure) {
 		s.apply(st)
 	}
 	r := s.finish()
+	s.release()
 	b, broken := check(r)
 	if b == nil {
 		return r, nil

@@ -3,6 +3,7 @@ package properties
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -40,9 +41,39 @@ type session struct {
 // stateOpts compares States with nil and empty maps and slices equal.
 var stateOpts = cmp.Options{cmpopts.EquateEmpty()}
 
+// newSession returns a session for p against a runtime configured by
+// cfg: one that an earlier Run released, started afresh, or a new one.
 func newSession(cfg impl.Config, p Program) *session {
-	h := traces.Header{Format: traces.FormatName, Version: traces.Version, Effects: true, Source: source(cfg)}
-	s := &session{chk: model.New(h), res: &Result{Program: p, Header: h}}
+	s, ok := sessions.Get().(*session)
+	if !ok {
+		return freshSession(cfg, p)
+	}
+	h := header(cfg)
+	s.chk.Reset(h)
+	*s = session{chk: s.chk, state: s.state, got: s.got, // refilled: see compare
+		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0]}
+	s.start(cfg, p, h)
+	return s
+}
+
+// freshSession returns a new session for p against a runtime configured
+// by cfg, made of nothing a session had before.
+func freshSession(cfg impl.Config, p Program) *session {
+	h := header(cfg)
+	s := &session{chk: model.New(h)}
+	s.start(cfg, p, h)
+	return s
+}
+
+// header is the header of the trace of a run against cfg.
+func header(cfg impl.Config) traces.Header {
+	return traces.Header{Format: traces.FormatName, Version: traces.Version, Effects: true, Source: source(cfg)}
+}
+
+// start readies s, its Checker new or Reset for h, to run p against a new
+// runtime configured by cfg.
+func (s *session) start(cfg impl.Config, p Program, h traces.Header) {
+	s.res = &Result{Program: p, Header: h}
 	// Room for the steps, the teardown and end, and for a free to every
 	// other call or so (generated programs record about 1.25 events a
 	// call), so that a run seldom grows its slices.
@@ -59,8 +90,21 @@ func newSession(cfg impl.Config, p Program) *session {
 		}
 	}
 	s.rt = impl.New(cfg)
-	s.state = s.chk.State()
-	return s
+	s.chk.StateInto(&s.state)
+}
+
+// sessions holds sessions that are over (release), for newSession to
+// start afresh with the memory they grew: the model Checker, Reset (see
+// model.Checker.Reset), the states and the stacks. A fuzz target runs
+// thousands of short programs a second, and a new Checker's tables cost
+// more than checking one of them.
+var sessions sync.Pool
+
+// release hands s, finished, to the next newSession. Its result stays the
+// caller's: nothing in it is the session's.
+func (s *session) release() {
+	s.rt, s.res = nil, nil
+	sessions.Put(s)
 }
 
 // apply makes the call st, with its operands resolved against what the
