@@ -34,6 +34,23 @@ func Run(p Program, cfg impl.Config) (*Result, *Failure) {
 		Message: b.Message, Result: r, sig: b.sig}
 }
 
+// Passes reports whether p passes every property against cfg: whether Run
+// would return no failure. It keeps no result, so that the next run can
+// use its memory: a fuzz body calls it first, and Run only for a failure.
+func Passes(p Program, cfg impl.Config) bool {
+	s := newSession(cfg, p)
+	for _, st := range p.Steps {
+		s.apply(st)
+	}
+	b, _ := check(s.finish())
+	if b != nil {
+		s.release() // a failure's result may hold what a caller keeps
+		return false
+	}
+	s.releaseAll()
+	return true
+}
+
 // visibleGrace is how many more programs Search runs, after a failure
 // that does not show in its trace, to find one that does. Some faults
 // show in the trace only in one program of several hundred (a runtime

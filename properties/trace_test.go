@@ -98,9 +98,10 @@ func TestRoundTripSeesADifference(t *testing.T) {
 }
 
 // TestReleasedSessionsRunLikeNew: Run hands its session, with the model
-// Checker in it, to the next Run (release); a program's result must not
-// depend on what ran before it. Programs run once after others, faulty
-// and not, and again each on sessions never used, give the same results.
+// Checker in it, to the next Run (release), and Passes its result too
+// (releaseAll); a program's result must not depend on what ran before
+// it. Programs run once after others, faulty and not, Passes between
+// them, and again each on sessions never used, give the same results.
 func TestReleasedSessionsRunLikeNew(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 6))
 	faults := []impl.Config{{}, {Faults: []impl.Fault{impl.FaultArenaGrowFreesOld}}, {Reuse: impl.ReuseFIFO}}
@@ -114,6 +115,7 @@ func TestReleasedSessionsRunLikeNew(t *testing.T) {
 		p, cfg := Generate(r), faults[i%len(faults)]
 		res, _ := Run(p, cfg)
 		runs = append(runs, run{p, cfg, res})
+		Passes(Generate(r), faults[(i+1)%len(faults)])
 	}
 	for i, ru := range runs {
 		s := freshSession(ru.cfg, ru.p)
@@ -125,5 +127,35 @@ func TestReleasedSessionsRunLikeNew(t *testing.T) {
 			cmp.Comparer(func(a, b error) bool { return fmt.Sprint(a) == fmt.Sprint(b) })); d != "" {
 			t.Fatalf("run %d: after other runs (+) and on a new session (-):\n%s", i, d)
 		}
+	}
+}
+
+// TestPassesIsRun: Passes says a program passes exactly when Run finds no
+// failure, with every program fault of the catalog on in turn and none,
+// each run after others whose results Passes kept for reuse.
+func TestPassesIsRun(t *testing.T) {
+	cfgs := []impl.Config{{}, {Reuse: impl.ReuseFIFO}}
+	for _, fi := range impl.Catalog() {
+		if fi.Engine == impl.EngineProgram {
+			cfgs = append(cfgs, impl.Config{Faults: []impl.Fault{fi.Name}})
+		}
+	}
+	r := rand.New(rand.NewPCG(4, 4))
+	failed := 0
+	for i := range 1500 {
+		p, cfg := Generate(r), cfgs[i%len(cfgs)]
+		_, f := Run(p, cfg)
+		if Passes(p, cfg) != (f == nil) {
+			t.Fatalf("program %d under %v: Passes says %v, Run finds %v", i, cfg.Faults, f == nil, f)
+		}
+		if f != nil {
+			failed++
+		}
+		if _, f2 := Run(p, cfg); (f2 == nil) != (f == nil) {
+			t.Fatalf("program %d under %v: Run after Passes finds %v, before %v", i, cfg.Faults, f2, f)
+		}
+	}
+	if failed < 20 {
+		t.Fatalf("only %d of the programs failed: the test did not hold Passes to a failure", failed)
 	}
 }
