@@ -86,11 +86,18 @@ func (c *Checker) fnExit() {
 	for _, t := range f.bufs {
 		c.kill(t, c.here)
 	}
+	f.empty()
+	c.frames = c.frames[:n-1]
+}
+
+// empty clears a frame's arrays for the frame that next takes its place
+// in the stack (fnEnter): slot grows f.slots over elements past its
+// length, which must be zero.
+func (f *frame) empty() {
 	clear(f.slots)
 	clear(f.bufs)
 	clear(f.vars)
 	f.sparse = nil
-	c.frames = c.frames[:n-1]
 }
 
 // arenaGet hands out a buffer for a slot of the top frame: the slot's

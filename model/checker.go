@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/tlcheck/tlcheck/model/internal/index"
 	"github.com/tlcheck/tlcheck/traces"
@@ -57,10 +58,38 @@ type Checker struct {
 
 // New returns a Checker for a trace with header h.
 func New(h traces.Header) *Checker {
-	c := &Checker{effects: h.Effects, params: make(map[string]param)}
-	c.idx = index.New[thing](indexConfig())
-	c.call = hist{event: -1}
+	c := &Checker{idx: index.New[thing](indexConfig()), wheres: newWhereTable(), params: make(map[string]param)}
+	c.Reset(h)
 	return c
+}
+
+// Reset makes c a Checker for a new trace with header h, as New(h) returns
+// one, whatever c checked before. It keeps memory c grew, emptied, for the
+// next trace: the index's tables (see index.Interface), the where table,
+// the params and saved-tensor maps and the arrays of its stacks and
+// buffers; every other field starts afresh. A caller that checks trace
+// after trace, as the property tests and the fuzz targets do, so
+// allocates them once. TestResetIsNew holds Reset to New field by field,
+// and TestResetChecksLikeNew holds a reset Checker's verdicts to a new
+// one's.
+func (c *Checker) Reset(h traces.Header) {
+	keep := Checker{
+		idx: c.idx, wheres: c.wheres,
+		scopes: c.scopes[:0], frames: c.frames[:0],
+		params: c.params, saved: c.saved,
+		due: c.due[:0], stale: c.stale[:0],
+		out: c.out[:0], found: c.found[:0], met: c.met[:0], work: c.work[:0], stateBuf: c.stateBuf[:0],
+	}
+	for i := range c.frames {
+		c.frames[i].empty() // an open frame's arrays, as fnExit leaves a popped one's
+	}
+	*c = keep // every field not kept is zero
+	c.effects = h.Effects
+	c.call = hist{event: -1}
+	c.idx.Reset()
+	c.wheres.reset()
+	clear(c.params)
+	clear(c.saved)
 }
 
 // Step checks one event at pos. It returns the violations the event
@@ -212,7 +241,8 @@ func Replay(src traces.Source) (traces.Report, error) {
 // The report's Violations is nil. On an input error f has seen the
 // violations of the events before it, and the report is empty.
 func ReplayFunc(src traces.Source, f func(v traces.Violation, size uint64)) (traces.Report, error) {
-	r := replay{c: New(src.Header())}
+	r := replay{c: reuse(src.Header())}
+	defer retire(r.c)
 	r.c.order = &orderer{f: f}
 	if err := r.feed(src); err != nil {
 		return traces.Report{}, err
@@ -220,6 +250,35 @@ func ReplayFunc(src traces.Source, f func(v traces.Violation, size uint64)) (tra
 	r.c.Close()
 	r.c.order.flush()
 	return r.c.Report(), nil
+}
+
+// spare holds Checkers that replays are done with, for the next replay to
+// Reset rather than make anew: property tests and fuzz targets replay
+// traces of a few dozen events by the thousand, and a new Checker's
+// tables cost more than checking one of them.
+var spare sync.Pool
+
+// reuse returns a Checker for a trace with header h: a spare one, Reset,
+// or a new one.
+func reuse(h traces.Header) *Checker {
+	if c, ok := spare.Get().(*Checker); ok {
+		c.Reset(h)
+		return c
+	}
+	return New(h)
+}
+
+// maxSpareThings bounds the things a spare Checker may have made: one
+// that checked a big trace is left to the garbage collector with all its
+// memory, rather than kept in spare.
+const maxSpareThings = 1 << 12
+
+// retire hands c, which its replay is done with, to spare.
+func retire(c *Checker) {
+	c.order = nil // nothing of the replay's caller is kept alive
+	if c.made <= maxSpareThings {
+		spare.Put(c)
+	}
 }
 
 // feedBatch is how many events feed reads before it steps them. Reading

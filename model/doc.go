@@ -9,7 +9,9 @@
 // [Replay] checks a whole [traces.Source]; a [Checker] does it one event at
 // a time ([New], [Checker.Step], [Checker.Close], [Checker.Report]) and
 // shows the layer-2 state a runtime must have ([Checker.State]), for
-// property tests that drive a runtime and the model side by side.
+// property tests that drive a runtime and the model side by side;
+// [Checker.Reset] readies one for the next trace, as new but for the
+// memory it keeps.
 //
 // # Identity and memory
 //

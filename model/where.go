@@ -39,14 +39,38 @@ func (c lineCode) line(event int) int {
 // (a site per event, say) costs a record per thing instead of growing the
 // table; things keep the records they have, which the garbage collector
 // frees with the last of them.
+//
+// The front starts small and grows with the records, up to whereFront
+// slots: a checker reused for thousands of short traces a second (Reset)
+// empties it for each, and clearing the full front, slot by slot under
+// the garbage collector's write barrier, cost more than a short trace's
+// lookups save.
 type whereTable struct {
-	front [whereFront]*where // direct-mapped on a cheap hash: most lookups end here
+	front []*where // direct-mapped on a cheap hash, a power of two long: most lookups end here
 	all   map[where]*where
 }
 
+// newWhereTable returns an empty table.
+func newWhereTable() whereTable { return whereTable{front: make([]*where, minWhereFront)} }
+
+// reset empties the table as newWhereTable makes it, keeping the memory
+// of a small front and map.
+func (wt *whereTable) reset() {
+	if len(wt.front) == minWhereFront {
+		clear(wt.front)
+	} else {
+		wt.front = make([]*where, minWhereFront)
+	}
+	if len(wt.all) > minWhereFront {
+		wt.all = nil // clear costs what the map grew to
+	}
+	clear(wt.all)
+}
+
 const (
-	whereFront = 1 << 12 // a power of two
-	maxWheres  = 1 << 16
+	minWhereFront = 1 << 6  // the front's slots when new; a power of two
+	whereFront    = 1 << 12 // the most the front grows to; a power of two
+	maxWheres     = 1 << 16
 )
 
 // of returns the record of an event at h.
@@ -58,7 +82,7 @@ const (
 // still found, by value, in the map.
 func (wt *whereTable) of(h hist) *where {
 	line := codeLine(h)
-	i := whereHash(line, h.site) & (whereFront - 1)
+	i := whereHash(line, h.site) & uint64(len(wt.front)-1)
 	if p := wt.front[i]; p != nil && p.is(line, h.site) {
 		return p
 	}
@@ -78,6 +102,12 @@ func (wt *whereTable) of(h hist) *where {
 		p = new(where)
 		*p = w
 		wt.all[w] = p
+		if len(wt.all) > len(wt.front)/2 && len(wt.front) < whereFront {
+			// More records than the front keeps well: a bigger one,
+			// filled again from the map as lookups miss it.
+			wt.front = make([]*where, 4*len(wt.front))
+			i = whereHash(line, h.site) & uint64(len(wt.front)-1)
+		}
 	}
 	wt.front[i^1], wt.front[i] = wt.front[i], p
 	return p

@@ -15,20 +15,40 @@ import (
 // then the properties' inputs are gathered: the model's violations, whether
 // the runtime refused the call with the kind the model reports, whether it
 // recorded the call it was asked to make, and whether its state equals the
-// model's (as go-cmp judges, go-cmp writing the diff). After the last step Run tears down (exits the open
-// scopes, releases the params), calls end, and replays the written trace.
+// model's (as go-cmp judges, go-cmp writing the diff; see sameState).
+// After the last step Run tears down (exits the open scopes, releases the
+// params), calls end, and replays the written trace. It then releases its
+// session, Checker and all, for the next Run to reuse (see newSession).
 func Run(p Program, cfg impl.Config) (*Result, *Failure) {
 	s := newSession(cfg, p)
 	for _, st := range p.Steps {
 		s.apply(st)
 	}
 	r := s.finish()
+	s.release()
 	b, broken := check(r)
 	if b == nil {
 		return r, nil
 	}
 	return r, &Failure{Property: b.Property, Broken: broken, Call: b.Call, Event: b.Event,
 		Message: b.Message, Result: r, sig: b.sig}
+}
+
+// Passes reports whether p passes every property against cfg: whether Run
+// would return no failure. It keeps no result, so that the next run can
+// use its memory: a fuzz body calls it first, and Run only for a failure.
+func Passes(p Program, cfg impl.Config) bool {
+	s := newSession(cfg, p)
+	for _, st := range p.Steps {
+		s.apply(st)
+	}
+	b, _ := check(s.finish())
+	if b != nil {
+		s.release() // a failure's result may hold what a caller keeps
+		return false
+	}
+	s.releaseAll()
+	return true
 }
 
 // visibleGrace is how many more programs Search runs, after a failure

@@ -3,6 +3,7 @@ package properties
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -35,21 +36,65 @@ type session struct {
 	cur  Step
 	want traces.Event
 	got  traces.State // the runtime's state after the call, refilled each time
+
+	// spare is the result of a released session's run that no caller saw
+	// (Passes), whose arrays start takes for the next run's.
+	spare *Result
 }
 
 // stateOpts compares States with nil and empty maps and slices equal.
 var stateOpts = cmp.Options{cmpopts.EquateEmpty()}
 
+// newSession returns a session for p against a runtime configured by
+// cfg: one that an earlier Run released, started afresh, or a new one.
 func newSession(cfg impl.Config, p Program) *session {
-	h := traces.Header{Format: traces.FormatName, Version: traces.Version, Effects: true, Source: source(cfg)}
-	s := &session{chk: model.New(h), res: &Result{Program: p, Header: h}}
+	s, ok := sessions.Get().(*session)
+	if !ok {
+		return freshSession(cfg, p)
+	}
+	h := header(cfg)
+	s.chk.Reset(h)
+	*s = session{chk: s.chk, state: s.state, got: s.got, // refilled: see compare
+		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0], spare: s.spare}
+	s.start(cfg, p, h)
+	return s
+}
+
+// freshSession returns a new session for p against a runtime configured
+// by cfg, made of nothing a session had before.
+func freshSession(cfg impl.Config, p Program) *session {
+	h := header(cfg)
+	s := &session{chk: model.New(h)}
+	s.start(cfg, p, h)
+	return s
+}
+
+// header is the header of the trace of a run against cfg.
+func header(cfg impl.Config) traces.Header {
+	return traces.Header{Format: traces.FormatName, Version: traces.Version, Effects: true, Source: source(cfg)}
+}
+
+// start readies s, its Checker new or Reset for h, to run p against a new
+// runtime configured by cfg.
+func (s *session) start(cfg impl.Config, p Program, h traces.Header) {
 	// Room for the steps, the teardown and end, and for a free to every
 	// other call or so (generated programs record about 1.25 events a
 	// call), so that a run seldom grows its slices.
 	calls := len(p.Steps) + 8
-	s.res.Calls = make([]Call, 0, calls)
-	s.res.Trace = make([]traces.Event, 0, calls+calls/2)
-	s.res.eventCall = make([]int, 0, calls+calls/2)
+	if r := s.spare; r != nil {
+		// The arrays of a result no one saw (Passes): every element is
+		// written before it is read.
+		s.spare = nil
+		*r = Result{Program: p, Header: h, Calls: slices.Grow(r.Calls[:0], calls),
+			Trace: slices.Grow(r.Trace[:0], calls+calls/2), eventCall: slices.Grow(r.eventCall[:0], calls+calls/2),
+			Verdicts: r.Verdicts[:0], Mismatches: r.Mismatches[:0]}
+		s.res = r
+	} else {
+		s.res = &Result{Program: p, Header: h}
+		s.res.Calls = make([]Call, 0, calls)
+		s.res.Trace = make([]traces.Event, 0, calls+calls/2)
+		s.res.eventCall = make([]int, 0, calls+calls/2)
+	}
 	user := cfg.Record
 	cfg.Record = func(ev traces.Event) {
 		ev.Fields = slices.Clone(ev.Fields) // the runtime may reuse its slice
@@ -59,8 +104,28 @@ func newSession(cfg impl.Config, p Program) *session {
 		}
 	}
 	s.rt = impl.New(cfg)
-	s.state = s.chk.State()
-	return s
+	s.chk.StateInto(&s.state)
+}
+
+// sessions holds sessions that are over (release), for newSession to
+// start afresh with the memory they grew: the model Checker, Reset (see
+// model.Checker.Reset), the states and the stacks. A fuzz target runs
+// thousands of short programs a second, and a new Checker's tables cost
+// more than checking one of them.
+var sessions sync.Pool
+
+// release hands s, finished, to the next newSession. Its result stays the
+// caller's: nothing in it is the session's.
+func (s *session) release() {
+	s.rt, s.res = nil, nil
+	sessions.Put(s)
+}
+
+// releaseAll hands s, finished, to the next newSession with its result,
+// which no one else may hold.
+func (s *session) releaseAll() {
+	s.spare = s.res
+	s.release()
 }
 
 // apply makes the call st, with its operands resolved against what the

@@ -53,6 +53,26 @@ func (tb *cellTable) init(shift uint, sieved bool) {
 	}
 }
 
+// maxKeptBuckets bounds the buckets reset keeps: a table that grew past
+// it for a big trace is let go rather than cleared for every short one.
+const maxKeptBuckets = 256
+
+// reset empties the table, as init left it, keeping its buckets (up to
+// maxKeptBuckets) and its sieve, cleared. A table of any size at least
+// minBuckets holds any cells: home scales to it.
+func (tb *cellTable) reset() {
+	bs, sieve := tb.buckets, tb.sieve
+	*tb = cellTable{shift: tb.shift, sieveUpTo: tb.sieveUpTo}
+	if len(bs) <= maxKeptBuckets {
+		clear(bs)
+		tb.buckets = bs
+	}
+	if sieve != nil {
+		clear(sieve[:])
+		tb.sieve = sieve
+	}
+}
+
 // cellOf is the cell whose entry e is.
 func (tb *cellTable) cellOf(e *entry) uint64 { return e.lo>>tb.shift + e.part() }
 

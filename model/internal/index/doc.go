@@ -45,6 +45,10 @@
 //     so telling it of those is allowed and does nothing.
 //   - Live: the remembered things of a space not dead, each once, in no
 //     order. Pinned: every remembered thing of a pinned kind, any space.
+//   - Reset: forgets every thing, so that the index answers as a new one
+//     with the same Config. It may keep memory it grew for the next
+//     trace's things; a thing of the last trace that the caller still
+//     holds (a pinned one) is not touched.
 //   - Size and Check: for tests: what the index holds, and whether its
 //     own books agree with the things.
 package index
@@ -63,6 +67,7 @@ type Interface[T any] interface {
 	Died(sp Space, t *T)
 	Live(sp Space, out []*T) []*T
 	Pinned(out []*T) []*T
+	Reset()
 	Size(sp Space) (things, cells int)
 	Check() error
 }

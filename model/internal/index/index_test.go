@@ -27,6 +27,8 @@ type twin struct {
 // id. Addresses crowd a few cells, so that things die and are reused in
 // place, nest, cross cells and levels; some lie at the top of the space,
 // some are too big for every level, and kinds go past the entries' bits.
+// Both are Reset twice on the way, at random steps, and must go on
+// agreeing: a reset index, with the memory it kept, is a new one.
 func TestTunedAgainstNaive(t *testing.T) {
 	for seed := range uint64(12) {
 		rng := rand.New(rand.NewPCG(seed, 77))
@@ -57,8 +59,28 @@ func TestTunedAgainstNaive(t *testing.T) {
 			}
 			return uint64(1) << rng.UintN(34) >> rng.UintN(8) // 1 B .. 16 GiB, mostly small
 		}
+		resetAt := []int{500 + rng.IntN(1000), 1500 + rng.IntN(1000)}
 		for step := range 3000 {
 			where := fmt.Sprintf("seed %d step %d", seed, step)
+			if slices.Contains(resetAt, step) {
+				for _, tw := range []*twin{tuned, naive} {
+					tw.x.Reset()
+					clear(tw.byID)
+					for sp := range Space(2) {
+						if things, cells := tw.x.Size(sp); things != 0 || cells != 0 {
+							t.Fatalf("%s: reset, space %d keeps %d things in %d cells", where, sp, things, cells)
+						}
+						if l := tw.x.Live(sp, nil); len(l) != 0 {
+							t.Fatalf("%s: reset, space %d has %d live things", where, sp, len(l))
+						}
+					}
+					if p := tw.x.Pinned(nil); len(p) != 0 {
+						t.Fatalf("%s: reset, the index has %d pinned things", where, len(p))
+					}
+				}
+				live, id = live[:0], 0
+				clear(spaceOf)
+			}
 			sp := Space(rng.IntN(2))
 			switch r := rng.IntN(10); {
 			case r < 4: // make

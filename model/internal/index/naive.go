@@ -116,6 +116,14 @@ func (x *Naive[T, P]) Pinned(out []*T) []*T {
 	return out
 }
 
+// Reset forgets every thing, keeping the spaces' arrays.
+func (x *Naive[T, P]) Reset() {
+	for i := range x.spaces {
+		clear(x.spaces[i])
+		x.spaces[i] = x.spaces[i][:0]
+	}
+}
+
 // Size counts a cell per thing: the naive index has no others.
 func (x *Naive[T, P]) Size(sp Space) (things, cells int) {
 	return len(x.spaces[sp]), len(x.spaces[sp])

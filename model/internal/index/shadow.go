@@ -53,6 +53,21 @@ func (s *shadow[T, P]) init(st *store[T, P]) {
 	}
 }
 
+// reset forgets every thing, as init leaves the shadow, keeping its
+// tables' memory where it is small (see cellTable.reset) and its levels'
+// occupied maps, emptied.
+func (s *shadow[T, P]) reset() {
+	for i := range s.levels {
+		lv := &s.levels[i]
+		lv.tab.reset()
+		lv.n = 0
+		clear(lv.occupied)
+	}
+	clear(s.huge)
+	s.huge = s.huge[:0]
+	s.nested = false
+}
+
 // levelFor returns the level for a range of n bytes (nLevels: the huge list).
 func levelFor(n uint64) uint8 {
 	for i, sh := range levelShifts {

@@ -42,6 +42,20 @@ func (s *store[T, P]) at(r ref) *T {
 	return &s.chunks[r>>chunkShift][r&(chunkLen-1)]
 }
 
+// reset forgets every thing, as a new store with the same kinds. It keeps
+// the first chunk, emptied (a short trace, as the property tests check by
+// the thousand, never needs a second), and the spare lists' arrays; it
+// lets the garbage collector have the other chunks and the pinned things.
+func (s *store[T, P]) reset() {
+	if len(s.chunks) > 0 {
+		clear(s.chunks[0][:min(int(s.next), chunkLen)])
+		clear(s.chunks[1:])
+		s.chunks = s.chunks[:1]
+	}
+	clear(s.pinned)
+	s.next, s.spare, s.spareData, s.pinned, s.free = 0, s.spare[:0], s.spareData[:0], s.pinned[:0], s.free[:0]
+}
+
 // add returns a new thing of kind k, its range [lo, lo+size), and its ref.
 func (s *store[T, P]) add(k Kind, lo, size uint64) (*T, ref) {
 	if s.pin.Has(k) {

@@ -139,6 +139,16 @@ func (x *Tuned[T, P]) Died(sp Space, t *T) {
 	}
 }
 
+// Reset forgets every thing (see the package comment), keeping the first
+// chunk of the store and the shadows' small tables, emptied: a checker
+// reused for trace after trace allocates them once.
+func (x *Tuned[T, P]) Reset() {
+	x.store.reset()
+	for i := range x.spaces {
+		x.spaces[i].reset()
+	}
+}
+
 func (x *Tuned[T, P]) Size(sp Space) (things, cells int) { return x.spaces[sp].size() }
 
 // Check holds every entry to the thing it stands for.
