@@ -48,7 +48,7 @@ func render(f figures) []byte {
 			group(int(float64(f.Events)/t.wall().Seconds())), mib(t.MaxRSS))
 	}
 	p("")
-	p("Times are medians of %d runs, the two checkers taking turns. tlcheck reads the", f.Runs)
+	p("Times are medians of %d runs, the checkers taking turns, each round starting with the next one. tlcheck reads the", f.Runs)
 	p("log on one goroutine and checks it on another, so its CPU time can exceed its")
 	p("wall time; the script runs on one core. Peak RSS is the kernel's maximum")
 	p("resident set for the process (getrusage).")
