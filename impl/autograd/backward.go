@@ -173,6 +173,12 @@ func (e *Engine) gradBuf(n int) (*gradBuf, error) {
 // the grad is owned by t (no scope record) and dies with it or at
 // ZeroGrad.
 func (e *Engine) accumulate(t *Tensor, g []float64) error {
+	if t.dead {
+		// A leaf its scope freed while a graph still led to it: no one
+		// can read its grad, and a buffer made for it would have no
+		// owner left to free it (a leak the model reports at end).
+		return nil
+	}
 	if len(g) != t.Numel() {
 		return &Error{Op: "backward", Tensor: t.id, Msg: fmt.Sprintf("gradient of %d elements for a tensor of %d", len(g), t.Numel())}
 	}
