@@ -2,7 +2,6 @@ package autograd_test
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -136,58 +135,54 @@ func (tr *trainer) epoch(lr float64) (float64, error) {
 	return v, err
 }
 
+// liveCurve runs the training loop for epochs with faults on and returns
+// the live bytes after each epoch, counted from the trace, and the last
+// epoch's loss.
+func liveCurve(t testing.TB, epochs int, faults ...impl.Fault) ([]uint64, float64) {
+	t.Helper()
+	l := &liveBytes{sizes: map[traces.Addr]uint64{}}
+	tr, err := newTrainer(l.record, faults...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]uint64, epochs)
+	var loss float64
+	for i := range out {
+		if loss, err = tr.epoch(0.1); err != nil {
+			t.Fatalf("faults %v: epoch %d: %v", faults, i+1, err)
+		}
+		out[i] = l.live
+	}
+	return out, loss
+}
+
+// Epochs of the report's curves (reports/autograd.md).
+const (
+	liveEpochs = 1000
+	snapEpochs = 200
+)
+
 // TestEpochLiveBytes: live bytes after each of 1,000 epochs are flat
 // after the first epoch; under the over-retention fault of 4419a90 they
-// grow by the same amount every epoch. WRITE_REPORT=1 writes the curve
-// to reports/autograd-epochs.csv.
+// grow by the same amount every epoch.
 func TestEpochLiveBytes(t *testing.T) {
-	const epochs = 1000
-	run := func(faults ...impl.Fault) ([]uint64, float64) {
-		l := &liveBytes{sizes: map[traces.Addr]uint64{}}
-		tr, err := newTrainer(l.record, faults...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := make([]uint64, epochs)
-		var loss float64
-		for i := range out {
-			if loss, err = tr.epoch(0.1); err != nil {
-				t.Fatalf("epoch %d: %v", i, err)
-			}
-			out[i] = l.live
-		}
-		return out, loss
-	}
-	good, loss := run()
-	bad, _ := run(impl.FaultAutogradStructRetain)
+	good, loss := liveCurve(t, liveEpochs)
+	bad, _ := liveCurve(t, liveEpochs, impl.FaultAutogradStructRetain)
 	if loss > 1e-3 {
-		t.Errorf("loss after %d epochs %g: the loop does not train", epochs, loss)
+		t.Errorf("loss after %d epochs %g: the loop does not train", liveEpochs, loss)
 	}
-	for i := 1; i < epochs; i++ {
+	for i := 1; i < liveEpochs; i++ {
 		if good[i] != good[0] {
 			t.Fatalf("correct engine: %d live bytes after epoch %d, %d after epoch 1", good[i], i+1, good[0])
 		}
 	}
 	per := bad[1] - bad[0]
-	for i := 1; i < epochs; i++ {
+	for i := 1; i < liveEpochs; i++ {
 		if bad[i]-bad[i-1] != per || per == 0 {
 			t.Fatalf("over-retention: growth %d at epoch %d, want %d every epoch (linear)", bad[i]-bad[i-1], i+1, per)
 		}
 	}
-	t.Logf("correct: %d live bytes after every epoch; over-retention: +%d bytes per epoch, %d after %d", good[0], per, bad[epochs-1], epochs)
-	if os.Getenv("WRITE_REPORT") != "" {
-		var b strings.Builder
-		b.WriteString("epoch,correct_live_bytes,struct_retain_live_bytes\n")
-		for i := range good {
-			fmt.Fprintf(&b, "%d,%d,%d\n", i+1, good[i], bad[i])
-		}
-		if err := os.WriteFile("../../reports/autograd-epochs.csv", []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile("../../reports/autograd-epochs.svg", []byte(plot(good, bad)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	t.Logf("correct: %d live bytes after every epoch; over-retention: +%d bytes per epoch, %d after %d", good[0], per, bad[liveEpochs-1], liveEpochs)
 }
 
 // snapBytes follows a trace's snapshots: bytes of snapshot buffers taken
@@ -216,41 +211,44 @@ func (l *snapBytes) record(ev traces.Event) {
 	}
 }
 
+// snapCurve runs the training loop with checkpoints on for epochs, with
+// faults on, and returns the snapshot bytes live after each epoch,
+// counted from the trace. Each epoch must take one snapshot.
+func snapCurve(t testing.TB, epochs int, faults ...impl.Fault) []uint64 {
+	t.Helper()
+	l := &snapBytes{sizes: map[traces.Addr]uint64{}, snaps: map[traces.Addr]bool{}}
+	taken := 0
+	tr, err := newTrainerCfg(func(ev traces.Event) {
+		if ev.Op == traces.OpSnapshot {
+			taken++
+		}
+		l.record(ev)
+	}, autograd.Config{Checkpoint: true}, faults...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]uint64, epochs)
+	for i := range out {
+		if _, err := tr.epoch(0.1); err != nil {
+			t.Fatalf("faults %v: epoch %d: %v", faults, i+1, err)
+		}
+		out[i] = l.live
+	}
+	if taken != epochs {
+		t.Fatalf("faults %v: %d snapshots in %d epochs, want one an epoch", faults, taken, epochs)
+	}
+	return out
+}
+
 // TestEpochSnapshotBytes: with checkpoints on, every epoch takes one
 // snapshot (tanh's saved output, 32 bytes, damped in place after the
 // loss) and restores it at backward. Its bytes are released with the
 // graph: none are live after any epoch. Under
 // autograd-snapshot-table-never-cleared they grow by the same amount
-// every epoch. WRITE_REPORT=1 writes both curves to
-// reports/autograd-snapshots.csv.
+// every epoch.
 func TestEpochSnapshotBytes(t *testing.T) {
-	const epochs = 200
-	run := func(faults ...impl.Fault) []uint64 {
-		l := &snapBytes{sizes: map[traces.Addr]uint64{}, snaps: map[traces.Addr]bool{}}
-		taken := 0
-		tr, err := newTrainerCfg(func(ev traces.Event) {
-			if ev.Op == traces.OpSnapshot {
-				taken++
-			}
-			l.record(ev)
-		}, autograd.Config{Checkpoint: true}, faults...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := make([]uint64, epochs)
-		for i := range out {
-			if _, err := tr.epoch(0.1); err != nil {
-				t.Fatalf("epoch %d: %v", i, err)
-			}
-			out[i] = l.live
-		}
-		if taken != epochs {
-			t.Fatalf("faults %v: %d snapshots in %d epochs, want one an epoch", faults, taken, epochs)
-		}
-		return out
-	}
-	good := run()
-	bad := run(impl.FaultAutogradSnapshotTableNeverCleared)
+	good := snapCurve(t, snapEpochs)
+	bad := snapCurve(t, snapEpochs, impl.FaultAutogradSnapshotTableNeverCleared)
 	for i, b := range good {
 		if b != 0 {
 			t.Fatalf("correct engine: %d snapshot bytes live after epoch %d, want 0", b, i+1)
@@ -261,17 +259,7 @@ func TestEpochSnapshotBytes(t *testing.T) {
 			t.Fatalf("never-cleared table: %d snapshot bytes after epoch %d, want %d (linear)", bad[i], i+1, uint64(i+1)*bad[0])
 		}
 	}
-	t.Logf("correct: 0 snapshot bytes live after every epoch; never-cleared table: +%d bytes per epoch, %d after %d", bad[0], bad[epochs-1], epochs)
-	if os.Getenv("WRITE_REPORT") != "" {
-		var b strings.Builder
-		b.WriteString("epoch,correct_snapshot_bytes,never_cleared_snapshot_bytes\n")
-		for i := range good {
-			fmt.Fprintf(&b, "%d,%d,%d\n", i+1, good[i], bad[i])
-		}
-		if err := os.WriteFile("../../reports/autograd-snapshots.csv", []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	t.Logf("correct: 0 snapshot bytes live after every epoch; never-cleared table: +%d bytes per epoch, %d after %d", bad[0], bad[snapEpochs-1], snapEpochs)
 }
 
 // BenchmarkTrainingStep: one epoch (forward, backward, update, clear);
