@@ -207,18 +207,8 @@ func TestAutogradSavedModified(t *testing.T) {
 		{nil, true, ""},
 		{[]impl.Fault{impl.FaultAutogradViewOwnVersion}, false, traces.SavedModified},
 	} {
-		var rec impl.Recording
-		rt := impl.New(impl.Config{Faults: c.faults, Record: rec.Record})
-		e, err := autograd.New(rt, autograd.Config{Record: rec.Record})
-		if err != nil {
-			t.Fatal(err)
-		}
-		must := func(v *autograd.Tensor, err error) *autograd.Tensor {
-			if err != nil {
-				t.Fatal(err)
-			}
-			return v
-		}
+		e, rec := recordedEngine(t, c.faults, autograd.Config{})
+		must := mustTensor(t)
 		_ = e.ScopeEnter()
 		x := must(e.Leaf([]int{2}, []float64{1, 2}, false))
 		w := must(e.Leaf([]int{2}, []float64{3, 4}, true))
@@ -228,7 +218,7 @@ func TestAutogradSavedModified(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := must(y.Sum())
-		err = s.Backward(false)
+		err := s.Backward(false)
 		if refused := err != nil; refused != c.refused {
 			t.Errorf("faults %v: backward refused %t (%v), want %t", c.faults, refused, err, c.refused)
 		}
@@ -256,18 +246,8 @@ func TestAutogradSavedModified(t *testing.T) {
 // closed) replays clean: the updates bump the leaves with kind "no_grad",
 // which the model allows on a leaf that requires grad.
 func TestAutogradTrainingClean(t *testing.T) {
-	var rec impl.Recording
-	rt := impl.New(impl.Config{Record: rec.Record})
-	e, err := autograd.New(rt, autograd.Config{Record: rec.Record})
-	if err != nil {
-		t.Fatal(err)
-	}
-	must := func(v *autograd.Tensor, err error) *autograd.Tensor {
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	e, rec := recordedEngine(t, nil, autograd.Config{})
+	must := mustTensor(t)
 	_ = e.ScopeEnter()
 	w := must(e.Leaf([]int{2, 2}, []float64{0.1, -0.2, 0.3, 0.4}, true))
 	x := must(e.Leaf([]int{1, 2}, []float64{1, 2}, false))
@@ -352,18 +332,8 @@ func TestAutogradCheckpointReplays(t *testing.T) {
 		{[]impl.Fault{impl.FaultAutogradSnapshotTableNeverCleared}, traces.Leak, "is a snapshot of saved tensor"},
 		{[]impl.Fault{impl.FaultAutogradRestoreWrongVersion}, traces.SavedModified, "restore: saved tensor"},
 	} {
-		var rec impl.Recording
-		rt := impl.New(impl.Config{Faults: c.faults, Record: rec.Record})
-		e, err := autograd.New(rt, autograd.Config{Record: rec.Record, Checkpoint: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		must := func(v *autograd.Tensor, err error) *autograd.Tensor {
-			if err != nil {
-				t.Fatal(err)
-			}
-			return v
-		}
+		e, rec := recordedEngine(t, c.faults, autograd.Config{Checkpoint: true})
+		must := mustTensor(t)
 		_ = e.ScopeEnter()
 		a := must(e.Leaf([]int{2}, []float64{0.5, 1}, true))
 		h := must(a.Exp()) // saves h at version 0
@@ -422,5 +392,29 @@ func TestAutogradDeadLeafGrad(t *testing.T) {
 	}
 	if f := runAutograd(nil, false, prog); f != nil {
 		t.Fatal(f)
+	}
+}
+
+// recordedEngine returns an autograd engine with cfg over a runtime with
+// faults on, both recording into one trace.
+func recordedEngine(t *testing.T, faults []impl.Fault, cfg autograd.Config) (*autograd.Engine, *impl.Recording) {
+	t.Helper()
+	rec := new(impl.Recording)
+	cfg.Record = rec.Record
+	e, err := autograd.New(impl.New(impl.Config{Faults: faults, Record: rec.Record}), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, rec
+}
+
+// mustTensor returns what an op returned, failing t on its error.
+func mustTensor(t *testing.T) func(*autograd.Tensor, error) *autograd.Tensor {
+	return func(v *autograd.Tensor, err error) *autograd.Tensor {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
 }
