@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"unsafe"
 
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -40,12 +41,22 @@ const (
 )
 
 // slot is an event read ahead and its position, side by side: the model
-// reads the position and a malloc's or free's fields in one cache line,
-// which the reading goroutine wrote on another core.
+// reads the position and a malloc's or free's fields (traces.Event puts
+// them first) in one cache line, which the reading goroutine wrote on
+// another core. A slot fills whole cache lines, so that the line is the
+// slot's first in every slot, not one that straddles two: each line the
+// model reads is one the other core hands over, and most events need one.
 type slot struct {
 	pos traces.Pos
 	ev  traces.Event
+	_   [slotPad]byte
 }
+
+const (
+	cacheLine = 64
+	// slotPad rounds a slot up to whole cache lines.
+	slotPad = (cacheLine - (unsafe.Sizeof(traces.Pos{})+unsafe.Sizeof(traces.Event{}))%cacheLine) % cacheLine
+)
 
 // batch is a run of events read in a row, with their positions; err is
 // what src.Next returned after the last of them (nil: not yet at the end).

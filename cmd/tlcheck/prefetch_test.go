@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -144,4 +145,22 @@ func TestPrefetchCarriesPanics(t *testing.T) {
 	}()
 	p.Next(&ev)
 	t.Error("Next returned after the reader panicked")
+}
+
+// TestSlotLayout: a read-ahead slot fills whole cache lines, and its
+// position and the fields of a malloc or free (up to Site) lie in its
+// first line, which is all the model reads of most events.
+func TestSlotLayout(t *testing.T) {
+	var s slot
+	if size := unsafe.Sizeof(s); size%cacheLine != 0 {
+		t.Errorf("a slot is %d bytes, not whole %d-byte cache lines", size, cacheLine)
+	}
+	hot := unsafe.Offsetof(s.ev) + unsafe.Offsetof(s.ev.Site) + unsafe.Sizeof(s.ev.Site)
+	if hot > cacheLine {
+		t.Errorf("the position and an event's fields up to Site take %d bytes, more than a cache line", hot)
+	}
+	b := make([]slot, batchSize)
+	if a := uintptr(unsafe.Pointer(&b[0])); a%cacheLine != 0 {
+		t.Errorf("a batch starts at %#x, inside a cache line", a)
+	}
 }
