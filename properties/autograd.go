@@ -63,10 +63,11 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 	if err != nil {
 		panic(err)
 	}
-	fail := func(prop string, step int, msg string) *AutogradFailure {
-		return &AutogradFailure{Property: prop, Step: step, Message: msg, Trace: slices.Clone(rec.Events())}
-	}
 	var pool []agTensor
+	sizes := make([]int, 0, len(prog))
+	fail := func(prop string, step int, msg string) *AutogradFailure {
+		return &AutogradFailure{Property: prop, Step: step, Message: msg, Trace: slices.Clone(rec.Events()), poolSizes: slices.Clone(sizes)}
+	}
 	groups, depth := 0, 0
 	newGroup := func() int { groups++; return groups }
 	runtimeBug := func(i int, err error) *AutogradFailure {
@@ -96,6 +97,7 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 		pool = append(pool, agTensor{t: y, group: newGroup(), ins: []int{0, 1}})
 	}
 	for i, s := range prog {
+		sizes = append(sizes, len(pool))
 		pick := func(k int) *agTensor {
 			if len(pool) == 0 {
 				return nil
@@ -292,6 +294,10 @@ type AutogradFailure struct {
 	Step     int         // the step that broke it; the program's length for Model
 	Message  string
 	Trace    []traces.Event // the run's trace, up to the breach
+	// poolSizes is the pool's length before each step run, for the
+	// shrinker to re-point operands when it drops a step that made a
+	// tensor (see repoint).
+	poolSizes []int
 }
 
 func (f *AutogradFailure) Error() string {
@@ -383,9 +389,17 @@ func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *A
 	for changed := true; changed; {
 		changed = false
 		for i := len(steps) - 1; i >= 0; i-- {
-			q := slices.Delete(slices.Clone(steps), i, i+1)
-			if g := runAutograd(faults, p.ckpt, q); same(g) {
-				steps, f, changed = q, g, true
+			// Dropping a step that made a tensor moves every later tensor
+			// down the pool: try the later operands re-pointed at the
+			// tensors they named, then as they were.
+			for _, q := range [][]agStep{repoint(steps, i, f.poolSizes), slices.Delete(slices.Clone(steps), i, i+1)} {
+				if q == nil {
+					continue
+				}
+				if g := runAutograd(faults, p.ckpt, q); same(g) {
+					steps, f, changed = q, g, true
+					break
+				}
 			}
 		}
 		// An operand names a tensor by its index in the pool, so a step
@@ -405,6 +419,30 @@ func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *A
 		}
 	}
 	return AutogradProgram{steps, p.ckpt}, f
+}
+
+// repoint returns steps without step i, its later operands re-pointed at
+// the tensors they named in the run whose pool lengths before each step
+// were sizes: a tensor after the ones step i made moves down by their
+// number. It returns nil when step i made no tensor, or sizes does not
+// say (the run stopped before it).
+func repoint(steps []agStep, i int, sizes []int) []agStep {
+	if i+1 >= len(sizes) || sizes[i+1] == sizes[i] {
+		return nil
+	}
+	from, made := sizes[i], sizes[i+1]-sizes[i]
+	q := slices.Delete(slices.Clone(steps), i, i+1)
+	for j := i + 1; j < len(steps) && j < len(sizes); j++ {
+		s := &q[j-1]
+		for _, o := range []*int{&s.A, &s.B} {
+			if n := sizes[j]; n > 0 {
+				if k := *o % n; k >= from+made {
+					*o = k - made
+				}
+			}
+		}
+	}
+	return q
 }
 
 // drawStep draws one step from r.
