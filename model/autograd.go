@@ -103,6 +103,16 @@ type snapshot struct {
 	version int
 	name    string // the saved tensor it was taken for
 	made    hist
+	written *hist // the first write into the snapshot after it was taken, if any
+}
+
+// wroteInto notes a write into t: a snapshot written after it was taken
+// no longer holds the values of its version.
+func (c *Checker) wroteInto(t *thing) {
+	if t.x != nil && t.x.snap != nil && t.x.snap.written == nil {
+		at := c.here
+		t.x.snap.written = &at
+	}
 }
 
 // snapshot makes the live object at a a snapshot of saved tensor name's
@@ -138,6 +148,11 @@ func (c *Checker) restore(name string, a traces.Addr) {
 	case sn.of != s.t || sn.ofID != s.id:
 		c.misuse(traces.OpRestore, a, t, t.String()+" is a snapshot of saved tensor "+strconv.Quote(sn.name)+"'s storage, "+
 			"not of "+strconv.Quote(name)+"'s ("+s.t.String()+")", sn.made.related("snapshot taken"), s.made.related("saved"))
+	case !s.data && sn.written != nil:
+		c.report(traces.SavedModified, a, t, traces.OpRestore.String()+": saved tensor "+strconv.Quote(name)+" of "+
+			s.t.String()+" from the snapshot "+t.String()+", which was written at "+sn.written.at()+
+			" after it was taken: it no longer holds version "+strconv.Itoa(sn.version),
+			s.made.related("saved"), sn.made.related("snapshot taken"), sn.written.related("snapshot written"))
 	case !s.data && sn.version != s.version:
 		c.report(traces.SavedModified, a, t, traces.OpRestore.String()+": saved tensor "+strconv.Quote(name)+" of "+
 			s.t.String()+" was saved at version "+strconv.Itoa(s.version)+"; the snapshot "+t.String()+

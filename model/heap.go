@@ -75,11 +75,16 @@ func (c *Checker) access(ev *traces.Event) {
 	if !c.accessible(ev, t, a, n) {
 		return
 	}
+	if ev.Op == traces.OpWrite {
+		c.wroteInto(t)
+	}
 	if hi <= t.hi() {
 		return
 	}
 	last := hi - 1
-	c.accessible(ev, c.idx.Containing(sp, last, anyKind), traces.Addr(last), n)
+	if u := c.idx.Containing(sp, last, anyKind); c.accessible(ev, u, traces.Addr(last), n) && ev.Op == traces.OpWrite {
+		c.wroteInto(u)
+	}
 }
 
 // accessible reports whether t, the owner of byte b of access ev of n
