@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -218,4 +219,51 @@ func asDocument(t *testing.T, data []byte) []byte {
 		t.Fatalf("the writer did not write a document:\n%s", b.Bytes())
 	}
 	return b.Bytes()
+}
+
+// TestReplayConcurrent: replays on many goroutines at once, which share
+// the spare Checkers that replays reuse, give each trace the report it
+// gets alone. Run under the race detector, as CI does.
+func TestReplayConcurrent(t *testing.T) {
+	files := loadCorpus(t)
+	alone := make([]traces.Report, len(files))
+	for i, f := range files {
+		alone[i] = replayBytes(t, f.trace)
+	}
+	const goroutines, rounds = 4, 3
+	var wg sync.WaitGroup
+	errs := make(chan string, goroutines*rounds*len(files))
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range rounds {
+				for k := range files {
+					i := (k + g + r) % len(files) // each goroutine in another order
+					rep, err := model.Replay(mustStream(files[i].trace))
+					if err != nil {
+						errs <- files[i].name + ": " + err.Error()
+						continue
+					}
+					if diff := cmp.Diff(alone[i], rep); diff != "" {
+						errs <- files[i].name + ": another report when replayed beside others (-alone +concurrent):\n" + diff
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// mustStream reads data as a trace; the corpus is known to be readable.
+func mustStream(data []byte) *traces.Reader {
+	r, err := traces.NewReader(bytes.NewReader(data))
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
