@@ -75,6 +75,7 @@ type Fault string
 //	autograd-double-bump                  one in-place op bumps the version counter twice
 //	autograd-snapshot-table-never-cleared checkpoint snapshots stay in a global table the graph's release never clears
 //	autograd-restore-wrong-version        the snapshot filed for a saved version is taken after the in-place write: backward restores the next version
+//	autograd-snapshot-shallow             a snapshot is the saved storage itself, not a copy: the in-place op it guards overwrites it
 //
 // Catalog gives each one's summary, the bug it reproduces, its trigger and
 // the engine that hunts it: the flat-program engines (properties, fuzz)
@@ -138,6 +139,8 @@ const (
 
 	// A codegen fault added after the autograd ones: the order is stable.
 	FaultSretSourceKept Fault = "sret-source-kept"
+
+	FaultAutogradSnapshotShallow Fault = "autograd-snapshot-shallow"
 )
 
 // The engines that hunt faults (FaultInfo.Engine).
@@ -196,6 +199,8 @@ var engines = map[Fault]string{
 	FaultAutogradRestoreWrongVersion:        EngineAutograd,
 
 	FaultSretSourceKept: EngineSource,
+
+	FaultAutogradSnapshotShallow: EngineAutograd,
 }
 
 // alsoCaughtBy names, for a fault that more than its own engine shows,
@@ -421,6 +426,10 @@ var catalog = [...]faultEntry{
 		"a struct returned by destination passing is copied into the caller's destination, its fields acquired, but its source is kept as if moved: never released, it outlives the call and its fields keep a count too many",
 		"TensorLogic returns a struct by destination passing (SRET): the caller reserves the destination, and the callee's return copies the struct into it (emit_struct_copy, which acquires each field). Its memory strategy (docs/dev/MEMORY_MANAGEMENT_STRATEGY.md, V5.1) records the bug: the source variable was marked CLEANUP_NONE, as if moved, so exit_scope never dropped its references and every struct return left its fields' counts one too high; main's final cleanup then met the accumulated counts and crashed (SIGBUS). It was worked around, not fixed, by ending main with exit(0).",
 		"fn f() -> Box { let t = zeros(16); let b = Box { f0: t }; return b; } fn main() { let x = f(); } [b outlives f, and t keeps b's count]"},
+	{FaultAutogradSnapshotShallow,
+		"a checkpoint's snapshot is the saved tensor's storage itself, held by one more reference, not a copy: the in-place op it was taken for overwrites it, and backward restores the modified values",
+		"A bug of the shape of cgadimpl's checkpoints (seed 004), not one commit: a snapshot that aliases its storage (a shallow copy, which tensor handles sharing one buffer make easy) records the right version but holds whatever the storage holds later, so the restore gives a wrong gradient with no error.",
+		"Config{Checkpoint}; y=w.Mul(x) [saves x@0]; x.AddInPlace(c,1) [x's snapshot is x's own buffer, which the op then writes]; y.Sum().Backward(false) [restores x@1's values as x@0]"},
 }
 
 // Catalog lists every fault, in a stable order.
@@ -506,6 +515,7 @@ const (
 	fAutogradSnapshotTableNeverCleared
 	fAutogradRestoreWrongVersion
 	fSretSourceKept
+	fAutogradSnapshotShallow
 )
 
 // HasFault reports whether fault f is on. The lowering of source

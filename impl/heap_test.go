@@ -196,6 +196,7 @@ func TestFaultBits(t *testing.T) {
 		FaultAutogradSnapshotTableNeverCleared:  fAutogradSnapshotTableNeverCleared,
 		FaultAutogradRestoreWrongVersion:        fAutogradRestoreWrongVersion,
 		FaultSretSourceKept:                     fSretSourceKept,
+		FaultAutogradSnapshotShallow:            fAutogradSnapshotShallow,
 	}
 	if len(bits) != len(catalog) {
 		t.Fatalf("%d fault bits for %d catalog entries", len(bits), len(catalog))

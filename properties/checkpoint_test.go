@@ -128,18 +128,20 @@ func checkpointGrads(t *rapid.T, faults []impl.Fault, x0 []float64, ops, args, w
 }
 
 // TestCheckpointGradients: the correct engine keeps the gradients, and
-// the fault that restores a snapshot of the wrong version does not.
+// the faults that restore other values than the saved ones do not.
 func TestCheckpointGradients(t *testing.T) {
 	rapid.Check(t, checkpointProperty(nil))
-	t.Run(string(impl.FaultAutogradRestoreWrongVersion), func(t *testing.T) {
-		setFlag(t, "rapid.nofailfile", "true")
-		setFlag(t, "rapid.seed", rapidSeed)
-		setFlag(t, "rapid.checks", rapidChecks)
-		setFlag(t, "rapid.shrinktime", "100ms")
-		tb := &silentTB{name: t.Name()}
-		rapid.Check(tb, checkpointProperty([]impl.Fault{impl.FaultAutogradRestoreWrongVersion}))
-		if !tb.Failed() {
-			t.Errorf("the gradient property missed %s", impl.FaultAutogradRestoreWrongVersion)
-		}
-	})
+	for _, f := range []impl.Fault{impl.FaultAutogradRestoreWrongVersion, impl.FaultAutogradSnapshotShallow} {
+		t.Run(string(f), func(t *testing.T) {
+			setFlag(t, "rapid.nofailfile", "true")
+			setFlag(t, "rapid.seed", rapidSeed)
+			setFlag(t, "rapid.checks", rapidChecks)
+			setFlag(t, "rapid.shrinktime", "100ms")
+			tb := &silentTB{name: t.Name()}
+			rapid.Check(tb, checkpointProperty([]impl.Fault{f}))
+			if !tb.Failed() {
+				t.Errorf("the gradient property missed %s", f)
+			}
+		})
+	}
 }

@@ -212,6 +212,16 @@ func (st *storage) unsnapped() []*saved {
 func (e *Engine) snapshot(t *Tensor, due []*saved) error {
 	st := t.st
 	for _, s := range due {
+		if e.has(impl.FaultAutogradSnapshotShallow) {
+			// The storage itself, one more reference to it, and no copy:
+			// the op about to write the storage writes the snapshot too.
+			if err := e.rt.Acquire(st.addr); err != nil {
+				return &Error{Op: "snapshot", Tensor: t.id, Msg: err.Error()}
+			}
+			e.emit(traces.Event{Op: traces.OpSnapshot, Name: s.name, Addr: st.addr})
+			s.snap = &snap{addr: st.addr, data: st.data, version: s.version}
+			continue
+		}
 		b, err := e.newStorage("snapshot", len(st.data))
 		if err != nil {
 			return err
