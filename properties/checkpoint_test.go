@@ -26,7 +26,7 @@ func checkpointProperty(faults []impl.Fault) func(*rapid.T) {
 		for i := range x0 {
 			x0[i] = rapid.Float64Range(0.5, 2).Draw(t, "x")
 		}
-		ops := rapid.SliceOfN(rapid.IntRange(0, 6), 1, 6).Draw(t, "ops")
+		ops := rapid.SliceOfN(rapid.IntRange(0, expressionOps-1), 1, 6).Draw(t, "ops")
 		args := rapid.SliceOfN(rapid.IntRange(0, 63), len(ops), len(ops)).Draw(t, "args")
 		writes := rapid.SliceOfN(rapid.IntRange(0, 63), 1, 3).Draw(t, "writes")
 		noGrad := rapid.SliceOfN(rapid.Bool(), len(writes), len(writes)).Draw(t, "noGrad")
@@ -79,27 +79,7 @@ func checkpointGrads(t *rapid.T, faults []impl.Fault, x0 []float64, ops, args, w
 		vals = append(vals, must(e.Leaf([]int{1}, []float64{x}, true)))
 	}
 	leaves := append([]*autograd.Tensor{}, vals...)
-	for k, op := range ops {
-		a, b := vals[args[k]%len(vals)], vals[(args[k]/8)%len(vals)]
-		var v *autograd.Tensor
-		switch op {
-		case 0:
-			v = must(a.Mul(b)) // saves both
-		case 1:
-			v = must(a.Exp()) // saves its output
-		case 2:
-			v = must(a.Tanh()) // saves its output
-		case 3:
-			v = must(a.Pow(2)) // saves its input
-		case 4:
-			v = must(a.Add(b)) // saves nothing
-		case 5: // a / (1 + b²)
-			v = must(a.Div(must(must(b.Pow(2)).Add(must(e.Scalar(1))))))
-		case 6:
-			v = must(must(a.Tanh()).Mul(b))
-		}
-		vals = append(vals, v)
-	}
+	vals = expression(e, must, vals, ops, args)
 	y := must(vals[len(vals)-1].Sum())
 	inner := vals[len(leaves):] // intermediates only: an in-place write to a leaf that requires grad is refused
 	for i, w := range writes {
