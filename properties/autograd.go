@@ -359,15 +359,8 @@ func RunAutograd(p AutogradProgram, faults []impl.Fault) *AutogradFailure {
 // more says stop, and returns it, its failure and the programs run.
 func SearchAutograd(faults []impl.Fault, seed uint64, more func(n int) bool) (AutogradProgram, *AutogradFailure, int) {
 	r := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
-	n := 0
-	for more(n) {
-		p := GenerateAutograd(r)
-		n++
-		if f := RunAutograd(p, faults); f != nil {
-			return p, f, n
-		}
-	}
-	return AutogradProgram{}, nil, n
+	return searchFirst(more, func(int) AutogradProgram { return GenerateAutograd(r) },
+		func(p AutogradProgram) *AutogradFailure { return RunAutograd(p, faults) })
 }
 
 // ShrinkAutograd removes steps from a failing program, and lowers

@@ -117,24 +117,7 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 		ops := rapid.SliceOfN(rapid.IntRange(0, expressionOps-1), 1, 8).Draw(t, "ops")
 		args := rapid.SliceOfN(rapid.IntRange(0, 63), len(ops), len(ops)).Draw(t, "args")
 		eval := func(xs []float64, grads bool) (float64, []float64) {
-			e, err := autograd.New(impl.New(impl.Config{}), autograd.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			must := func(v *autograd.Tensor, err error) *autograd.Tensor {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return v
-			}
-			_ = e.ScopeEnter()
-			vals := []*autograd.Tensor{}
-			for _, x := range xs {
-				vals = append(vals, must(e.Leaf([]int{1}, []float64{x}, true)))
-			}
-			leaves := append([]*autograd.Tensor{}, vals...)
-			vals = expression(e, must, vals, ops, args)
-			y := must(vals[len(vals)-1].Sum())
+			_, leaves, _, y := lossOf(t, nil, autograd.Config{}, xs, ops, args)
 			f, _ := y.Item()
 			if !grads {
 				return f, nil
@@ -145,14 +128,7 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 			if err := y.Backward(false); err != nil {
 				t.Fatal(err)
 			}
-			g := make([]float64, len(xs))
-			for i, l := range leaves {
-				if l.Grad() != nil {
-					gv, _ := l.Grad().Values()
-					g[i] = gv[0]
-				}
-			}
-			return f, g
+			return f, leafGrads(leaves)
 		}
 		_, g := eval(x0, true)
 		const h = 1e-6
@@ -206,17 +182,7 @@ func TestAutogradSavedModified(t *testing.T) {
 		}
 		_ = e.ScopeExit()
 		_ = e.End()
-		rep, err := model.Replay(rec.Source())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var kinds []traces.Kind
-		for _, v := range rep.Violations {
-			kinds = append(kinds, v.Kind)
-		}
-		if c.kind == "" && len(kinds) != 0 || c.kind != "" && (len(kinds) != 1 || kinds[0] != c.kind) {
-			t.Errorf("faults %v: the model reports %v, want %q", c.faults, kinds, c.kind)
-		}
+		wantOneKind(t, c.faults, modelReplay(t, rec), c.kind, "")
 	}
 }
 
@@ -248,11 +214,7 @@ func TestAutogradTrainingClean(t *testing.T) {
 	if err := first(e.ScopeExit(), e.End()); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := model.Replay(rec.Source())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Violations) != 0 || !rep.Complete {
+	if rep := modelReplay(t, rec); len(rep.Violations) != 0 || !rep.Complete {
 		t.Errorf("violations %v, complete %t", rep.Violations, rep.Complete)
 	}
 }
@@ -328,20 +290,7 @@ func TestAutogradCheckpointReplays(t *testing.T) {
 		if err := first(root.Backward(true), e.FreeGraph(root), e.ScopeExit(), e.End()); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := model.Replay(rec.Source())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var kinds []traces.Kind
-		for _, v := range rep.Violations {
-			kinds = append(kinds, v.Kind)
-			if !strings.Contains(v.Message, c.msg) {
-				t.Errorf("faults %v: %s: %s, want a message with %q", c.faults, v.Kind, v.Message, c.msg)
-			}
-		}
-		if c.kind == "" && len(kinds) != 0 || c.kind != "" && (len(kinds) != 1 || kinds[0] != c.kind) {
-			t.Errorf("faults %v: the model reports %v, want %q", c.faults, kinds, c.kind)
-		}
+		wantOneKind(t, c.faults, modelReplay(t, rec), c.kind, c.msg)
 	}
 }
 
@@ -382,8 +331,14 @@ func recordedEngine(t *testing.T, faults []impl.Fault, cfg autograd.Config) (*au
 	return e, rec
 }
 
+// fataler is what the helpers need of a *testing.T or a *rapid.T.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+}
+
 // mustTensor returns what an op returned, failing t on its error.
-func mustTensor(t *testing.T) func(*autograd.Tensor, error) *autograd.Tensor {
+func mustTensor(t fataler) func(*autograd.Tensor, error) *autograd.Tensor {
 	return func(v *autograd.Tensor, err error) *autograd.Tensor {
 		t.Helper()
 		if err != nil {
@@ -391,6 +346,37 @@ func mustTensor(t *testing.T) func(*autograd.Tensor, error) *autograd.Tensor {
 		}
 		return v
 	}
+}
+
+// lossOf builds, on an engine with cfg over a runtime with faults on, a
+// one-element leaf that requires grad for each of xs, the expression of
+// ops and args over them (see expression), and the sum of its last
+// tensor: the loss y. vals holds the leaves, then each op's tensor.
+func lossOf(t fataler, faults []impl.Fault, cfg autograd.Config, xs []float64, ops, args []int) (e *autograd.Engine, leaves, vals []*autograd.Tensor, y *autograd.Tensor) {
+	t.Helper()
+	e, err := autograd.New(impl.New(impl.Config{Faults: faults}), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := mustTensor(t)
+	_ = e.ScopeEnter()
+	for _, x := range xs {
+		leaves = append(leaves, must(e.Leaf([]int{1}, []float64{x}, true)))
+	}
+	vals = expression(e, must, slices.Clone(leaves), ops, args)
+	return e, leaves, vals, must(vals[len(vals)-1].Sum())
+}
+
+// leafGrads returns each one-element leaf's grad, 0 for none.
+func leafGrads(leaves []*autograd.Tensor) []float64 {
+	g := make([]float64, len(leaves))
+	for i, l := range leaves {
+		if l.Grad() != nil {
+			gv, _ := l.Grad().Values()
+			g[i] = gv[0]
+		}
+	}
+	return g
 }
 
 // TestRepoint: dropping a step that made tensors moves the later
@@ -456,4 +442,30 @@ func expression(e *autograd.Engine, must func(*autograd.Tensor, error) *autograd
 		vals = append(vals, v)
 	}
 	return vals
+}
+
+// modelReplay is the model's report on what rec recorded.
+func modelReplay(t *testing.T, rec *impl.Recording) traces.Report {
+	t.Helper()
+	rep, err := model.Replay(rec.Source())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// wantOneKind fails t unless rep has no violation (kind "") or exactly
+// one, of kind, each with msg in its message.
+func wantOneKind(t *testing.T, faults []impl.Fault, rep traces.Report, kind traces.Kind, msg string) {
+	t.Helper()
+	var kinds []traces.Kind
+	for _, v := range rep.Violations {
+		kinds = append(kinds, v.Kind)
+		if !strings.Contains(v.Message, msg) {
+			t.Errorf("faults %v: %s: %s, want a message with %q", faults, v.Kind, v.Message, msg)
+		}
+	}
+	if kind == "" && len(kinds) != 0 || kind != "" && (len(kinds) != 1 || kinds[0] != kind) {
+		t.Errorf("faults %v: the model reports %v, want %q", faults, kinds, kind)
+	}
 }

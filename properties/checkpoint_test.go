@@ -63,28 +63,12 @@ func anyTrue(bs []bool) bool {
 // (under NoGrad where noGrad says), and returns the leaves' gradients,
 // or backward's refusal.
 func checkpointGrads(t *rapid.T, faults []impl.Fault, x0 []float64, ops, args, writes []int, noGrad []bool) ([]float64, error) {
-	e, err := autograd.New(impl.New(impl.Config{Faults: faults}), autograd.Config{Checkpoint: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	must := func(v *autograd.Tensor, err error) *autograd.Tensor {
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	_ = e.ScopeEnter()
-	vals := []*autograd.Tensor{}
-	for _, x := range x0 {
-		vals = append(vals, must(e.Leaf([]int{1}, []float64{x}, true)))
-	}
-	leaves := append([]*autograd.Tensor{}, vals...)
-	vals = expression(e, must, vals, ops, args)
-	y := must(vals[len(vals)-1].Sum())
+	e, leaves, vals, y := lossOf(t, faults, autograd.Config{Checkpoint: true}, x0, ops, args)
 	inner := vals[len(leaves):] // intermediates only: an in-place write to a leaf that requires grad is refused
 	for i, w := range writes {
 		v := inner[w%len(inner)]
 		write := func() error { return v.MulInPlace(0.5) }
+		var err error
 		if noGrad[i] {
 			err = e.NoGrad(write)
 		} else {
@@ -97,14 +81,7 @@ func checkpointGrads(t *rapid.T, faults []impl.Fault, x0 []float64, ops, args, w
 	if err := y.Backward(false); err != nil {
 		return nil, err
 	}
-	g := make([]float64, len(leaves))
-	for i, l := range leaves {
-		if l.Grad() != nil {
-			gv, _ := l.Grad().Values()
-			g[i] = gv[0]
-		}
-	}
-	return g, nil
+	return leafGrads(leaves), nil
 }
 
 // TestCheckpointGradients: the correct engine keeps the gradients, and

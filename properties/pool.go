@@ -439,15 +439,8 @@ func runPersistent(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *imp
 // fails, with its failure, and how many ran.
 func SearchPool(faults []impl.Fault, seed uint64, more func(n int) bool) (PoolProgram, *PoolFailure, int) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	n := 0
-	for more(n) {
-		p := GeneratePool(rng, n%2 == 1)
-		n++
-		if f := RunPool(p, faults); f != nil {
-			return p, f, n
-		}
-	}
-	return PoolProgram{}, nil, n
+	return searchFirst(more, func(n int) PoolProgram { return GeneratePool(rng, n%2 == 1) },
+		func(p PoolProgram) *PoolFailure { return RunPool(p, faults) })
 }
 
 // ShrinkPool removes calls from a failing program while it still breaks
