@@ -126,57 +126,57 @@ func (c *Checker) dispatch(ev *traces.Event) error {
 	case traces.OpRead, traces.OpWrite:
 		c.access(ev)
 	case traces.OpScopeEnter:
-		c.scopeEnter()
+		c.scopeEnter(ev.Op)
 	case traces.OpScopeExit:
-		c.scopeExit()
+		c.scopeExit(ev.Op)
 	case traces.OpAlloc, traces.OpStructInit:
 		c.alloc(ev)
 	case traces.OpAcquire:
-		c.acquire(ev.Addr)
+		c.acquire(ev.Op, ev.Addr)
 	case traces.OpRelease:
-		c.releaseOp(ev.Addr)
+		c.releaseOp(ev.Op, ev.Addr)
 	case traces.OpRegister:
-		c.register(ev.Addr)
+		c.register(ev.Op, ev.Addr)
 	case traces.OpUnregister:
-		c.unregister(ev.Addr)
+		c.unregister(ev.Op, ev.Addr)
 	case traces.OpParamRegister:
-		c.paramRegister(ev.Name, ev.Addr)
+		c.paramRegister(ev.Op, ev.Name, ev.Addr)
 	case traces.OpParamRelease:
-		c.paramRelease(ev.Name)
+		c.paramRelease(ev.Op, ev.Name)
 	case traces.OpEnd:
-		c.end()
+		c.end(ev.Op)
 	case traces.OpFnEnter:
-		c.fnEnter(ev.Slots)
+		c.fnEnter(ev.Op, ev.Slots)
 	case traces.OpFnExit:
-		c.fnExit()
+		c.fnExit(ev.Op)
 	case traces.OpArenaGet:
 		c.arenaGet(ev)
 	case traces.OpDevMalloc:
-		c.devMalloc(ev.Addr, ev.Size)
+		c.devMalloc(ev.Op, ev.Addr, ev.Size)
 	case traces.OpDevFree:
-		c.devFree(ev.Addr)
+		c.devFree(ev.Op, ev.Addr)
 	case traces.OpPoolGet:
-		c.poolGet(ev.Addr, ev.Size)
+		c.poolGet(ev.Op, ev.Addr, ev.Size)
 	case traces.OpPoolPut:
-		c.poolPut(ev.Addr)
+		c.poolPut(ev.Op, ev.Addr)
 	case traces.OpRecordStream:
-		c.recordStream(ev.Addr)
+		c.recordStream(ev.Op, ev.Addr)
 	case traces.OpSave:
-		c.save(ev.Name, ev.Addr, ev.Kind == "data")
+		c.save(ev.Op, ev.Name, ev.Addr, ev.Kind == "data")
 	case traces.OpUnpack:
-		c.unpack(ev.Name)
+		c.unpack(ev.Op, ev.Name)
 	case traces.OpUnsave:
-		c.unsave(ev.Name)
+		c.unsave(ev.Op, ev.Name)
 	case traces.OpBump:
-		c.bump(ev.Addr, ev.Kind)
+		c.bump(ev.Op, ev.Addr, ev.Kind)
 	case traces.OpLeafGrad:
-		c.leafGrad(ev.Addr)
+		c.leafGrad(ev.Op, ev.Addr)
 	case traces.OpSnapshot:
-		c.snapshot(ev.Name, ev.Addr)
+		c.snapshot(ev.Op, ev.Name, ev.Addr)
 	case traces.OpRestore:
-		c.restore(ev.Name, ev.Addr)
+		c.restore(ev.Op, ev.Name, ev.Addr)
 	case traces.OpRecompute:
-		c.recompute(ev.Name)
+		c.recompute(ev.Op, ev.Name)
 	default:
 		return c.inputError("op", errors.New("the model has no rule for op "+ev.Op.String()))
 	}

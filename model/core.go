@@ -142,8 +142,8 @@ func (c *Checker) hereWhere() *where {
 // death and says its size, so the block is only written to, and
 // freeLiveBlock does the rest of kill and reports true. Else it returns
 // the block or object that starts at a (see lookup), and false.
-func (c *Checker) freeLiveBlock(a traces.Addr) (*thing, bool) {
-	t, size, killed := c.idx.KillLiveAt(heapSpace.index(), uint64(a), index.Kind(kBlock), freeable)
+func (c *Checker) freeLiveBlock(op traces.Op, a traces.Addr) (*thing, bool) {
+	t, size, killed := c.idx.KillLiveAt(heapSpace.index(), uint64(a), index.Kind(kBlock), opMasks[op])
 	if !killed {
 		return t, false
 	}
@@ -153,10 +153,17 @@ func (c *Checker) freeLiveBlock(a traces.Addr) (*thing, bool) {
 	return nil, true
 }
 
-// lookup resolves the address op names to the live thing of a kind in mask
-// that starts there. It returns nil (having reported why) when there is
-// none, and nil without a report for NULL, which names nothing.
-func (c *Checker) lookup(op traces.Op, a traces.Addr, mask kindMask) *thing {
+// lookup resolves the address op names to the live thing that starts
+// there, of a kind its row in the op table names (traces.Op.Names; see
+// opMasks). It returns nil (having reported why) when there is none, and
+// nil without a report for NULL, which names nothing.
+func (c *Checker) lookup(op traces.Op, a traces.Addr) *thing {
+	return c.resolve(op, a, opMasks[op])
+}
+
+// resolve is lookup for a thing of a kind in mask: struct_init's fields,
+// which its row does not describe (its addr makes the struct).
+func (c *Checker) resolve(op traces.Op, a traces.Addr, mask kindMask) *thing {
 	if a == 0 {
 		return nil
 	}

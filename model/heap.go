@@ -32,11 +32,11 @@ func (c *Checker) free(op traces.Op, a traces.Addr) error {
 	if a == 0 {
 		return nil
 	}
-	t, freed := c.freeLiveBlock(a)
+	t, freed := c.freeLiveBlock(op, a)
 	switch {
 	case freed: // the fast path did it all
 	case t == nil:
-		c.nowhere(op, a, freeable)
+		c.nowhere(op, a, opMasks[op])
 	case t.kind() == kObject && !c.effects:
 		return c.inputError("addr", errors.New(op.String()+" of "+t.String()+
 			": the trace frees a managed object, so its header must declare \"effects\": true"))
