@@ -44,7 +44,7 @@ func PlanFrame(vars []Interval) (Plan, error) {
 // statement as already over, so a variable last used by a statement shares
 // its slot with the one that statement defines.
 func (r *Runtime) PlanFrame(vars []Interval) (Plan, error) {
-	return planFrame(vars, r.faults.has(fPlannerSharesOverlapping))
+	return planFrame(vars, r.HasFault(FaultPlannerSharesOverlapping))
 }
 
 func planFrame(vars []Interval, endExclusive bool) (Plan, error) {

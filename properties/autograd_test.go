@@ -160,7 +160,7 @@ func TestAutogradSavedModified(t *testing.T) {
 		kind    traces.Kind
 	}{
 		{nil, true, ""},
-		{[]impl.Fault{impl.FaultAutogradViewOwnVersion}, false, traces.SavedModified},
+		{[]impl.Fault{autograd.FaultAutogradViewOwnVersion}, false, traces.SavedModified},
 	} {
 		e, rec := recordedEngine(t, c.faults, autograd.Config{})
 		must := mustTensor(t)
@@ -270,8 +270,8 @@ func TestAutogradCheckpointReplays(t *testing.T) {
 		msg    string
 	}{
 		{nil, "", ""},
-		{[]impl.Fault{impl.FaultAutogradSnapshotTableNeverCleared}, traces.Leak, "is a snapshot of saved tensor"},
-		{[]impl.Fault{impl.FaultAutogradRestoreWrongVersion}, traces.SavedModified, "restore: saved tensor"},
+		{[]impl.Fault{autograd.FaultAutogradSnapshotTableNeverCleared}, traces.Leak, "is a snapshot of saved tensor"},
+		{[]impl.Fault{autograd.FaultAutogradRestoreWrongVersion}, traces.SavedModified, "restore: saved tensor"},
 	} {
 		e, rec := recordedEngine(t, c.faults, autograd.Config{Checkpoint: true})
 		must := mustTensor(t)

@@ -3,7 +3,7 @@ package autograd
 import (
 	"errors"
 	"fmt"
-	"github.com/tlcheck/tlcheck/impl"
+
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -121,7 +121,7 @@ func (t *Tensor) Backward(retainGraph bool) error {
 				grads[ed.fn] = b
 			}
 		}
-		if !retainGraph && !e.has(impl.FaultAutogradSavedNeverReleased) {
+		if !retainGraph && !e.has(FaultAutogradSavedNeverReleased) {
 			errs = append(errs, e.releaseSaved(n))
 		}
 	}
@@ -140,7 +140,7 @@ func (e *Engine) freeIntermediates(root *Tensor, nodes []*node) error {
 		errs = append(errs, e.rt.Register(root.st.addr))
 		e.register(root)
 	}
-	if e.has(impl.FaultAutogradBackwardKeepsIntermediates) {
+	if e.has(FaultAutogradBackwardKeepsIntermediates) {
 		return errors.Join(errs...)
 	}
 	for _, n := range nodes {
@@ -227,7 +227,7 @@ func (e *Engine) ZeroGrad(ts ...*Tensor) error {
 // ClearGrads sets every grad to none: what a training loop does at the
 // end of each iteration (TensorLogic V3.3's clear_grads).
 func (e *Engine) ClearGrads() error {
-	if e.has(impl.FaultAutogradNoGradClearing) {
+	if e.has(FaultAutogradNoGradClearing) {
 		return nil
 	}
 	err := e.ZeroGrad(e.leaves...)

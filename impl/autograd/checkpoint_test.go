@@ -173,7 +173,7 @@ func TestCheckpointStaleSnapshot(t *testing.T) {
 // bump, which the model reports), and w's grad is the new x.
 func TestCheckpointRestoreWrongVersion(t *testing.T) {
 	m := must[*Tensor](t)
-	e, evs := ckptEnv(t, Config{Checkpoint: true}, impl.FaultAutogradRestoreWrongVersion)
+	e, evs := ckptEnv(t, Config{Checkpoint: true}, FaultAutogradRestoreWrongVersion)
 	x := leaf(t, e, false, 1, 2)
 	w := leaf(t, e, true, 3, 4)
 	y := m(w.Mul(x))

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -110,10 +109,10 @@ func (e *Engine) attach(op string, out *Tensor, n *node) error {
 	out.gradFn, out.outputNr, out.reqGrad, out.graph = n, 0, true, true
 	n.handles = append(n.handles, out)
 	var err error
-	if !e.has(impl.FaultAutogradScopeFreesGraph) {
+	if !e.has(FaultAutogradScopeFreesGraph) {
 		err = e.rt.Unregister(out.st.addr)
 	}
-	if e.has(impl.FaultAutogradStructRetain) {
+	if e.has(FaultAutogradStructRetain) {
 		// 4419a90: the tensor is retained struct-style, a reference
 		// nobody releases, so the graph's buffers outlive the step.
 		err = first(err, e.rt.Acquire(out.st.addr))
@@ -212,7 +211,7 @@ func (st *storage) unsnapped() []*saved {
 func (e *Engine) snapshot(t *Tensor, due []*saved) error {
 	st := t.st
 	for _, s := range due {
-		if e.has(impl.FaultAutogradSnapshotShallow) {
+		if e.has(FaultAutogradSnapshotShallow) {
 			// The storage itself, one more reference to it, and no copy:
 			// the op about to write the storage writes the snapshot too.
 			if err := e.rt.Acquire(st.addr); err != nil {
@@ -254,7 +253,7 @@ func (e *Engine) releaseSaved(n *node) error {
 		st.saved = slices.DeleteFunc(st.saved, func(o *saved) bool { return o == s })
 		if sn := s.snap; sn != nil {
 			s.snap = nil
-			if e.has(impl.FaultAutogradSnapshotTableNeverCleared) {
+			if e.has(FaultAutogradSnapshotTableNeverCleared) {
 				// cgadimpl: the snapshot stays in a global table that
 				// nothing clears; its buffer outlives the graph.
 				e.table = append(e.table, sn)

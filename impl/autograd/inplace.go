@@ -3,7 +3,6 @@ package autograd
 import (
 	"fmt"
 
-	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -88,7 +87,7 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64), back fun
 	if e.noGrad == 0 && !t.vc.data {
 		due = t.st.unsnapped()
 	}
-	late := e.has(impl.FaultAutogradRestoreWrongVersion)
+	late := e.has(FaultAutogradRestoreWrongVersion)
 	if !late {
 		if err := e.snapshot(t, due); err != nil {
 			return err
@@ -116,7 +115,7 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64), back fun
 			return err
 		}
 	}
-	if e.has(impl.FaultAutogradDoubleBump) {
+	if e.has(FaultAutogradDoubleBump) {
 		t.vc.v++
 	}
 	if !graphed {

@@ -3,7 +3,6 @@ package autograd
 import (
 	"fmt"
 
-	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -229,7 +228,7 @@ func (t *Tensor) view(op, name string, off int, shape []int, back func([]float64
 	if err != nil {
 		return nil, err
 	}
-	if e := t.e; e.has(impl.FaultAutogradViewOwnVersion) {
+	if e := t.e; e.has(FaultAutogradViewOwnVersion) {
 		v.vc = &counter{v: t.vc.v}
 	}
 	v.base = t.root()
@@ -261,7 +260,7 @@ func (t *Tensor) Detach() (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.gradFn != nil && !t.e.has(impl.FaultAutogradDetachKeepsGraph) {
+	if t.gradFn != nil && !t.e.has(FaultAutogradDetachKeepsGraph) {
 		return d, t.e.FreeGraph(t)
 	}
 	return d, nil

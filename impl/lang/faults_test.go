@@ -23,27 +23,27 @@ func mk(name string) *Func {
 // codegenTriggers is, for every codegen fault, a program whose lowering
 // the fault changes (its Trigger, as a program).
 var codegenTriggers = map[impl.Fault]*Program{
-	impl.FaultReturnCleansInnermost: mainOnly([]Stmt{&Let{"r", &Call{Func: 1}}},
+	FaultReturnCleansInnermost: mainOnly([]Stmt{&Let{"r", &Call{Func: 1}}},
 		&Func{Name: "f", Result: &tensor, Body: []Stmt{
 			&Let{"a", &Op{Size: 16}},
 			&Block{Body: []Stmt{&Let{"b", &Op{Size: 16}}, &Return{"b"}}},
 			&Return{"a"},
 		}}),
-	impl.FaultBreakInIfSkipsCleanup: mainOnly([]Stmt{&Loop{Counter: "i0", N: 2, Body: []Stmt{
+	FaultBreakInIfSkipsCleanup: mainOnly([]Stmt{&Loop{Counter: "i0", N: 2, Body: []Stmt{
 		&Let{"a", &Op{Size: 16}},
 		&If{Cond: Cond{Counter: "i0"}, Then: []Stmt{&Break{}}},
 	}}}),
-	impl.FaultBlockResultFreed: mainOnly([]Stmt{&Let{"x", &BlockExpr{Body: []Stmt{&Let{"t", &Op{Size: 16}}}, Val: "t"}}}),
-	impl.FaultCallerNoRegister: mainOnly([]Stmt{&Block{Body: []Stmt{&Let{"x", &Call{Func: 1}}}}}, mk("f")),
-	impl.FaultCalleeReleasesBorrowed: mainOnly([]Stmt{&Let{"a", &Op{Size: 16}}, &Let{"b", &Call{Func: 1, Args: []string{"a"}}}},
+	FaultBlockResultFreed: mainOnly([]Stmt{&Let{"x", &BlockExpr{Body: []Stmt{&Let{"t", &Op{Size: 16}}}, Val: "t"}}}),
+	FaultCallerNoRegister: mainOnly([]Stmt{&Block{Body: []Stmt{&Let{"x", &Call{Func: 1}}}}}, mk("f")),
+	FaultCalleeReleasesBorrowed: mainOnly([]Stmt{&Let{"a", &Op{Size: 16}}, &Let{"b", &Call{Func: 1, Args: []string{"a"}}}},
 		&Func{Name: "f", Params: []Param{{"p", tensor}}, Result: &tensor, Body: []Stmt{&Let{"t", &Op{Size: 16}}, &Return{"t"}}}),
-	impl.FaultRegisterTwice: mainOnly([]Stmt{&Let{"x", &BlockExpr{Body: []Stmt{&Let{"y", &Call{Func: 1}}}, Val: "y"}}}, mk("f")),
-	impl.FaultMoveStillReleased: mainOnly([]Stmt{&Let{"x", &BlockExpr{Body: []Stmt{
+	FaultRegisterTwice: mainOnly([]Stmt{&Let{"x", &BlockExpr{Body: []Stmt{&Let{"y", &Call{Func: 1}}}, Val: "y"}}}, mk("f")),
+	FaultMoveStillReleased: mainOnly([]Stmt{&Let{"x", &BlockExpr{Body: []Stmt{
 		&Let{"a", &Op{Size: 16}}, &Let{"b", &Var{"a"}}}, Val: "b"}}}),
-	impl.FaultEmitRetainOverRetains: mainOnly([]Stmt{&Loop{Counter: "i0", N: 2, Body: []Stmt{
+	FaultEmitRetainOverRetains: mainOnly([]Stmt{&Loop{Counter: "i0", N: 2, Body: []Stmt{
 		&Let{"t", &Op{Size: 16}}, &Let{"s", &StructLit{Type: 1, Fields: []string{"t"}}},
 	}}}),
-	impl.FaultSretSourceKept: mainOnly([]Stmt{&Let{"x", &Call{Func: 1}}},
+	FaultSretSourceKept: mainOnly([]Stmt{&Let{"x", &Call{Func: 1}}},
 		&Func{Name: "f", Result: &Type{Struct: 1}, Body: []Stmt{
 			&Let{"t", &Op{Size: 16}},
 			&Let{"b", &StructLit{Type: 1, Fields: []string{"t"}}},
@@ -144,7 +144,7 @@ func TestCheck(t *testing.T) {
 // and is no larger.
 func TestShrinkKeepsFailing(t *testing.T) {
 	p := sample()
-	fails := func(q *Program) bool { return run(t, q, impl.FaultBlockResultFreed) != "" }
+	fails := func(q *Program) bool { return run(t, q, FaultBlockResultFreed) != "" }
 	if !fails(p) {
 		t.Fatal("the sample does not fail with block-result-freed")
 	}
