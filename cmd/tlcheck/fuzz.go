@@ -65,7 +65,8 @@ func runFuzz(e *env, args []string) int {
 	if opts.fault != "" {
 		info, ok := impl.LookupFault(opts.fault)
 		if !ok {
-			fmt.Fprintf(e.stderr, "tlcheck fuzz: unknown fault %q; the catalog has:\n%s", opts.fault, faultNames())
+			fmt.Fprintf(e.stderr, "tlcheck fuzz: unknown fault %q; the catalog has (fuzz takes the %s and %s engines'):\n%s",
+				opts.fault, impl.EngineProgram, impl.EngineSource, allFaultNames())
 			return exitInput
 		}
 		switch info.Engine {
@@ -206,6 +207,16 @@ func faultNames() string {
 			continue
 		}
 		fmt.Fprintf(&b, "  %s\n", f.Name)
+	}
+	return b.String()
+}
+
+// allFaultNames lists every fault of the catalog with its engine, one an
+// indented line.
+func allFaultNames() string {
+	var b strings.Builder
+	for _, f := range impl.Catalog() {
+		fmt.Fprintf(&b, "  %-40s %s\n", f.Name, f.Engine)
 	}
 	return b.String()
 }
