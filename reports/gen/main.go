@@ -14,7 +14,9 @@
 // Then it replays a generated trace of 2 million leaks three ways and
 // writes reports/leaks.md. -only leaks writes that report alone (it needs
 // no more than Go); -only benches runs the runtime layers' benchmarks and
-// writes reports/benchmarks.md. -baseline REV builds tlcheck as it was at
+// writes reports/benchmarks.md; -only detection hunts every fault of the
+// catalog, as tlcheck selftest does, and writes reports/detection.md,
+// which the full run writes last. -baseline REV builds tlcheck as it was at
 // a git revision and times it in the same runs as the working tree's, the
 // two taking turns, and the report adds the ratios.
 //
@@ -40,15 +42,24 @@ func main() {
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
-	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks`)
+	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "detection": only the fault detection report`)
+	detectionOut := flag.String("detection-out", filepath.Join("reports", "detection.md"), "fault detection report to write")
+	detectionTime := flag.Duration("detection-time", 10*time.Second, "the budget per fault of the detection report")
 	benchesOut := flag.String("benches-out", filepath.Join("reports", "benchmarks.md"), "the layers' benchmarks report to write")
 	leaksOut := flag.String("leaks-out", filepath.Join("reports", "leaks.md"), "leak-scale report to write")
 	leaks := flag.Int("leaks", 2_000_000, "leaked blocks in the leak-scale trace")
 	base := flag.String("baseline", "", "a git revision whose tlcheck is timed in the same runs as the working tree's (the report gives the ratios)")
 	flag.Parse()
-	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" {
-		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks" or "benches"`)
+	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" && *only != "detection" {
+		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches" or "detection"`)
 		os.Exit(2)
+	}
+	if *only == "detection" {
+		if err := writeDetection(*detectionOut, *detectionTime, 1); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *only == "benches" {
 		if err := writeLayerBenches(*benchesOut, 3); err != nil {
@@ -60,6 +71,12 @@ func main() {
 	if err := generate(*out, *leaksOut, *only, *base, *iterations, *runs, *benchCount, *leaks, *keep, *pgo); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
+	}
+	if *only == "" {
+		if err := writeDetection(*detectionOut, *detectionTime, 1); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
 	}
 }
 
