@@ -5,7 +5,6 @@ import (
 	"io"
 	"sync"
 
-	"github.com/tlcheck/tlcheck/model/internal/index"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -17,7 +16,7 @@ import (
 type Checker struct {
 	effects bool
 
-	idx    *things    // the things remembered, by address, in each space
+	mem    memory     // the things remembered, by address, in each space
 	wheres whereTable // lines and sites of things' events, shared
 	nlive  int        // live and due things
 	scopes []scope
@@ -50,15 +49,13 @@ type Checker struct {
 	callOp   traces.Op
 	out      []traces.Violation
 	order    *orderer // Replay's: where violations go instead of out
-	found    []hit    // buffer: what an allocation's range meets
-	met      []*thing // buffer: the live things among them of its class
 	work     []*thing
 	stateBuf []*thing // State's scratch: the live objects, by id
 }
 
 // New returns a Checker for a trace with header h.
 func New(h traces.Header) *Checker {
-	c := &Checker{idx: index.New[thing](indexConfig()), wheres: newWhereTable(), params: make(map[string]param)}
+	c := &Checker{mem: newMemory(), wheres: newWhereTable(), params: make(map[string]param)}
 	c.Reset(h)
 	return c
 }
@@ -74,11 +71,11 @@ func New(h traces.Header) *Checker {
 // one's.
 func (c *Checker) Reset(h traces.Header) {
 	keep := Checker{
-		idx: c.idx, wheres: c.wheres,
+		mem: c.mem, wheres: c.wheres,
 		scopes: c.scopes[:0], frames: c.frames[:0],
 		params: c.params, saved: c.saved,
 		due: c.due[:0], stale: c.stale[:0],
-		out: c.out[:0], found: c.found[:0], met: c.met[:0], work: c.work[:0], stateBuf: c.stateBuf[:0],
+		out: c.out[:0], work: c.work[:0], stateBuf: c.stateBuf[:0],
 	}
 	for i := range c.frames {
 		c.frames[i].empty() // an open frame's arrays, as fnExit leaves a popped one's
@@ -86,7 +83,7 @@ func (c *Checker) Reset(h traces.Header) {
 	*c = keep // every field not kept is zero
 	c.effects = h.Effects
 	c.call = hist{event: -1}
-	c.idx.Reset()
+	c.mem.reset()
 	c.wheres.reset()
 	clear(c.params)
 	clear(c.saved)

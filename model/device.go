@@ -22,14 +22,11 @@ func (c *Checker) devFree(op traces.Op, a traces.Addr) {
 	if t.x == nil || t.x.poolLive == 0 {
 		return
 	}
-	found := c.idx.Overlapping(deviceSpace.index(), t.Lo, t.hi(), c.found[:0])
-	for _, h := range found {
-		if p := h.Thing; kind(h.Kind) == kPool && p.state() == live && p.x != nil && p.x.seg == t {
+	for _, p := range c.mem.liveWithin(kPool, t.Lo, t.hi()) {
+		if p.x != nil && p.x.seg == t {
 			c.kill(p, c.here)
 		}
 	}
-	clear(found) // keep the buffer, holding nothing alive
-	c.found = found[:0]
 }
 
 // poolGet hands out a pool block, which must lie inside a live segment.
@@ -40,7 +37,7 @@ func (c *Checker) poolGet(op traces.Op, a traces.Addr, size uint64) {
 		return
 	}
 	lo, hi := span(a, size)
-	seg := c.idx.Containing(deviceSpace.index(), lo, kSegment.mask())
+	seg := c.mem.inside(deviceSpace, lo, kSegment.mask())
 	what := func() string { return op.String() + " of " + a.String() } // only for a report
 	switch {
 	case seg == nil:

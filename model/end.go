@@ -79,8 +79,7 @@ func leakMessage(t *thing) string {
 // liveThings returns the live (and due) things in the order made.
 func (c *Checker) liveThings() []*thing {
 	ts := make([]*thing, 0, c.nlive)
-	ts = c.idx.Live(heapSpace.index(), ts)
-	ts = c.idx.Live(deviceSpace.index(), ts)
+	ts = c.mem.live(ts)
 	slices.SortFunc(ts, func(a, b *thing) int { return a.id() - b.id() })
 	return ts
 }
@@ -142,10 +141,8 @@ func (c *Checker) StateInto(st *traces.State) {
 	if scopes == nil {
 		scopes = make([][]traces.Addr, 0, len(c.scopes))
 	}
-	// The index lists the objects it remembers (pinned things) apart, so
-	// this costs what is remembered, not the size of its tables. Objects
-	// sharing an address: the newer wins.
-	objs := c.idx.Pinned(c.stateBuf[:0])
+	// Objects sharing an address: the newer wins.
+	objs := c.mem.objects(c.stateBuf[:0])
 	objs = slices.DeleteFunc(objs, func(t *thing) bool { return t.state() != live })
 	slices.SortFunc(objs, func(a, b *thing) int { return a.id() - b.id() })
 	for _, t := range objs {

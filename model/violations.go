@@ -85,7 +85,7 @@ func (c *Checker) nowhere(op traces.Op, a traces.Addr, mask kindMask) {
 		want = "no object"
 	}
 	msg := target(op) + a.String() + ": "
-	t := c.idx.Containing(spaceOf(mask).index(), uint64(a), anyKind)
+	t := c.mem.inside(spaceOf(mask), uint64(a), anyKind)
 	switch {
 	case t == nil:
 		msg += "nothing is allocated there"
