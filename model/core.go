@@ -96,21 +96,6 @@ func (c *Checker) hereWhere() *where {
 	return c.hereW
 }
 
-// freeLiveBlock is a free's fast path: where memory can tell that a live
-// block starts at a, it has recorded the block's death, and
-// freeLiveBlock does the rest of kill and reports true. Else it returns
-// the block or object that starts at a (see lookup), and false.
-func (c *Checker) freeLiveBlock(op traces.Op, a traces.Addr) (*thing, bool) {
-	t, size, killed := c.mem.killBlockAt(a, opMasks[op])
-	if !killed {
-		return t, false
-	}
-	t.Died, t.diedWhere = c.here.event+1, c.hereWhere()
-	c.nlive--
-	c.liveBytes -= size
-	return nil, true
-}
-
 // lookup resolves the address op names to the live thing that starts
 // there, of a kind its row in the op table names (traces.Op.Names; see
 // opMasks). It returns nil (having reported why) when there is none, and

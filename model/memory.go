@@ -119,3 +119,18 @@ func (m *memory) live(out []*thing) []*thing {
 // it keeps them apart, so this costs what is remembered, not the size of
 // its tables.
 func (m *memory) objects(out []*thing) []*thing { return m.ix.Pinned(out) }
+
+// freeLiveBlock is a free's fast path: where memory can tell that a live
+// block starts at a, it has recorded the block's death, and
+// freeLiveBlock does the rest of kill and reports true. Else it returns
+// the block or object that starts at a (see lookup), and false.
+func (c *Checker) freeLiveBlock(op traces.Op, a traces.Addr) (*thing, bool) {
+	t, size, killed := c.mem.killBlockAt(a, opMasks[op])
+	if !killed {
+		return t, false
+	}
+	t.Died, t.diedWhere = c.here.event+1, c.hereWhere()
+	c.nlive--
+	c.liveBytes -= size
+	return nil, true
+}
