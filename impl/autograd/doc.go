@@ -61,8 +61,8 @@
 //
 // # Faults
 //
-// The engine's faults, each a historic bug, are rows of impl's catalog
-// (impl.Catalog, Engine impl.EngineAutograd), switched on in the
+// The engine's faults, each a historic bug, are its rows of impl's catalog
+// (faultrows.go, Engine impl.EngineAutograd), switched on in the
 // runtime's impl.Config like any other; the engine asks its runtime
 // (impl.Runtime.HasFault) and has no switch of its own. The check that
 // catches each:
