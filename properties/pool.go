@@ -50,6 +50,7 @@ type PoolProgram struct {
 	Persistent   bool   // the persistent pool, else the caching allocator
 	Capacity     uint64 // the device's
 	MaxSplitSize uint64 // the caching allocator's max_split_size; 0: unlimited
+	Preallocate  uint64 // the persistent pool's PreallocateBytes; 0: none
 	Ops          []PoolOp
 }
 
@@ -59,7 +60,7 @@ func (p PoolProgram) String() string {
 	if p.Persistent {
 		name = "persistent"
 	}
-	fmt.Fprintf(&b, "%s, capacity %d, max_split_size %d\n", name, p.Capacity, p.MaxSplitSize)
+	fmt.Fprintf(&b, "%s, capacity %d, max_split_size %d, preallocate %d\n", name, p.Capacity, p.MaxSplitSize, p.Preallocate)
 	for i, o := range p.Ops {
 		fmt.Fprintf(&b, "%3d  %s\n", i, o)
 	}
@@ -68,7 +69,7 @@ func (p PoolProgram) String() string {
 
 // PoolFailure is a broken pool property.
 type PoolFailure struct {
-	Property string // Model, Tiling, Merged, Stats, Reserved, Live, NoFalseOOM, EmptyCache, Reuse, Guard, NeverReturns
+	Property string // Model, Tiling, Merged, Stats, Reserved, Live, NoFalseOOM, EmptyCache, Reuse, Place, Guard, PoolStats, NeverReturns
 	Step     int    // the op after which it broke; len(Ops) for the end of the run
 	Message  string
 	Trace    []traces.Event // what the allocator recorded up to the failure
@@ -87,7 +88,10 @@ func (f *PoolFailure) WriteTrace(w io.Writer) error { return writeTrace(w, impl.
 // The sizes a generated program asks for: around the pools' boundaries.
 var (
 	poolSizes = []uint64{1, 500, 512, 513, 4096, 100 << 10, 1 << 20, 1<<20 + 1, 2 << 20, 3 << 20, 9 << 20, 10 << 20, 12 << 20, 21 << 20}
-	poolElems = []uint64{64, 256, 1000, 4096, 1 << 16}
+	poolElems = []uint64{64, 256, 1000, 4096, 1 << 16, 4 << 20}
+	// The persistent pool's preallocations: small ones, which the first
+	// tensors fill exactly, and larger ones.
+	poolPreallocs = []uint64{0, 512, 1024, 2048, 4096, 64 << 10, 1 << 20, 6 << 20}
 )
 
 // GeneratePool draws a program of up to 60 calls.
@@ -95,6 +99,9 @@ func GeneratePool(rng *rand.Rand, persistent bool) PoolProgram {
 	p := PoolProgram{Persistent: persistent, Capacity: uint64(24+rng.IntN(48)) << 20}
 	if !persistent && rng.IntN(3) == 0 {
 		p.MaxSplitSize = uint64(4+rng.IntN(8)) << 20
+	}
+	if persistent {
+		p.Preallocate = poolPreallocs[rng.IntN(len(poolPreallocs))]
 	}
 	n := 1 + rng.IntN(60)
 	for range n {
@@ -342,96 +349,6 @@ func checkCaching(c *gpu.CachingAllocator, live []liveBlock) (string, string) {
 		}
 	}
 	return "", ""
-}
-
-type liveTensor struct {
-	addr traces.Addr
-	key  gpu.Key
-}
-
-func runPersistent(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *impl.Recording) *PoolFailure {
-	pool, err := gpu.NewPersistent(dev, gpu.PersistentOptions{PreallocateBytes: p.Capacity / 4, Faults: faults})
-	if err != nil {
-		return &PoolFailure{"Setup", 0, err.Error(), nil}
-	}
-	var live, released []liveTensor
-	free := map[gpu.Key][]traces.Addr{} // the reference: what each key has filed
-	var want gpu.PoolStats
-	want.TotalAllocatedBytes = dev.Used()
-	used := dev.Used()
-	fail := func(step int, prop, msg string) *PoolFailure {
-		return &PoolFailure{prop, step, msg, slices.Clone(rec.Events())}
-	}
-	for i, o := range p.Ops {
-		switch o.Kind {
-		case "acquire":
-			k := gpu.Key{Elements: o.Size, DType: o.DType}
-			a, err := pool.Acquire(k)
-			if err != nil {
-				var oom *gpu.OutOfMemoryError
-				if errors.As(err, &oom) {
-					want.Misses++
-					continue
-				}
-				return fail(i, "Acquire", err.Error())
-			}
-			if j := slices.Index(free[k], a); j >= 0 {
-				free[k] = slices.Delete(free[k], j, j+1)
-				want.Hits++
-				want.FreeCount--
-				want.FreeBytes -= k.Bytes()
-			} else if len(free[k]) > 0 {
-				return fail(i, "Reuse", fmt.Sprintf("acquire of %d elements of dtype %d got new memory at %s while %d tensors of that key were free", k.Elements, k.DType, a, len(free[k])))
-			} else {
-				want.Misses++
-			}
-			released = slices.DeleteFunc(released, func(t liveTensor) bool { return t.addr == a })
-			live = append(live, liveTensor{a, k})
-		case "release":
-			if len(live) == 0 {
-				continue
-			}
-			j := o.Index % len(live)
-			t := live[j]
-			if err := pool.Release(t.addr); err != nil {
-				return fail(i, "Release", err.Error())
-			}
-			live = slices.Delete(live, j, j+1)
-			released = append(released, t)
-			free[t.key] = append(free[t.key], t.addr)
-			want.FreeCount++
-			want.FreeBytes += t.key.Bytes()
-		case "rerelease":
-			if len(released) == 0 {
-				continue
-			}
-			if err := pool.Release(released[o.Index%len(released)].addr); err == nil {
-				return fail(i, "Guard", fmt.Sprintf("a second release of %s was accepted", released[o.Index%len(released)].addr))
-			}
-		}
-		want.TotalAllocatedBytes = dev.Used()
-		got := pool.Stats()
-		if got != want {
-			return fail(i, "PoolStats", fmt.Sprintf("stats %+v, the calls count %+v", got, want))
-		}
-		if dev.Used() < used {
-			return fail(i, "NeverReturns", fmt.Sprintf("the device's reserved bytes fell from %d to %d", used, dev.Used()))
-		}
-		used = dev.Used()
-		if pool.Active() != len(live) {
-			return fail(i, "Live", fmt.Sprintf("%d tensors active by the books, %d by the calls", pool.Active(), len(live)))
-		}
-	}
-	for _, t := range live {
-		if err := pool.Release(t.addr); err != nil {
-			return fail(len(p.Ops), "Release", err.Error())
-		}
-	}
-	// The pool keeps its segments until the process exits, by design; the
-	// model's leak check at end covers pool blocks not put back, not
-	// segments.
-	dev.End()
-	return nil
 }
 
 // SearchPool runs generated programs, caching and persistent in turn,

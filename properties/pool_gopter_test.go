@@ -41,13 +41,16 @@ func gopterPoolRun(faults []impl.Fault, seed int64, tests int) (bool, *gopter.Te
 		if persistent {
 			name = "persistent pool: books and trace"
 		}
-		props.Property(name, prop.ForAll(func(ops []PoolOp) string {
+		props.Property(name, prop.ForAll(func(ops []PoolOp, pre int) string {
 			p := PoolProgram{Persistent: persistent, Capacity: 48 << 20, Ops: ops}
+			if persistent {
+				p.Preallocate = poolPreallocs[pre]
+			}
 			if f := RunPool(p, faults); f != nil {
 				return f.Error()
 			}
 			return ""
-		}, gen.SliceOf(gopterPoolOp(persistent))))
+		}, gen.SliceOf(gopterPoolOp(persistent)), gen.IntRange(0, len(poolPreallocs)-1)))
 	}
 	ok := props.Run(rep)
 	return ok, rep.result
