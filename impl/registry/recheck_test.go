@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tlcheck/tlcheck/impl/registry"
+	"github.com/tlcheck/tlcheck/internal/watchdog"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -79,12 +80,14 @@ func TestUnregisterRechecksAfterRelocking(t *testing.T) {
 					close(g.open)
 				}
 			}
+			pet := watchdog.Test(t, stall).Pet
 			start := time.Now()
 			rounds := 0
 			for ; rounds < 300 && time.Since(start) < time.Second; rounds++ {
 				if msg := recheckRound(r, p, r1, r2, q, hold, tt.after); msg != "" {
 					t.Fatalf("round %d (after %v): %s", rounds, time.Since(start).Round(time.Millisecond), msg)
 				}
+				pet()
 			}
 			t.Logf("%d rounds in %v", rounds, time.Since(start).Round(time.Millisecond))
 		})
