@@ -69,7 +69,7 @@ func (p PoolProgram) String() string {
 
 // PoolFailure is a broken pool property.
 type PoolFailure struct {
-	Property string // Model, Tiling, Merged, Stats, Reserved, Live, NoFalseOOM, EmptyCache, Reuse, Place, Guard, PoolStats, NeverReturns
+	Property string // Model, Tiling, Merged, Stats, Reserved, Live, NoFalseOOM, OverLimit, EmptyCache, Reuse, Place, Guard, PoolStats, NeverReturns
 	Step     int    // the op after which it broke; len(Ops) for the end of the run
 	Message  string
 	Trace    []traces.Event // what the allocator recorded up to the failure
@@ -87,7 +87,8 @@ func (f *PoolFailure) WriteTrace(w io.Writer) error { return writeTrace(w, impl.
 
 // The sizes a generated program asks for: around the pools' boundaries.
 var (
-	poolSizes = []uint64{1, 500, 512, 513, 4096, 100 << 10, 1 << 20, 1<<20 + 1, 2 << 20, 3 << 20, 9 << 20, 10 << 20, 12 << 20, 21 << 20}
+	poolSizes = []uint64{1, 500, 512, 513, 4096, 100 << 10, 1 << 20, 1<<20 + 1, 2 << 20, 3 << 20, 9 << 20, 10 << 20, 12 << 20, 21 << 20,
+		24 << 20, 30 << 20, gpu.MaxRequest}
 	poolElems = []uint64{64, 256, 1000, 4096, 1 << 16, 4 << 20}
 	// The persistent pool's preallocations: small ones, which the first
 	// tensors fill exactly, and larger ones.
@@ -98,7 +99,7 @@ var (
 func GeneratePool(rng *rand.Rand, persistent bool) PoolProgram {
 	p := PoolProgram{Persistent: persistent, Capacity: uint64(24+rng.IntN(48)) << 20}
 	if !persistent && rng.IntN(3) == 0 {
-		p.MaxSplitSize = uint64(4+rng.IntN(8)) << 20
+		p.MaxSplitSize = uint64(21+rng.IntN(12)) << 20 // PyTorch's max_split_size_mb is over 20
 	}
 	if persistent {
 		p.Preallocate = poolPreallocs[rng.IntN(len(poolPreallocs))]
@@ -192,12 +193,13 @@ func runCaching(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *impl.R
 	for i, o := range p.Ops {
 		switch o.Kind {
 		case "malloc":
+			before := c.Stats()
 			a, err := c.Malloc(o.Size, o.Stream)
 			var oom *gpu.OutOfMemoryError
 			switch {
-			case errors.As(err, &oom):
-				if msg := falseOOM(c, o.Size); msg != "" {
-					return fail(i, "NoFalseOOM", msg)
+			case errors.As(err, &oom) || o.Size >= gpu.MaxRequest:
+				if prop, msg := judgeOOM(c, o.Size, before, err); prop != "" {
+					return fail(i, prop, msg)
 				}
 			case err != nil:
 				return fail(i, "Malloc", err.Error())
@@ -243,6 +245,30 @@ func runCaching(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *impl.R
 	}
 	dev.End()
 	return nil
+}
+
+// judgeOOM says which property an out-of-memory answer err to a malloc of
+// size breaks, and how, or nothing: a request of 1 EiB or more must be
+// refused so with the allocator's stats as they were before it (before),
+// since PyTorch refuses it before its allocator sees it; any other must
+// not be a false one (falseOOM).
+func judgeOOM(c *gpu.CachingAllocator, size uint64, before gpu.Stats, err error) (string, string) {
+	var oom *gpu.OutOfMemoryError
+	if size >= gpu.MaxRequest {
+		if !errors.As(err, &oom) {
+			return "OverLimit", fmt.Sprintf("malloc of %d bytes (1 EiB or more): %v; want out of memory", size, err)
+		}
+		if st := c.Stats(); st != before {
+			return "OverLimit", fmt.Sprintf("malloc of %d bytes (1 EiB or more) changed the stats: %d bytes reserved in %d segments, %d retries, %d OOMs; before it %d in %d, %d, %d",
+				size, st.ReservedBytes.All.Current, st.Segment.All.Current, st.NumAllocRetries, st.NumOOMs,
+				before.ReservedBytes.All.Current, before.Segment.All.Current, before.NumAllocRetries, before.NumOOMs)
+		}
+		return "", ""
+	}
+	if msg := falseOOM(c, size); msg != "" {
+		return "NoFalseOOM", msg
+	}
+	return "", ""
 }
 
 // falseOOM says what is wrong with an out-of-memory answer to a request

@@ -31,6 +31,22 @@ func TestPoolChecksCanFail(t *testing.T) {
 			c, _ := gpu.NewCaching(gpu.NewDevice(40*MiB, nil), gpu.CachingOptions{})
 			return falseOOM(c, 3*MiB) // asked of an allocator that never failed
 		}},
+		{"OverLimit", "changed the stats: 0 bytes reserved in 0 segments, 1 retries, 1 OOMs", func() string {
+			// The answer of an allocator that freed its cache for a 1 EiB
+			// request: stats from before a malloc that went the usual way.
+			c, _ := gpu.NewCaching(gpu.NewDevice(40*MiB, nil), gpu.CachingOptions{})
+			a, _ := c.Malloc(512, 0)
+			_ = c.Free(a)
+			before := c.Stats()
+			_, err := c.Malloc(gpu.MaxRequest-1, 0)
+			_, msg := judgeOOM(c, gpu.MaxRequest, before, err)
+			return msg
+		}},
+		{"OverLimit/accepted", "want out of memory", func() string {
+			c, _ := gpu.NewCaching(gpu.NewDevice(40*MiB, nil), gpu.CachingOptions{})
+			_, msg := judgeOOM(c, gpu.MaxRequest, c.Stats(), nil)
+			return msg
+		}},
 		{"Reserved", "reserved_bytes 0", func() string {
 			dev := gpu.NewDevice(40*MiB, nil)
 			c, _ := gpu.NewCaching(dev, gpu.CachingOptions{})

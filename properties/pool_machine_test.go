@@ -26,7 +26,7 @@ func newCachingMachine(t *rapid.T, faults []impl.Fault) *cachingMachine {
 	m.dev = gpu.NewDevice(uint64(rapid.IntRange(24, 72).Draw(t, "capacityMiB"))<<20, m.rec.Record)
 	opts := gpu.CachingOptions{Faults: faults}
 	if rapid.Bool().Draw(t, "maxSplit") {
-		opts.MaxSplitSize = uint64(rapid.IntRange(4, 12).Draw(t, "maxSplitMiB")) << 20
+		opts.MaxSplitSize = uint64(rapid.IntRange(21, 32).Draw(t, "maxSplitMiB")) << 20
 	}
 	m.c, _ = gpu.NewCaching(m.dev, opts)
 	return m
@@ -37,12 +37,13 @@ func (m *cachingMachine) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		"malloc": func(t *rapid.T) {
 			n := rapid.SampledFrom(poolSizes).Draw(t, "size")
+			before := m.c.Stats()
 			a, err := m.c.Malloc(n, gpu.Stream(rapid.IntRange(0, 1).Draw(t, "stream")))
 			var oom *gpu.OutOfMemoryError
 			switch {
-			case errors.As(err, &oom):
-				if msg := falseOOM(m.c, n); msg != "" {
-					t.Fatalf("NoFalseOOM: %s", msg)
+			case errors.As(err, &oom) || n >= gpu.MaxRequest:
+				if prop, msg := judgeOOM(m.c, n, before, err); prop != "" {
+					t.Fatalf("%s: %s", prop, msg)
 				}
 			case err != nil:
 				t.Fatal(err)

@@ -84,7 +84,7 @@ func poolProgram(t *rapid.T) PoolProgram {
 	persistent := rapid.Bool().Draw(t, "persistent")
 	p := PoolProgram{Persistent: persistent, Capacity: uint64(rapid.IntRange(24, 72).Draw(t, "capacityMiB")) << 20}
 	if !persistent && rapid.Bool().Draw(t, "maxSplit") {
-		p.MaxSplitSize = uint64(rapid.IntRange(4, 12).Draw(t, "maxSplitMiB")) << 20
+		p.MaxSplitSize = uint64(rapid.IntRange(21, 32).Draw(t, "maxSplitMiB")) << 20
 	}
 	var keys []gpu.Key
 	if persistent {

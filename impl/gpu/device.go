@@ -28,9 +28,13 @@ type OutOfMemoryError struct {
 	Free      uint64 // device bytes not reserved by anyone
 	Allocated uint64 // bytes handed out to users by the allocator (0 for the bare device)
 	Reserved  uint64 // bytes of the allocator's segments (the device's used bytes for the bare device)
+	OverLimit bool   // a request of MaxRequest or more, refused before any cache was touched
 }
 
 func (e *OutOfMemoryError) Error() string {
+	if e.OverLimit {
+		return fmt.Sprintf("gpu: %s: out of memory. Tried to allocate more than 1EB memory.", e.Op)
+	}
 	return fmt.Sprintf("gpu: %s: out of memory. Tried to allocate %s. GPU 0 has a total capacity of %s of which %s is free. "+
 		"Of the allocated memory %s is allocated by the allocator, and %s is reserved by the allocator but unallocated.",
 		e.Op, human(e.Requested), human(e.Capacity), human(e.Free), human(e.Allocated), human(e.Reserved-min(e.Reserved, e.Allocated)))
