@@ -67,8 +67,13 @@
 // its books and, for the persistent pool, to its rules stated again in the
 // property (pool_persistent.go), so that no expected value is read back
 // from the allocator or its device. The caching allocator's books are
-// recounted from its snapshot:
+// recounted from its snapshot, and the block each malloc returns is held
+// to get_free_block's rule (pool_fit.go):
 //
+//	Fit         a malloc gets the best fit among the free blocks of its
+//	            pool and stream (smallest, then lowest address) unless
+//	            max_split_size rules it out, else a new segment of
+//	            get_allocation_size's size
 //	Tiling      each segment's blocks cover it exactly, in address order
 //	Merged      no two free neighbours are left unmerged
 //	Stats       every counter of memory_stats() equals the recount, per pool
@@ -78,6 +83,7 @@
 //	NoFalseOOM  out of memory only when the device cannot hold the segment
 //	            and no segment is free as a whole (persistent: only when
 //	            the rules find no room)
+//	OverLimit   a request of 1 EiB or more is out of memory, nothing touched
 //	EmptyCache  with everything freed, empty_cache returns every byte
 //	Reuse       the persistent pool serves a key from its free list first,
 //	            the last tensor released first

@@ -69,7 +69,7 @@ func (p PoolProgram) String() string {
 
 // PoolFailure is a broken pool property.
 type PoolFailure struct {
-	Property string // Model, Tiling, Merged, Stats, Reserved, Live, NoFalseOOM, OverLimit, EmptyCache, Reuse, Place, Guard, PoolStats, NeverReturns
+	Property string // Model, Fit, Tiling, Merged, Stats, Reserved, Live, NoFalseOOM, OverLimit, EmptyCache, Reuse, Place, Guard, PoolStats, NeverReturns
 	Step     int    // the op after which it broke; len(Ops) for the end of the run
 	Message  string
 	Trace    []traces.Event // what the allocator recorded up to the failure
@@ -193,8 +193,11 @@ func runCaching(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *impl.R
 	for i, o := range p.Ops {
 		switch o.Kind {
 		case "malloc":
-			before := c.Stats()
+			before, snap := c.Stats(), c.Snapshot()
 			a, err := c.Malloc(o.Size, o.Stream)
+			if msg := judgeFit(snap, c.Snapshot(), o.Size, o.Stream, p.MaxSplitSize, a, err); msg != "" {
+				return fail(i, "Fit", msg)
+			}
 			var oom *gpu.OutOfMemoryError
 			switch {
 			case errors.As(err, &oom) || o.Size >= gpu.MaxRequest:

@@ -31,6 +31,20 @@ func TestPoolChecksCanFail(t *testing.T) {
 			c, _ := gpu.NewCaching(gpu.NewDevice(40*MiB, nil), gpu.CachingOptions{})
 			return falseOOM(c, 3*MiB) // asked of an allocator that never failed
 		}},
+		{"Fit", "want the free block at 0x7f0000000000 (512 bytes), the best fit", func() string {
+			c, _ := gpu.NewCaching(gpu.NewDevice(40*MiB, nil), gpu.CachingOptions{})
+			a, _ := c.Malloc(512, 0)
+			_, _ = c.Malloc(512, 0)
+			_ = c.Free(a)
+			snap := c.Snapshot()
+			return judgeFit(snap, snap, 100, 0, 0, a+1024, nil) // an answer other than the hole
+		}},
+		{"Fit/segment", "starts no segment", func() string {
+			c, _ := gpu.NewCaching(gpu.NewDevice(40*MiB, nil), gpu.CachingOptions{})
+			a, _ := c.Malloc(512, 0)
+			snap := c.Snapshot() // no free block of 3 MiB: a new segment is due
+			return judgeFit(snap, snap, 3*MiB, 0, 0, a+512, nil)
+		}},
 		{"OverLimit", "changed the stats: 0 bytes reserved in 0 segments, 1 retries, 1 OOMs", func() string {
 			// The answer of an allocator that freed its cache for a 1 EiB
 			// request: stats from before a malloc that went the usual way.

@@ -15,10 +15,11 @@ import (
 // and the end of the run frees everything, empties the cache and replays
 // the trace through the model.
 type cachingMachine struct {
-	rec  impl.Recording
-	dev  *gpu.Device
-	c    *gpu.CachingAllocator
-	live []liveBlock
+	rec      impl.Recording
+	dev      *gpu.Device
+	c        *gpu.CachingAllocator
+	maxSplit uint64
+	live     []liveBlock
 }
 
 func newCachingMachine(t *rapid.T, faults []impl.Fault) *cachingMachine {
@@ -29,6 +30,7 @@ func newCachingMachine(t *rapid.T, faults []impl.Fault) *cachingMachine {
 		opts.MaxSplitSize = uint64(rapid.IntRange(21, 32).Draw(t, "maxSplitMiB")) << 20
 	}
 	m.c, _ = gpu.NewCaching(m.dev, opts)
+	m.maxSplit = opts.MaxSplitSize
 	return m
 }
 
@@ -37,8 +39,12 @@ func (m *cachingMachine) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		"malloc": func(t *rapid.T) {
 			n := rapid.SampledFrom(poolSizes).Draw(t, "size")
-			before := m.c.Stats()
-			a, err := m.c.Malloc(n, gpu.Stream(rapid.IntRange(0, 1).Draw(t, "stream")))
+			before, snap := m.c.Stats(), m.c.Snapshot()
+			s := gpu.Stream(rapid.IntRange(0, 1).Draw(t, "stream"))
+			a, err := m.c.Malloc(n, s)
+			if msg := judgeFit(snap, m.c.Snapshot(), n, s, m.maxSplit, a, err); msg != "" {
+				t.Fatalf("Fit: %s", msg)
+			}
 			var oom *gpu.OutOfMemoryError
 			switch {
 			case errors.As(err, &oom) || n >= gpu.MaxRequest:

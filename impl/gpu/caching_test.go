@@ -267,3 +267,17 @@ func TestHugeSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestBestFitTies: among free blocks of the same size, the one at the
+// lowest address serves the request (PyTorch's BlockComparatorSize orders
+// by stream, size, then address), whatever order they were freed in.
+func TestBestFitTies(t *testing.T) {
+	c, _ := gpu.NewCaching(gpu.NewDevice(64*MiB, nil), gpu.CachingOptions{})
+	a, _ := c.Malloc(12*MiB, 0) // a 12 MiB segment each, not split
+	b, _ := c.Malloc(12*MiB, 0)
+	_ = c.Free(b)
+	_ = c.Free(a)
+	if got, _ := c.Malloc(12*MiB, 0); got != min(a, b) {
+		t.Errorf("got %s; want the lower of the two free 12 MiB blocks, %s", got, min(a, b))
+	}
+}
