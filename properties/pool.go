@@ -25,6 +25,7 @@ type PoolOp struct {
 	Kind   string     // malloc, free, record, sync, empty (caching); acquire, release, rerelease (persistent)
 	Size   uint64     // malloc: bytes; acquire: elements
 	DType  gpu.DType  // acquire
+	Device uint8      // acquire: the key's device id
 	Stream gpu.Stream // malloc, record, sync
 	Index  int        // free, record, release, rerelease: which live (or released) block, modulo their number
 }
@@ -34,7 +35,7 @@ func (o PoolOp) String() string {
 	case "malloc":
 		return fmt.Sprintf("malloc %d s%d", o.Size, o.Stream)
 	case "acquire":
-		return fmt.Sprintf("acquire %d dtype%d", o.Size, o.DType)
+		return fmt.Sprintf("acquire %d dtype%d dev%d", o.Size, o.DType, o.Device)
 	case "record":
 		return fmt.Sprintf("record #%d s%d", o.Index, o.Stream)
 	case "sync":
@@ -111,7 +112,7 @@ func GeneratePool(rng *rand.Rand, persistent bool) PoolProgram {
 		if persistent {
 			switch {
 			case r < 50:
-				o = PoolOp{Kind: "acquire", Size: poolElems[rng.IntN(len(poolElems))], DType: gpu.DType(rng.IntN(2) * int(gpu.F16))}
+				o = PoolOp{Kind: "acquire", Size: poolElems[rng.IntN(len(poolElems))], DType: gpu.DType(rng.IntN(2) * int(gpu.F16)), Device: uint8(rng.IntN(2))}
 			case r < 90:
 				o = PoolOp{Kind: "release", Index: rng.IntN(8)}
 			default:

@@ -19,7 +19,7 @@ func gopterPoolOp(persistent bool) gopter.Gen {
 		if persistent {
 			kinds := []string{"acquire", "acquire", "release", "release", "rerelease"}
 			return PoolOp{Kind: kinds[int(b[0])%len(kinds)], Size: poolElems[int(b[1])%len(poolElems)],
-				DType: gpu.DType(int(b[2]%2) * int(gpu.F16)), Index: int(b[3] % 8)}
+				DType: gpu.DType(int(b[2]%2) * int(gpu.F16)), Device: (b[2] >> 1) % 2, Index: int(b[3] % 8)}
 		}
 		kinds := []string{"malloc", "malloc", "malloc", "free", "free", "record", "sync", "empty"}
 		return PoolOp{Kind: kinds[int(b[0])%len(kinds)], Size: poolSizes[int(b[1])%len(poolSizes)],

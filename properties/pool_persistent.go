@@ -91,25 +91,25 @@ func runPersistent(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *imp
 	for i, o := range p.Ops {
 		switch o.Kind {
 		case "acquire":
-			k := gpu.Key{Elements: o.Size, DType: o.DType}
+			k := gpu.Key{Elements: o.Size, DType: o.DType, Device: o.Device}
 			carved := rules.preOff
 			want, how := rules.acquire(k)
 			a, err := pool.Acquire(k)
 			var oom *gpu.OutOfMemoryError
 			switch {
 			case errors.As(err, &oom) && how != "":
-				return fail(i, "NoFalseOOM", fmt.Sprintf("acquire of %d elements of dtype %d: %v; want %s memory at %s", k.Elements, k.DType, err, how, want))
+				return fail(i, "NoFalseOOM", fmt.Sprintf("acquire of %d elements of dtype %d on device %d: %v; want %s memory at %s", k.Elements, k.DType, k.Device, err, how, want))
 			case err != nil && how != "":
 				return fail(i, "Acquire", err.Error())
 			case err == nil && how == "":
-				return fail(i, "Reserved", fmt.Sprintf("acquire of %d elements of dtype %d got %s, but %d of the device's %d bytes are reserved: no room for %d more",
-					k.Elements, k.DType, a, rules.reserved, p.Capacity, align512(k.Bytes())))
+				return fail(i, "Reserved", fmt.Sprintf("acquire of %d elements of dtype %d on device %d got %s, but %d of the device's %d bytes are reserved: no room for %d more",
+					k.Elements, k.DType, k.Device, a, rules.reserved, p.Capacity, align512(k.Bytes())))
 			case how == "reused" && a != want:
-				return fail(i, "Reuse", fmt.Sprintf("acquire of %d elements of dtype %d got %s; want %s, the last released of that key's free tensors %v",
-					k.Elements, k.DType, a, want, append(rules.free[k], want)))
+				return fail(i, "Reuse", fmt.Sprintf("acquire of %d elements of dtype %d on device %d got %s; want %s, the last released of that key's free tensors %v",
+					k.Elements, k.DType, k.Device, a, want, append(rules.free[k], want)))
 			case a != want:
-				return fail(i, "Place", fmt.Sprintf("acquire of %d elements of dtype %d got %s; want %s memory at %s (preallocation %d bytes, %d carved before)",
-					k.Elements, k.DType, a, how, want, rules.preLen, carved))
+				return fail(i, "Place", fmt.Sprintf("acquire of %d elements of dtype %d on device %d got %s; want %s memory at %s (preallocation %d bytes, %d carved before)",
+					k.Elements, k.DType, k.Device, a, how, want, rules.preLen, carved))
 			}
 			if err == nil {
 				released = slices.DeleteFunc(released, func(t liveTensor) bool { return t.addr == a })

@@ -59,10 +59,11 @@ func poolOp(persistent bool, keys []gpu.Key) *rapid.Generator[PoolOp] {
 		if persistent {
 			k := rapid.SampledFrom(keys).Draw(t, "key")
 			return PoolOp{
-				Kind:  rapid.SampledFrom([]string{"acquire", "acquire", "release", "release", "rerelease"}).Draw(t, "kind"),
-				Size:  k.Elements,
-				DType: k.DType,
-				Index: rapid.IntRange(0, 7).Draw(t, "index"),
+				Kind:   rapid.SampledFrom([]string{"acquire", "acquire", "release", "release", "rerelease"}).Draw(t, "kind"),
+				Size:   k.Elements,
+				DType:  k.DType,
+				Device: k.Device,
+				Index:  rapid.IntRange(0, 7).Draw(t, "index"),
 			}
 		}
 		return PoolOp{
@@ -76,7 +77,8 @@ func poolOp(persistent bool, keys []gpu.Key) *rapid.Generator[PoolOp] {
 
 // poolKey draws one key of the persistent pool.
 var poolKey = rapid.Custom(func(t *rapid.T) gpu.Key {
-	return gpu.Key{Elements: rapid.SampledFrom(poolElems).Draw(t, "elems"), DType: rapid.SampledFrom([]gpu.DType{gpu.F32, gpu.F16}).Draw(t, "dtype")}
+	return gpu.Key{Elements: rapid.SampledFrom(poolElems).Draw(t, "elems"), DType: rapid.SampledFrom([]gpu.DType{gpu.F32, gpu.F16}).Draw(t, "dtype"),
+		Device: uint8(rapid.IntRange(0, 1).Draw(t, "device"))}
 })
 
 // poolProgram draws a program for the rapid state-machine property.
