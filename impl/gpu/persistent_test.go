@@ -163,3 +163,17 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestPersistentKeyHasDevice: the device id is part of the key, so a
+// tensor released on one device is never handed to another.
+func TestPersistentKeyHasDevice(t *testing.T) {
+	p, _ := gpu.NewPersistent(gpu.NewDevice(64*MiB, nil), gpu.PersistentOptions{})
+	a, _ := p.Acquire(gpu.Key{Elements: 1024, DType: gpu.F32, Device: 0})
+	_ = p.Release(a)
+	if b, _ := p.Acquire(gpu.Key{Elements: 1024, DType: gpu.F32, Device: 1}); b == a {
+		t.Errorf("device 1 got device 0's released tensor %s", a)
+	}
+	if c, _ := p.Acquire(gpu.Key{Elements: 1024, DType: gpu.F32, Device: 0}); c != a {
+		t.Errorf("device 0 got %s, want its released %s", c, a)
+	}
+}
