@@ -9,22 +9,13 @@ import (
 	"github.com/leanovate/gopter/prop"
 
 	"github.com/tlcheck/tlcheck/impl"
-	"github.com/tlcheck/tlcheck/impl/gpu"
 )
 
-// gopterPoolOp draws one call as GeneratePool weights them: five bytes
-// pick the kind, the size, the stream or dtype and the index.
+// gopterPoolOp draws one call as GeneratePool weights them: four bytes
+// pick the kind, the size, the stream or dtype and device, and the index
+// (poolOpOf).
 func gopterPoolOp(persistent bool) gopter.Gen {
-	return gen.SliceOfN(4, gen.UInt8()).Map(func(b []uint8) PoolOp {
-		if persistent {
-			kinds := []string{"acquire", "acquire", "release", "release", "rerelease"}
-			return PoolOp{Kind: kinds[int(b[0])%len(kinds)], Size: poolElems[int(b[1])%len(poolElems)],
-				DType: gpu.DType(int(b[2]%2) * int(gpu.F16)), Device: (b[2] >> 1) % 2, Index: int(b[3] % 8)}
-		}
-		kinds := []string{"malloc", "malloc", "malloc", "free", "free", "record", "sync", "empty"}
-		return PoolOp{Kind: kinds[int(b[0])%len(kinds)], Size: poolSizes[int(b[1])%len(poolSizes)],
-			Stream: gpu.Stream(b[2] % 2), Index: int(b[3] % 8)}
-	})
+	return gen.SliceOfN(4, gen.UInt8()).Map(func(b []uint8) PoolOp { return poolOpOf(persistent, [4]byte(b)) })
 }
 
 // gopterPoolRun checks the pool property over gopter's generated call
