@@ -17,13 +17,15 @@ const Base traces.Addr = 0x7f0000000000
 // allocator's sizes are multiples of 512 too.
 const segmentAlign = 512
 
-// OutOfMemoryError is a failed allocation: the device's, or the caching
-// allocator's after it has freed its cache and retried. Its message is
+// OutOfMemoryError is a failed allocation: the device's, the caching
+// allocator's after it has freed its cache and retried, or a request of
+// MaxRequest or more, refused at once (OverLimit). Its message is
 // modelled on PyTorch's "CUDA out of memory" message, so a user reads the
-// same three numbers: what is allocated, what is reserved and what is free.
+// same three numbers: what is allocated, what is reserved and what is free
+// (for OverLimit, PyTorch's "more than 1EB" message).
 type OutOfMemoryError struct {
 	Op        string // "DevMalloc", "Malloc", ...: the call that failed
-	Requested uint64 // bytes the device was asked for: the segment, as PyTorch's alloc_size
+	Requested uint64 // bytes the device was asked for: the segment, as PyTorch's alloc_size (OverLimit: the request)
 	Capacity  uint64 // the device's total capacity
 	Free      uint64 // device bytes not reserved by anyone
 	Allocated uint64 // bytes handed out to users by the allocator (0 for the bare device)
