@@ -14,7 +14,7 @@
 // and deterministic (first fit), and a request past the capacity is an
 // *OutOfMemoryError.
 //
-// # The caching allocator (caching.go)
+// # The caching allocator (caching.go, release.go)
 //
 // CachingAllocator follows c10/cuda/CUDACachingAllocator.cpp:
 //   - sizes round up to 512 B (RoundSize); a rounded size of at most 1 MiB
