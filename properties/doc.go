@@ -67,13 +67,18 @@
 // its books and, for the persistent pool, to its rules stated again in the
 // property (pool_persistent.go), so that no expected value is read back
 // from the allocator or its device. The caching allocator's books are
-// recounted from its snapshot, and the block each malloc returns is held
-// to get_free_block's rule (pool_fit.go):
+// recounted from its snapshot, and the block each malloc returns and what
+// it frees are held to PyTorch's rules stated again (pool_fit.go):
 //
 //	Fit         a malloc gets the best fit among the free blocks of its
 //	            pool and stream (smallest, then lowest address) unless
 //	            max_split_size rules it out, else a new segment of
 //	            get_allocation_size's size
+//	Release     a malloc frees and retries as PyTorch's does: nothing while
+//	            a cached block serves it or the device has room; else
+//	            release_available_cached_blocks's oversize blocks alone, no
+//	            retry, when they make room; else every segment free as a
+//	            whole, one retry
 //	Tiling      each segment's blocks cover it exactly, in address order
 //	Merged      no two free neighbours are left unmerged
 //	Stats       every counter of memory_stats() equals the recount, per pool

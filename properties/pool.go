@@ -70,7 +70,7 @@ func (p PoolProgram) String() string {
 
 // PoolFailure is a broken pool property.
 type PoolFailure struct {
-	Property string // Model, Fit, Tiling, Merged, Stats, Reserved, Live, NoFalseOOM, OverLimit, EmptyCache, Reuse, Place, Guard, PoolStats, NeverReturns
+	Property string // Model, Fit, Release, Tiling, Merged, Stats, Reserved, Live, NoFalseOOM, OverLimit, EmptyCache, Reuse, Place, Guard, PoolStats, NeverReturns
 	Step     int    // the op after which it broke; len(Ops) for the end of the run
 	Message  string
 	Trace    []traces.Event // what the allocator recorded up to the failure
@@ -198,6 +198,9 @@ func runCaching(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *impl.R
 			a, err := c.Malloc(o.Size, o.Stream)
 			if msg := judgeFit(snap, c.Snapshot(), o.Size, o.Stream, p.MaxSplitSize, a, err); msg != "" {
 				return fail(i, "Fit", msg)
+			}
+			if msg := judgeRelease(snap, c.Snapshot(), c.Stats().NumAllocRetries-before.NumAllocRetries, o.Size, o.Stream, p.MaxSplitSize, p.Capacity, a); msg != "" {
+				return fail(i, "Release", msg)
 			}
 			var oom *gpu.OutOfMemoryError
 			switch {

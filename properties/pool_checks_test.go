@@ -45,6 +45,16 @@ func TestPoolChecksCanFail(t *testing.T) {
 			snap := c.Snapshot() // no free block of 3 MiB: a new segment is due
 			return judgeFit(snap, snap, 3*MiB, 0, 0, a+512, nil)
 		}},
+		{"Release", "freed segments map[] with 0 retries; want map[0x7f0000000000:25165824] with 0", func() string {
+			// The books of a full device of cached 24 MiB blocks, and an
+			// answer to a 5 MiB malloc that freed none of them.
+			c, _ := gpu.NewCaching(gpu.NewDevice(48*MiB, nil), gpu.CachingOptions{MaxSplitSize: 24 * MiB})
+			a, _ := c.Malloc(24*MiB, 0)
+			b, _ := c.Malloc(24*MiB, 0)
+			_, _ = c.Free(a), c.Free(b)
+			snap := c.Snapshot()
+			return judgeRelease(snap, snap, 0, 5*MiB, 0, 24*MiB, 48*MiB, 0)
+		}},
 		{"OverLimit", "changed the stats: 0 bytes reserved in 0 segments, 1 retries, 1 OOMs", func() string {
 			// The answer of an allocator that freed its cache for a 1 EiB
 			// request: stats from before a malloc that went the usual way.

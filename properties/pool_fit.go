@@ -1,7 +1,10 @@
 package properties
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/tlcheck/tlcheck/impl/gpu"
 	"github.com/tlcheck/tlcheck/traces"
@@ -80,4 +83,99 @@ func judgeFit(before, after []gpu.SegmentInfo, size uint64, s gpu.Stream, maxSpl
 		}
 	}
 	return fmt.Sprintf("malloc of %d bytes on stream %d got %s, which starts no segment, though no free block serves it", size, s, a)
+}
+
+// availableRule is what release_available_cached_blocks returns to the
+// device for a request of n rounded bytes on stream s, from the snapshot
+// before: the smallest free oversize block of the request's pool and
+// stream of at least max(n, maxSplit) alone, else the largest ones, largest
+// first, until they add up to that much; enough says whether they do.
+// Nothing without maxSplit.
+func availableRule(before []gpu.SegmentInfo, n uint64, s gpu.Stream, maxSplit uint64) (freed []gpu.SegmentInfo, enough bool) {
+	if maxSplit == 0 {
+		return nil, false
+	}
+	small := n <= 1<<20
+	var oversize []gpu.SegmentInfo // whole free segments of maxSplit or more
+	for _, seg := range before {
+		if seg.Small == small && seg.Stream == s && len(seg.Blocks) == 1 && seg.Blocks[0].State == gpu.StateInactive && seg.Size >= maxSplit {
+			oversize = append(oversize, seg)
+		}
+	}
+	slices.SortFunc(oversize, func(a, b gpu.SegmentInfo) int {
+		if a.Size != b.Size {
+			return cmp.Compare(a.Size, b.Size)
+		}
+		return cmp.Compare(a.Addr, b.Addr)
+	})
+	want := max(n, maxSplit)
+	if i := slices.IndexFunc(oversize, func(seg gpu.SegmentInfo) bool { return seg.Size >= want }); i >= 0 {
+		return oversize[i : i+1], true
+	}
+	var sum uint64
+	for i := len(oversize) - 1; i >= 0 && sum < want; i-- {
+		freed = append(freed, oversize[i])
+		sum += oversize[i].Size
+	}
+	return freed, sum >= want
+}
+
+// judgeRelease says how a malloc of size on stream s broke the rules of
+// what it frees and retries, or nothing. before and after are the
+// snapshots around it, retries the num_alloc_retries it added, a what it
+// returned. With a cached block that serves it, or room on the device
+// (capacity) for a new segment, nothing is freed or retried; else, with
+// maxSplit set, release_available_cached_blocks frees availableRule's
+// blocks, and if those are enough and make room, nothing else is freed and
+// no retry counted; otherwise release_cached_blocks frees every segment
+// free as a whole, with one retry.
+func judgeRelease(before, after []gpu.SegmentInfo, retries int64, size uint64, s gpu.Stream, maxSplit, capacity uint64, a traces.Addr) string {
+	_, found, known := fitRule(before, size, s, maxSplit)
+	if !known || size >= gpu.MaxRequest {
+		return ""
+	}
+	var used uint64
+	var whole []gpu.SegmentInfo // what release_cached_blocks frees
+	for _, seg := range before {
+		used += seg.Size
+		if len(seg.Blocks) == 1 && seg.Blocks[0].State == gpu.StateInactive {
+			whole = append(whole, seg)
+		}
+	}
+	need := segmentRule(size)
+	var want []gpu.SegmentInfo
+	wantRetries := int64(0)
+	switch freed, enough := availableRule(before, max(512, align512(size)), s, maxSplit); {
+	case found || capacity-used >= need:
+	case enough && capacity-used+sumSizes(freed) >= need:
+		want = freed
+	default:
+		want, wantRetries = whole, 1
+	}
+	gone := map[traces.Addr]uint64{}
+	for _, seg := range before {
+		gone[seg.Addr] = seg.Size
+	}
+	for _, seg := range after {
+		if (found || seg.Addr != a) && gone[seg.Addr] == seg.Size { // a new segment may reuse a freed one's address
+			delete(gone, seg.Addr)
+		}
+	}
+	wantGone := map[traces.Addr]uint64{}
+	for _, seg := range want {
+		wantGone[seg.Addr] = seg.Size
+	}
+	if retries != wantRetries || !maps.Equal(gone, wantGone) {
+		return fmt.Sprintf("malloc of %d bytes on stream %d (%d of %d bytes reserved, a new segment needs %d): freed segments %v with %d retries; want %v with %d",
+			size, s, used, capacity, need, gone, retries, wantGone, wantRetries)
+	}
+	return ""
+}
+
+func sumSizes(segs []gpu.SegmentInfo) uint64 {
+	var n uint64
+	for _, seg := range segs {
+		n += seg.Size
+	}
+	return n
 }

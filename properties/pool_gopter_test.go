@@ -34,8 +34,11 @@ func gopterPoolRun(faults []impl.Fault, seed int64, tests int) (bool, *gopter.Te
 		}
 		props.Property(name, prop.ForAll(func(ops []PoolOp, pre int) string {
 			p := PoolProgram{Persistent: persistent, Capacity: 48 << 20, Ops: ops}
-			if persistent {
+			switch {
+			case persistent:
 				p.Preallocate = poolPreallocs[pre]
+			case pre%2 == 1:
+				p.MaxSplitSize = uint64(21+pre) << 20
 			}
 			if f := RunPool(p, faults); f != nil {
 				return f.Error()

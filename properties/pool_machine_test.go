@@ -45,6 +45,9 @@ func (m *cachingMachine) actions() map[string]func(*rapid.T) {
 			if msg := judgeFit(snap, m.c.Snapshot(), n, s, m.maxSplit, a, err); msg != "" {
 				t.Fatalf("Fit: %s", msg)
 			}
+			if msg := judgeRelease(snap, m.c.Snapshot(), m.c.Stats().NumAllocRetries-before.NumAllocRetries, n, s, m.maxSplit, m.dev.Capacity(), a); msg != "" {
+				t.Fatalf("Release: %s", msg)
+			}
 			var oom *gpu.OutOfMemoryError
 			switch {
 			case errors.As(err, &oom) || n >= gpu.MaxRequest:
