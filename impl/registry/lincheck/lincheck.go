@@ -153,7 +153,8 @@ func Hunt(cfg Config, more func(n int) bool) (r Result, n int, err error) {
 // a counterexample to read: workloads of fewer goroutines and calls, the
 // smallest first, each tried on up to tries seeds from cfg.Seed. A
 // concurrent history cannot be replayed call by call, so this is a search,
-// not a reduction of r. It returns the first one it finds, or r.
+// not a reduction of r. It returns the first one it finds, or r (at once
+// if a history stalls).
 func Shrink(cfg Config, r Result, tries int) Result {
 	type size struct{ clients, ops int }
 	var sizes []size
@@ -170,6 +171,9 @@ func Shrink(cfg Config, r Result, tries int) Result {
 		small.Clients, small.Ops = sz.clients, sz.ops
 		for k := range tries {
 			got, err := Run(small, cfg.Seed+uint64(k))
+			if errors.Is(err, ErrStalled) {
+				return r // a deadlock: every later try would wait Config.Stall too
+			}
 			if err == nil && got.Verdict == porcupine.Illegal {
 				return got
 			}
