@@ -33,9 +33,11 @@ func onShard(r *registry.Registry, i, n int) registry.Ptr {
 // may be given to something else (the rows); the first call must see it
 // and look again, not remove the new name nor drop the old buffer's count
 // a second time. Each round races two Unregisters of alias p of buffer r1,
-// the second followed at once by the row's call, and then checks that
-// nothing but p itself was freed while r1 is registered, and that r1 and
-// r2 each free exactly once when unregistered.
+// the one that succeeds followed at once by the row's call, and then
+// checks that nothing but p itself was freed while r1 is registered, and
+// that r1 and r2 each free exactly once when unregistered. Without the
+// re-check every row fails in its first round; with a re-check of p's
+// presence only, every row but the first.
 func TestUnregisterRechecksAfterRelocking(t *testing.T) {
 	tests := []struct {
 		name  string
