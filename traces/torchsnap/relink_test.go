@@ -21,8 +21,8 @@ import (
 // It simulates the stack only as far as it needs: which slots hold lists,
 // and under which memo key. A list referred to from inside itself (a
 // cycle) still decodes as it was at that point; snapshots hold none.
-// relink is called on pickles that scan accepted.
-func relink(p []byte) []byte {
+// relinkForOgrek is called on pickles that the machine accepted.
+func relinkForOgrek(p []byte) []byte {
 	type slot struct {
 		mark bool
 		list bool
