@@ -65,8 +65,6 @@ func TestBadSnapshots(t *testing.T) {
 		{"stack underflow", []byte("\x80\x04a."), torchsnap.Limits{}, "malformed pickle"},
 		{"text", []byte("hello world\n"), torchsnap.Limits{}, "does not start with PROTO"},
 		{"too big", clean, torchsnap.Limits{MaxBytes: 100}, "larger than 100 bytes"},
-		
-		
 
 		{"a list", pickled(t, []any{}), torchsnap.Limits{}, "snapshot: want a dict with segments and device_traces, got a list (an old snapshot of segments alone"},
 		{"no traces", pickled(t, map[any]any{"segments": []any{}}), torchsnap.Limits{}, "_record_memory_history()"},

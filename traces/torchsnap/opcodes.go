@@ -115,7 +115,7 @@ func (m *machine) step(op byte) error {
 		var idx uint32
 		switch op {
 		case 0x94:
-			idx = uint32(m.nmemo)
+			idx = uint32(m.memo.n)
 		case 'p':
 			n, err := m.decimal("PUT")
 			if err != nil {
@@ -256,7 +256,7 @@ func (m *machine) step(op byte) error {
 		if err != nil {
 			return m.fail("STRING: %v", err)
 		}
-		return m.push(strVal(s))
+		return m.push(m.strVal(s))
 	case 'V': // UNICODE: raw-unicode-escape
 		b, err := m.lineOr("UNICODE", maxLine, "")
 		if err != nil {
@@ -266,7 +266,7 @@ func (m *machine) step(op byte) error {
 		if err != nil {
 			return m.fail("UNICODE: %v", err)
 		}
-		return m.push(strVal(s))
+		return m.push(m.strVal(s))
 	case 'T', 'U': // BINSTRING, SHORT_BINSTRING: ASCII
 		var n uint64
 		name := "SHORT_BINSTRING"

@@ -62,9 +62,45 @@ type val struct {
 func (v val) str() string { return unsafe.String((*byte)(v.p), int(v.i)) }
 func (v val) obj() *obj   { return (*obj)(v.p) }
 
-func strVal(s string) val {
-	return val{k: kStr, i: int64(len(s)), p: unsafe.Pointer(unsafe.StringData(s))}
+// A str's bytes are followed by strTail bytes where the reader keeps what
+// it learned of the string (shaper.hides, shaper.fileID): every reference
+// to one str (the memo hands out the same one) shares them, so that what
+// is learned once is not learned again, and nothing is kept in a table
+// that would outlive the string.
+const strTail = 8
+
+// newStr makes a str of b. Short strs are made once for each content
+// while the table of them is small: Python's pickler writes a str once
+// for each str object, and a program makes many objects of one content
+// (a function's name in each frame).
+func (m *machine) newStr(b []byte) val {
+	short := len(b) <= maxShared
+	if short {
+		if v, ok := m.strs[string(b)]; ok {
+			return v
+		}
+	}
+	buf := make([]byte, len(b)+strTail)
+	copy(buf, b)
+	v := val{k: kStr, i: int64(len(b)), p: unsafe.Pointer(&buf[0])}
+	if short && len(m.strs) < maxStrs {
+		if m.strs == nil {
+			m.strs = make(map[string]val)
+		}
+		m.strs[v.str()] = v
+	}
+	return v
 }
+
+const (
+	maxShared = 128     // longest str made once for each content
+	maxStrs   = 1 << 16 // most such strs
+)
+
+func (m *machine) strVal(s string) val { return m.newStr(unsafe.Slice(unsafe.StringData(s), len(s))) }
+
+// tail returns a str's tail bytes.
+func (v val) tail() *[strTail]byte { return (*[strTail]byte)(unsafe.Add(v.p, v.i)) }
 
 // limits are the machine's bounds; see Limits for what they mean to a user.
 type limits struct {
@@ -102,12 +138,11 @@ type machine struct {
 	lim   limits
 	stack []val
 	marks []int
-	memo  []val
-	far   map[uint32]val // memo entries at indexes far beyond the others
-	nmemo int            // memo entries set: MEMOIZE's index
+	memo  memo
 	held  int            // values held in generic containers
 	frame int64          // where the last FRAME said the input goes on to, at least
 	sh    *shaper        // the snapshot's shape; nil in generic mode
+	strs  map[string]val // short strs by content (newStr)
 	buf   []byte
 }
 
@@ -346,7 +381,7 @@ func (m *machine) keep(b []byte, n uint64, isBytes, hold bool, check func([]byte
 		c := string(b)
 		return val{k: kBytes, i: int64(n), p: unsafe.Pointer(unsafe.StringData(c))}, nil
 	}
-	return strVal(string(b)), nil
+	return m.newStr(b), nil
 }
 
 // skipArg reads past a string of n bytes, longer than tlcheck holds,
@@ -371,62 +406,3 @@ func (m *machine) skipArg(n uint64, name string, isBytes bool, check func([]byte
 	return val{k: kLong, i: int64(min(n, math.MaxInt64))}, nil
 }
 
-// memoPut stores v at memo index idx.
-func (m *machine) memoPut(idx uint32, v val) error {
-	switch {
-	case int(idx) < len(m.memo):
-		if old := m.memo[idx]; old.k == kNone && old.i == -1 {
-			m.nmemo++
-		}
-		m.memo[idx] = v
-	case int(idx) < 2*len(m.memo)+1024:
-		for len(m.memo) < int(idx) {
-			m.memo = append(m.memo, val{i: -1}) // unset
-		}
-		m.memo = append(m.memo, v)
-		m.nmemo++
-	default:
-		if m.far == nil {
-			m.far = make(map[uint32]val)
-		}
-		if _, ok := m.far[idx]; !ok {
-			m.nmemo++
-		}
-		m.far[idx] = v
-	}
-	if m.nmemo > memoSlack+int(m.off/memoPerByte) {
-		return m.fail("more values memoized than a snapshot of %d bytes holds (one for every %d bytes): PyTorch never writes such a pickle", m.off, memoPerByte)
-	}
-	if v.k == kObj && v.obj().memo == 0 {
-		v.obj().memo = int64(idx) + 1
-	}
-	return nil
-}
-
-// memoGet fetches memo index idx.
-func (m *machine) memoGet(idx uint32) (val, error) {
-	if int(idx) < len(m.memo) {
-		if v := m.memo[idx]; !(v.k == kNone && v.i == -1) {
-			return v, nil
-		}
-	} else if v, ok := m.far[idx]; ok {
-		return v, nil
-	}
-	return val{}, m.fail("malformed pickle: memo entry %d was never stored", idx)
-}
-
-// reseal replaces o's memo entry, once o is read, by what was read of it,
-// so that the memo stops holding o.
-func (m *machine) reseal(o *obj, v val) {
-	if o.memo == 0 {
-		return
-	}
-	idx := uint32(o.memo - 1)
-	if int(idx) < len(m.memo) {
-		if m.memo[idx].p == unsafe.Pointer(o) {
-			m.memo[idx] = v
-		}
-	} else if old, ok := m.far[idx]; ok && old.p == unsafe.Pointer(o) {
-		m.far[idx] = v
-	}
-}

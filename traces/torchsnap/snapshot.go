@@ -1,6 +1,7 @@
 package torchsnap
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -22,13 +23,14 @@ type shaper struct {
 	segs   map[uint64]live    // segments live at the snapshot
 	live   map[uint64]live    // blocks allocated at the snapshot
 	frames []frameRec         // distinct frames
-	frameN map[frameKey]int32 // frames by the identity of their strings
+	frameN map[frameKey]int32 // frames by file, line and whether shown
+	files  []fileRec          // distinct filenames
+	fileN  map[string]int32
 
 	sites     []string
-	siteN     map[siteKey]int32
+	siteN     map[frameKey]int32 // sites by file and line
 	siteBytes int64
 	maxSites  int64
-	hidden    map[strKey]bool
 
 	stats Stats
 }
@@ -66,29 +68,24 @@ type blockRec struct {
 	active     bool
 }
 
+// frameRec is a distinct frame, as far as its site goes.
 type frameRec struct {
-	file  string
+	file  int32 // an index of files
 	line  int64
 	shown bool  // memory_viz shows it, and it names a file
-	py    bool  // a Python frame
 	site  int32 // its site, once made; -2 before
 }
 
-type (
-	strKey struct {
-		p    *byte
-		n    int
-		file bool
-	}
-	frameKey struct {
-		file, name strKey
-		line       int64
-	}
-	siteKey struct {
-		file strKey
-		line int64
-	}
-)
+type fileRec struct {
+	name string
+	py   bool // a Python file
+}
+
+type frameKey struct {
+	file  int32
+	line  int64
+	shown bool
+}
 
 // framesState is what a frames list has shown of its site so far.
 type framesState struct {
@@ -98,8 +95,8 @@ type framesState struct {
 func newShaper(lim Limits) *shaper {
 	return &shaper{
 		segs: make(map[uint64]live), live: make(map[uint64]live),
-		frameN: make(map[frameKey]int32), siteN: make(map[siteKey]int32),
-		hidden: make(map[strKey]bool), maxSites: lim.MaxSites,
+		frameN: make(map[frameKey]int32), siteN: make(map[frameKey]int32),
+		fileN: make(map[string]int32), maxSites: lim.MaxSites,
 	}
 }
 
@@ -210,7 +207,7 @@ func (sh *shaper) addItem(m *machine, o *obj, it val) error {
 		f := &sh.frames[v.i]
 		switch {
 		case !f.shown:
-		case f.py:
+		case sh.files[f.file].py:
 			o.fr.py = int32(v.i)
 		case o.fr.fallback < 0:
 			o.fr.fallback = int32(v.i)
@@ -543,35 +540,51 @@ func (sh *shaper) finishSegment(o *obj, pl place) error {
 }
 
 func (sh *shaper) finishFrame(o *obj, pl place) (val, error) {
-	file, err := strField(o, 0, "filename", pl)
-	if err != nil {
+	if _, err := strField(o, 0, "filename", pl); err != nil {
 		return val{}, err
 	}
-	name := ""
-	if o.has(2) {
-		if name, err = strField(o, 2, "name", pl); err != nil {
+	file := o.f[0]
+	shown := file.i > 0 && file.str() != "??" && !hides(file, true)
+	if shown && o.has(2) {
+		if _, err := strField(o, 2, "name", pl); err != nil {
 			return val{}, err
 		}
+		shown = !hides(o.f[2], false)
 	}
 	line := int64(0)
 	if o.has(1) {
+		var err error
 		if line, err = intField(o, 1, "line", pl); err != nil {
 			return val{}, err
 		}
 	}
-	key := frameKey{keyOf(file, true), keyOf(name, false), line}
+	key := frameKey{sh.fileID(file), line, shown}
 	if id, ok := sh.frameN[key]; ok {
 		return val{k: kFrame, i: int64(id)}, nil
 	}
-	f := frameRec{file: file, line: line, site: -2, py: strings.HasSuffix(file, ".py")}
-	f.shown = file != "" && file != "??" && !sh.hides(name, false) && !sh.hides(file, true)
-	sh.frames = append(sh.frames, f)
+	sh.frames = append(sh.frames, frameRec{file: key.file, line: line, shown: shown, site: -2})
 	id := int32(len(sh.frames) - 1)
 	sh.frameN[key] = id
 	return val{k: kFrame, i: int64(id)}, nil
 }
 
-func keyOf(s string, file bool) strKey { return strKey{unsafe.StringData(s), len(s), file} }
+// fileID returns the index in files of a filename, kept in the string's
+// tail once known.
+func (sh *shaper) fileID(v val) int32 {
+	t := v.tail()
+	if id := binary.LittleEndian.Uint32(t[4:]); id != 0 {
+		return int32(id - 1)
+	}
+	s := v.str()
+	id, ok := sh.fileN[s]
+	if !ok {
+		sh.files = append(sh.files, fileRec{name: s, py: strings.HasSuffix(s, ".py")})
+		id = int32(len(sh.files) - 1)
+		sh.fileN[s] = id
+	}
+	binary.LittleEndian.PutUint32(t[4:], uint32(id)+1)
+	return id
+}
 
 // siteOf returns frame id's site, "file:line" ("file" where line is 0),
 // made once for each file and line.
@@ -580,10 +593,10 @@ func (sh *shaper) siteOf(id int32, pl place) (int32, error) {
 	if f.site != -2 {
 		return f.site, nil
 	}
-	key := siteKey{keyOf(f.file, true), f.line}
+	key := frameKey{file: f.file, line: f.line}
 	site, ok := sh.siteN[key]
 	if !ok {
-		s := f.file
+		s := sh.files[f.file].name
 		if f.line > 0 {
 			s += ":" + strconv.FormatInt(f.line, 10)
 		}
@@ -607,24 +620,28 @@ var (
 	omitFilenames = []string{"core/boxing", "/Register", "/Redispatch", "pythonrun.c", "Modules/main.c", "Objects/call.c", "Objects/methodobject.c", "pycore_ceval.h", "ceval.c", "cpython/abstract.h"}
 )
 
-// hides reports whether memory_viz hides frames of this function name (or
-// file name, with file), cached by the string's identity.
-func (sh *shaper) hides(s string, file bool) bool {
-	key := keyOf(s, file)
-	if h, ok := sh.hidden[key]; ok {
-		return h
+// hides reports whether memory_viz hides frames of this function name
+// (or file name, with file), kept in the string's tail once known.
+func hides(v val, file bool) bool {
+	t := v.tail()
+	known, hidden := byte(1), byte(2)
+	if file {
+		known, hidden = 4, 8
+	}
+	if t[0]&known != 0 {
+		return t[0]&hidden != 0
 	}
 	omit := omitFunctions
 	if file {
 		omit = omitFilenames
 	}
-	h := false
+	s := v.str()
+	t[0] |= known
 	for _, o := range omit {
 		if strings.Contains(s, o) {
-			h = true
-			break
+			t[0] |= hidden
+			return true
 		}
 	}
-	sh.hidden[key] = h
-	return h
+	return false
 }
