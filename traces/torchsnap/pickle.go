@@ -405,4 +405,3 @@ func (m *machine) skipArg(n uint64, name string, isBytes bool, check func([]byte
 	}
 	return val{k: kLong, i: int64(min(n, math.MaxInt64))}, nil
 }
-
