@@ -395,7 +395,7 @@ func (m *machine) add(to val, items []val, name string) error {
 		if dict {
 			for j := 0; j < len(items); j += 2 {
 				if !hashable(items[j]) {
-					return m.fail("malformed pickle: %s with an unhashable key (%s)", name, typeName(items[j]))
+					return m.fail("a key of this dict is %s, which Python cannot use as a key (it is unhashable)", typeName(items[j]))
 				}
 			}
 		}

@@ -113,8 +113,8 @@ type limits struct {
 
 const (
 	defaultMaxString = 64 << 10
-	defaultMaxStack  = 1 << 20
-	defaultMaxHeld   = 1 << 20
+	defaultMaxStack  = 1 << 17
+	defaultMaxHeld   = 1 << 18
 	// memoSlack and memoPerByte bound the memo: one entry for every
 	// memoPerByte bytes read, beyond memoSlack. Python's pickler memoizes
 	// each container and each string once, and each takes more than 8
@@ -395,7 +395,7 @@ func (m *machine) skipArg(n uint64, name string, isBytes bool, check func([]byte
 			return val{}, m.readErr(err, fmt.Sprintf("%s declares %d bytes, %d remain", name, n, n-left))
 		}
 		if check != nil {
-			if err := u.feed(b, left == uint64(len(b))); err != nil {
+			if err := u.check(b, left == uint64(len(b)), name); err != nil {
 				return val{}, m.fail("%v", err)
 			}
 		}

@@ -157,6 +157,19 @@ func (p place) String() string {
 	return base + "[" + strconv.Itoa(p.index) + "]"
 }
 
+// where names the place of o.
+func (o *obj) where() string {
+	switch {
+	case o.role == rTop:
+		return "snapshot"
+	case o.pl.o == nil && o.role != rGeneric:
+		return roleNames[o.role] + fmt.Sprintf(" at byte %d", o.at)
+	case o.pl.o == nil:
+		return fmt.Sprintf("the %s at byte %d", map[byte]string{'l': "list", 'd': "dict", 't': "tuple"}[o.kind], o.at)
+	}
+	return o.pl.String()
+}
+
 func (p place) field(key string) place {
 	if p.o == nil {
 		return p
@@ -271,7 +284,7 @@ func (m *machine) fill(o *obj, items []val) error {
 	if o.kind == 'd' {
 		for j := 0; j < len(items); j += 2 {
 			if !hashable(items[j]) {
-				return &Error{Where: place{o: o, key: "?"}.String(), Err: fmt.Errorf("a dict key is %s, which Python cannot use as a key (unhashable)", typeName(items[j]))}
+				return &Error{Where: o.where(), Err: fmt.Errorf("a key of this dict is %s, which Python cannot use as a key (it is unhashable)", typeName(items[j]))}
 			}
 		}
 	}

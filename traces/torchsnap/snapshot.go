@@ -402,10 +402,11 @@ func siteField(o *obj, f int) int32 {
 	return int32(o.f[f].i)
 }
 
-// wraps reports whether a block of size bytes at addr would pass 2^64.
+// wraps reports whether a block of size bytes at addr would pass 2^64
+// (one that ends at 2^64 exactly has its last byte at 2^64-1).
 func wraps(addr, size uint64) bool {
-	_, carry := bits.Add64(addr, size, 0)
-	return carry != 0
+	end, carry := bits.Add64(addr, size, 0)
+	return carry != 0 && end != 0
 }
 
 func errWraps(pl place, addr, size uint64) error {

@@ -247,8 +247,6 @@ type utf8Stream struct {
 	off   int // bytes fed before this piece
 }
 
-func (u *utf8Stream) feed(b []byte, final bool) error { return u.check(b, final, "the string") }
-
 func (u *utf8Stream) check(b []byte, final bool, name string) error {
 	bad := func(at int) error {
 		return fmt.Errorf("%s: invalid UTF-8 at byte %d of the string (Python's pickle refuses it too)", name, at)
