@@ -103,7 +103,8 @@ func TestSharedValues(t *testing.T) {
 	// devices with the same trace, as Python reads it.
 	const n = 200000
 	shared := "\x80\x04}(" + s("segments") + "]" + s("device_traces") + "](" +
-		"]\x94(}(" + s("action") + s("snapshot") + "ue" + strings.Repeat("h\x00", n-1) + "eu."
+		"]\x94(}(" + s("action") + s("snapshot") + "ue" + strings.Repeat("h\x00", 999) + "e" +
+		strings.Repeat("("+strings.Repeat("h\x00", 1000)+"e", n/1000-1) + "u." // in batches of 1000, as Python's pickler writes
 	r, err := torchsnap.NewReader(strings.NewReader(shared))
 	if err != nil {
 		t.Fatalf("shared traces: %v", err)
