@@ -267,7 +267,7 @@ func TestReaderAllocs(t *testing.T) {
 // person needs: an empty log says it is empty, a byte-order mark is named,
 // and no echo of the log is longer than a line, however long the field.
 func TestReaderErrorMessages(t *testing.T) {
-	huge := strings.Repeat("A", 8<<20) // a line far past MaxLine
+	huge := strings.Repeat("A", 8<<20)   // a line far past MaxLine
 	long := strings.Repeat("A", 512<<10) // a line far past the read buffer
 	n := strconv.Itoa(len(long))
 	tests := []struct {
