@@ -83,8 +83,8 @@ func (c *canoner) val(v val) string {
 		defer delete(c.busy, o)
 		switch o.kind {
 		case 'l', 't':
-			parts := make([]string, len(o.items))
-			for i, it := range o.items {
+			parts := make([]string, len(o.items()))
+			for i, it := range o.items() {
 				parts[i] = c.val(it)
 			}
 			open, end := "[", "]"
@@ -94,12 +94,13 @@ func (c *canoner) val(v val) string {
 			return open + strings.Join(parts, ",") + end
 		case 'd':
 			byKey := map[string]string{}
-			for i := 0; i < len(o.items); i += 2 {
-				k := c.key(o.items[i])
+			items := o.items()
+			for i := 0; i < len(items); i += 2 {
+				k := c.key(items[i])
 				if strings.Contains(k, "fnan") {
 					c.err = errors.New("a NaN key")
 				}
-				byKey[k] = c.val(o.items[i+1])
+				byKey[k] = c.val(items[i+1])
 			}
 			var parts []string
 			for k, x := range byKey {
@@ -132,8 +133,8 @@ func (c *canoner) key(v val) string {
 		}
 	case kObj:
 		if o := v.obj(); o.kind == 't' {
-			parts := make([]string, len(o.items))
-			for i, it := range o.items {
+			parts := make([]string, len(o.items()))
+			for i, it := range o.items() {
 				parts[i] = c.key(it)
 			}
 			return "(" + strings.Join(parts, ",") + ")"
@@ -208,4 +209,11 @@ func canonOgrek(v any) (string, error) {
 		return "{" + strings.Join(parts, ",") + "}", nil
 	}
 	return "", fmt.Errorf("og-rek value of type %T", v)
+}
+
+func (o *obj) items() []val {
+	if o.x == nil {
+		return nil
+	}
+	return o.x.items
 }

@@ -30,6 +30,25 @@ var refused = map[byte]string{
 	0x91: "FROZENSET makes a frozenset, which a snapshot never has",
 }
 
+// opName names the opcodes whose messages need a name chosen at run time.
+func opName(op byte) string {
+	switch op {
+	case 'd':
+		return "DICT"
+	case 'l':
+		return "LIST"
+	case 't':
+		return "TUPLE"
+	case 'I':
+		return "INT"
+	case 'L':
+		return "LONG"
+	case 0x8a:
+		return "LONG1"
+	}
+	return "LONG4"
+}
+
 // step runs one opcode other than STOP.
 func (m *machine) step(op byte) error {
 	switch op {
@@ -72,14 +91,20 @@ func (m *machine) step(op byte) error {
 		}
 		return m.push(m.stack[len(m.stack)-1])
 	case '}', ']', ')': // EMPTY_DICT, EMPTY_LIST, EMPTY_TUPLE
-		kinds := map[byte]byte{'}': 'd', ']': 'l', ')': 't'}
-		v, err := m.newContainer(kinds[op])
+		k := byte('d')
+		switch op {
+		case ']':
+			k = 'l'
+		case ')':
+			k = 't'
+		}
+		v, err := m.newContainer(k)
 		if err != nil {
 			return err
 		}
 		return m.push(v)
 	case 'd', 'l', 't': // DICT, LIST, TUPLE: of the items after the mark
-		items, err := m.popMark(map[byte]string{'d': "DICT", 'l': "LIST", 't': "TUPLE"}[op])
+		items, err := m.popMark(opName(op))
 		if err != nil {
 			return err
 		}
@@ -191,7 +216,7 @@ func (m *machine) step(op byte) error {
 		}
 		return m.push(val{k: kInt, i: int64(binary.LittleEndian.Uint16(b))})
 	case 'I', 'L': // INT, LONG: decimal text
-		name := map[byte]string{'I': "INT", 'L': "LONG"}[op]
+		name := opName(op)
 		b, err := m.lineOr(name, maxDigits+8, name+" of more than 40 digits: a snapshot's integers fit in 64 bits")
 		if err != nil {
 			return err
@@ -219,7 +244,7 @@ func (m *machine) step(op byte) error {
 			}
 			n = uint64(k)
 		}
-		name := map[byte]string{0x8a: "LONG1", 0x8b: "LONG4"}[op]
+		name := opName(op)
 		if n > 255 && !m.lim.generic {
 			if _, err := m.skipArg(n, name, true, nil); err != nil {
 				return err

@@ -109,23 +109,55 @@ var fieldIndex = map[role]map[string]int{
 	rFrame:   {"filename": 0, "line": 1, "name": 2},
 }
 
-// obj is a container the machine holds.
+// obj is a container the machine holds. It is kept small (a snapshot
+// makes one for each entry, frames list and frame): what only lists and
+// containers of unknown place need is in x.
 type obj struct {
-	kind       byte // 'l', 'd' or 't'
+	kind       byte  // 'l', 'd' or 't'
+	set        uint8 // which fields are set
 	role       role
+	readAs     role // the role it was read as, once sealed
 	unhashable bool // a tuple that holds an unhashable value
 	sealed     bool // read in its place: it may not change after
-	readAs     role // the role it was read as, once sealed
-	read       val  // what was read of it, once sealed
+	n          int32
 	memo       int64
 	at         int64 // the byte offset where it was made
+	read       val   // what was read of it, once sealed
 	pl         place // where it was made, if that could be told
-	n          int   // items added (a list's)
-	set        uint8 // which of f are set
-	f          [6]val
-	ints       []int32 // a trace's entries, a segment's blocks
-	items      []val   // a generic container's items (keys and values, a dict's)
-	fr         framesState
+	f          [4]val
+	x          *objExt
+}
+
+// objExt is what an obj holds beyond a dict of four fields.
+type objExt struct {
+	more  [2]val      // a trace entry's fifth and sixth fields
+	ints  []int32     // a trace's entries, a segment's blocks
+	items []val       // a generic container's items (keys and values, a dict's)
+	fr    framesState // a frames list's site so far
+}
+
+func (o *obj) ext() *objExt {
+	if o.x == nil {
+		o.x = &objExt{fr: framesState{noFrame, noFrame}}
+	}
+	return o.x
+}
+
+// field returns field i, which must be set.
+func (o *obj) field(i int) val {
+	if i < len(o.f) {
+		return o.f[i]
+	}
+	return o.x.more[i-len(o.f)]
+}
+
+func (o *obj) setField(i int, v val) {
+	if i < len(o.f) {
+		o.f[i] = v
+	} else {
+		o.ext().more[i-len(o.f)] = v
+	}
+	o.set |= 1 << i
 }
 
 // place is where a value stands: its container and its key or index.
@@ -165,7 +197,7 @@ func (o *obj) where() string {
 	case o.pl.o == nil && o.role != rGeneric:
 		return roleNames[o.role] + fmt.Sprintf(" at byte %d", o.at)
 	case o.pl.o == nil:
-		return fmt.Sprintf("the %s at byte %d", map[byte]string{'l': "list", 'd': "dict", 't': "tuple"}[o.kind], o.at)
+		return fmt.Sprintf("the %s at byte %d", kindName(o.kind)[2:], o.at)
 	}
 	return o.pl.String()
 }
@@ -222,9 +254,6 @@ func (m *machine) newContainer(k byte) (val, error) {
 
 func (m *machine) newObj(k byte, r role, pl place) val {
 	o := &obj{kind: k, role: r, at: m.at, pl: pl}
-	if r == rFrames {
-		o.fr = framesState{-1, -1}
-	}
 	return val{k: kObj, p: unsafe.Pointer(o)}
 }
 
@@ -272,7 +301,7 @@ func (m *machine) placeIn(p val, key string, pending int) place {
 		return place{at: m.at}
 	}
 	o := p.obj()
-	return place{o: o, key: key, index: o.n + pending}
+	return place{o: o, key: key, index: int(o.n) + pending}
 }
 
 // fill adds items to o: values to a list, or key and value pairs to a
@@ -293,8 +322,8 @@ func (m *machine) fill(o *obj, items []val) error {
 		if m.held > m.lim.maxHeld {
 			return m.fail("more than %d values outside the places of a snapshot that tlcheck reads: PyTorch never writes such a snapshot", m.lim.maxHeld)
 		}
-		o.items = append(o.items, items...)
-		o.n += len(items)
+		o.ext().items = append(o.ext().items, items...)
+		o.n += int32(len(items))
 		return nil
 	}
 	if o.kind == 'd' {
@@ -368,9 +397,9 @@ func typeName(v val) string {
 	case kBytes:
 		return "bytes"
 	case kObj:
-		return map[byte]string{'l': "a list", 'd': "a dict", 't': "a tuple"}[v.obj().kind]
+		return kindName(v.obj().kind)
 	case kSkip:
-		return map[byte]string{'l': "a list", 'd': "a dict", 't': "a tuple"}[byte(v.i)]
+		return kindName(byte(v.i))
 	case kEntry, kFrame, kBlock:
 		return "a dict"
 	case kSite, kTrace:
@@ -382,4 +411,14 @@ func typeName(v val) string {
 		return "a list"
 	}
 	return "a value"
+}
+
+func kindName(k byte) string {
+	switch k {
+	case 'l':
+		return "a list"
+	case 'd':
+		return "a dict"
+	}
+	return "a tuple"
 }

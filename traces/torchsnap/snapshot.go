@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -89,8 +90,11 @@ type frameKey struct {
 
 // framesState is what a frames list has shown of its site so far.
 type framesState struct {
-	py, fallback int32 // frames: the innermost Python one, the innermost shown one; -1 none
+	py, fallback int64 // frames (frameOf): the innermost Python one, the innermost shown one
 }
+
+// noFrame is a framesState's frame before there is one.
+const noFrame = math.MinInt64
 
 func newShaper(lim Limits) *shaper {
 	return &shaper{
@@ -183,34 +187,34 @@ func (sh *shaper) setFields(m *machine, o *obj, items []val) error {
 				return err
 			}
 		}
-		o.f[f] = v
-		o.set |= 1 << f
+		o.setField(f, v)
 	}
 	return nil
 }
 
 // addItem adds an item to a list of a known role.
 func (sh *shaper) addItem(m *machine, o *obj, it val) error {
-	v, err := m.readAs(it, o.role.child(""), place{o: o, index: o.n})
+	v, err := m.readAs(it, o.role.child(""), place{o: o, index: int(o.n)})
 	if err != nil {
 		return err
 	}
 	switch o.role {
 	case rBlocks, rTrace:
-		o.ints = append(o.ints, int32(v.i))
+		o.ext().ints = append(o.ext().ints, int32(v.i))
 	case rTraces:
 		sh.devOrder = append(sh.devOrder, int32(v.i))
 	case rFrames:
-		if o.fr.py >= 0 {
+		fr := &o.ext().fr
+		if fr.py != noFrame {
 			break
 		}
-		f := &sh.frames[v.i]
+		file, _, shown := sh.frame(v.i)
 		switch {
-		case !f.shown:
-		case sh.files[f.file].py:
-			o.fr.py = int32(v.i)
-		case o.fr.fallback < 0:
-			o.fr.fallback = int32(v.i)
+		case !shown:
+		case sh.files[file].py:
+			fr.py = v.i
+		case fr.fallback == noFrame:
+			fr.fallback = v.i
 		}
 	}
 	return nil
@@ -237,14 +241,14 @@ func (m *machine) readAs(v val, want role, pl place) (val, error) {
 			// one that holds itself is an error and not a loop.
 			o.sealed, o.readAs, o.read = true, want, val{k: kRead, i: int64(want)}
 			t = &obj{kind: o.kind, role: want, at: o.at, pl: pl}
-			if want == rFrames {
-				t.fr = framesState{-1, -1}
+			var items []val
+			if o.x != nil {
+				items, o.x.items = o.x.items, nil
 			}
-			m.held -= len(o.items)
-			if err := m.fill(t, o.items); err != nil {
+			m.held -= len(items)
+			if err := m.fill(t, items); err != nil {
 				return val{}, err
 			}
-			o.items = nil
 		default:
 			return val{}, mismatch(o, want, pl)
 		}
@@ -319,11 +323,14 @@ func (sh *shaper) finish(m *machine, o *obj, pl place) (val, error) {
 		return sh.finishFrame(o, pl)
 	case rFrames:
 		site := int32(-1)
-		id := o.fr.py
-		if id < 0 {
-			id = o.fr.fallback
+		id, fb := int64(noFrame), int64(noFrame)
+		if o.x != nil {
+			id, fb = o.x.fr.py, o.x.fr.fallback
 		}
-		if id >= 0 {
+		if id == noFrame {
+			id = fb
+		}
+		if id != noFrame {
 			var err error
 			if site, err = sh.siteOf(id, pl); err != nil {
 				return val{}, err
@@ -337,8 +344,11 @@ func (sh *shaper) finish(m *machine, o *obj, pl place) (val, error) {
 	case rSegment:
 		return val{k: kRead, i: int64(rSegment)}, sh.finishSegment(o, pl)
 	case rTrace:
-		sh.traces = append(sh.traces, o.ints)
-		o.ints = nil
+		var ints []int32
+		if o.x != nil {
+			ints, o.x.ints = o.x.ints, nil
+		}
+		sh.traces = append(sh.traces, ints)
 		return val{k: kTrace, i: int64(len(sh.traces) - 1)}, nil
 	}
 	return val{k: kRead, i: int64(o.role)}, nil
@@ -352,7 +362,7 @@ func field(o *obj, f int, key string, pl place) (val, error) {
 	if !o.has(f) {
 		return val{}, &Error{Where: pl.String(), Err: fmt.Errorf("missing %q", key)}
 	}
-	return o.f[f], nil
+	return o.field(f), nil
 }
 
 func strField(o *obj, f int, key string, pl place) (string, error) {
@@ -399,7 +409,7 @@ func siteField(o *obj, f int) int32 {
 	if !o.has(f) {
 		return -1
 	}
-	return int32(o.f[f].i)
+	return int32(o.field(f).i)
 }
 
 // wraps reports whether a block of size bytes at addr would pass 2^64
@@ -519,11 +529,15 @@ func (sh *shaper) finishSegment(o *obj, pl place) error {
 	if !o.has(2) {
 		return nil
 	}
-	bl := o.f[2].obj()
+	bl := o.field(2).obj()
+	var blocks []int32
+	if bl.x != nil {
+		blocks = bl.x.ints
+	}
 	// A block's address is its segment's plus the sizes before it, as
 	// memory_viz reckons it; newer snapshots also write it.
 	at := addr
-	for j, idx := range bl.ints {
+	for j, idx := range blocks {
 		b := sh.blocks[idx]
 		if b.hasAddr {
 			at = b.addr
@@ -544,13 +558,13 @@ func (sh *shaper) finishFrame(o *obj, pl place) (val, error) {
 	if _, err := strField(o, 0, "filename", pl); err != nil {
 		return val{}, err
 	}
-	file := o.f[0]
+	file := o.field(0)
 	shown := file.i > 0 && file.str() != "??" && !hides(file, true)
 	if shown && o.has(2) {
 		if _, err := strField(o, 2, "name", pl); err != nil {
 			return val{}, err
 		}
-		shown = !hides(o.f[2], false)
+		shown = !hides(o.field(2), false)
 	}
 	line := int64(0)
 	if o.has(1) {
@@ -559,14 +573,38 @@ func (sh *shaper) finishFrame(o *obj, pl place) (val, error) {
 			return val{}, err
 		}
 	}
-	key := frameKey{sh.fileID(file), line, shown}
-	if id, ok := sh.frameN[key]; ok {
-		return val{k: kFrame, i: int64(id)}, nil
+	return val{k: kFrame, i: sh.frameOf(sh.fileID(file), line, shown)}, nil
+}
+
+// frameOf returns a frame's identity, as kFrame's i: its file, whether it
+// is shown and its line, packed (file << 33 | shown << 32 | line) where
+// the line fits 32 bits, and else, negative, an index of frames, where
+// such frames are interned.
+func (sh *shaper) frameOf(file int32, line int64, shown bool) int64 {
+	if line >= 0 && line < 1<<32 {
+		id := int64(file)<<33 | line
+		if shown {
+			id |= 1 << 32
+		}
+		return id
 	}
-	sh.frames = append(sh.frames, frameRec{file: key.file, line: line, shown: shown, site: -2})
-	id := int32(len(sh.frames) - 1)
-	sh.frameN[key] = id
-	return val{k: kFrame, i: int64(id)}, nil
+	key := frameKey{file, line, shown}
+	id, ok := sh.frameN[key]
+	if !ok {
+		sh.frames = append(sh.frames, frameRec{file: file, line: line, shown: shown, site: -2})
+		id = int32(len(sh.frames) - 1)
+		sh.frameN[key] = id
+	}
+	return -1 - int64(id)
+}
+
+// frame unpacks frameOf's identity.
+func (sh *shaper) frame(id int64) (file int32, line int64, shown bool) {
+	if id < 0 {
+		f := &sh.frames[-1-id]
+		return f.file, f.line, f.shown
+	}
+	return int32(id >> 33), id & (1<<32 - 1), id&(1<<32) != 0
 }
 
 // fileID returns the index in files of a filename, kept in the string's
@@ -589,17 +627,14 @@ func (sh *shaper) fileID(v val) int32 {
 
 // siteOf returns frame id's site, "file:line" ("file" where line is 0),
 // made once for each file and line.
-func (sh *shaper) siteOf(id int32, pl place) (int32, error) {
-	f := &sh.frames[id]
-	if f.site != -2 {
-		return f.site, nil
-	}
-	key := frameKey{file: f.file, line: f.line}
+func (sh *shaper) siteOf(id int64, pl place) (int32, error) {
+	file, line, _ := sh.frame(id)
+	key := frameKey{file: file, line: line}
 	site, ok := sh.siteN[key]
 	if !ok {
-		s := sh.files[f.file].name
-		if f.line > 0 {
-			s += ":" + strconv.FormatInt(f.line, 10)
+		s := sh.files[file].name
+		if line > 0 {
+			s += ":" + strconv.FormatInt(line, 10)
 		}
 		sh.siteBytes += int64(len(s))
 		if sh.siteBytes > sh.maxSites {
@@ -609,7 +644,6 @@ func (sh *shaper) siteOf(id int32, pl place) (int32, error) {
 		site = int32(len(sh.sites) - 1)
 		sh.siteN[key] = site
 	}
-	f.site = site
 	return site, nil
 }
 
