@@ -251,6 +251,16 @@ func (m *machine) step(op byte) error {
 			}
 			return m.push(val{k: kBig})
 		}
+		if n > 255 {
+			// Generic mode: read in pieces, as a string is, so that a
+			// length declared beyond the end of the input allocates no
+			// more than there is.
+			v, err := m.strArg(n, name, true, nil)
+			if err != nil {
+				return err
+			}
+			return m.push(m.longVal(unsafe.Slice((*byte)(v.p), v.i)))
+		}
 		b, err := m.read(int(n), name)
 		if err != nil {
 			return err
