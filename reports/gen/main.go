@@ -44,6 +44,7 @@ func main() {
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
 	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report`)
 	readersOut := flag.String("readers-out", filepath.Join("reports", "readers.md"), "the readers' report to write")
+	snapshots := flag.String("snapshots", defaultSnapshots, "the readers' report: entries of each snapshot to time (12 frames each, about 525 bytes an entry)")
 	benchesOut := flag.String("benches-out", filepath.Join("reports", "benchmarks.md"), "the layers' benchmarks report to write")
 	leaksOut := flag.String("leaks-out", filepath.Join("reports", "leaks.md"), "leak-scale report to write")
 	leaks := flag.Int("leaks", 2_000_000, "leaked blocks in the leak-scale trace")
@@ -60,7 +61,7 @@ func main() {
 		}
 		return
 	}
-	if err := generate(*out, *leaksOut, *readersOut, *only, *base, *iterations, *runs, *benchCount, *leaks, *keep, *pgo); err != nil {
+	if err := generate(*out, *leaksOut, *readersOut, *snapshots, *only, *base, *iterations, *runs, *benchCount, *leaks, *keep, *pgo); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -87,7 +88,7 @@ type figures struct {
 	BaseBench benchResult
 }
 
-func generate(out, leaksOut, readersOut, only, base string, iterations, runs, benchCount, leaks int, keep, pgo bool) error {
+func generate(out, leaksOut, readersOut, snapshots, only, base string, iterations, runs, benchCount, leaks int, keep, pgo bool) error {
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository root: %w", err)
 	}
@@ -111,7 +112,7 @@ func generate(out, leaksOut, readersOut, only, base string, iterations, runs, be
 		return writeLeakScale(tlcheck, work, leaksOut, leaks, runs)
 	}
 	if only == "readers" {
-		return writeReaders(tlcheck, work, readersOut, runs, iterations)
+		return writeReaders(tlcheck, work, readersOut, runs, iterations, snapshots)
 	}
 	preload, err := buildShim(work)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,9 +22,9 @@ import (
 // glibc's mtrace script, with tlcheck's peak memory per block live at the
 // log's peak.
 
-// snapshotSizes are the entries of the three snapshots: about 33 MB,
+// defaultSnapshots are the entries of the three snapshots: about 33 MB,
 // 77 MB and 200 MB.
-var snapshotSizes = []int{60_000, 146_000, 380_000}
+const defaultSnapshots = "60000,146000,380000"
 
 // pickleLoad is Python's reader of a snapshot, alone.
 const pickleLoad = `import pickle, sys
@@ -45,10 +46,18 @@ type readersFigures struct {
 	EmptyRSS  int64 // tlcheck's peak RSS on a log of one line
 }
 
-func writeReaders(tlcheck, work, out string, runs, iterations int) error {
+func writeReaders(tlcheck, work, out string, runs, iterations int, snapshots string) error {
 	f := readersFigures{figures: figures{When: time.Now().UTC(), Machine: describeMachine(), Runs: runs}}
 	script := filepath.Join("traces", "torchsnap", "testdata", "make_big_snapshot.py")
-	for _, n := range snapshotSizes {
+	var sizes []int
+	for _, s := range strings.Split(snapshots, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("-snapshots: %q is not a number of entries", s)
+		}
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
 		snap := filepath.Join(work, fmt.Sprintf("snapshot-%d.pickle", n))
 		step("making a snapshot of %d entries", n)
 		if err := command("python3", script, fmt.Sprint(n), snap).Run(); err != nil {
