@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlcheck/tlcheck/traces"
 	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
 
@@ -214,5 +215,28 @@ func TestMaxString(t *testing.T) {
 	_, err = torchsnap.NewReaderLimits(bytes.NewReader([]byte(p)), torchsnap.Limits{MaxString: 1000})
 	if err == nil || !strings.Contains(err.Error(), "unknown action") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// A frame's line may be any 64-bit integer: those beyond 32 bits, which
+// do not fit the reader's packed frames, name their sites as the others.
+func TestFrameLines(t *testing.T) {
+	entry := func(line string) string {
+		fr := pdict(pstr("filename"), pstr("a.py"), pstr("line"), line, pstr("name"), pstr("f"))
+		return pdict(pstr("action"), pstr("alloc"), pstr("addr"), "K\x10", pstr("size"), "K\x08", pstr("frames"), plist(fr))
+	}
+	p := psnap(entry("K\x07"), entry("\x8a\x06\x00\x00\x00\x00\x00\x01"), entry("J\xfd\xff\xff\xff"), entry("\x8a\x06\x00\x00\x00\x00\x00\x01"))
+	r, err := torchsnap.NewReader(strings.NewReader(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sites []string
+	var ev traces.Event
+	for r.Next(&ev) == nil {
+		sites = append(sites, ev.Site)
+	}
+	want := []string{"a.py:7", "a.py:1099511627776", "a.py", "a.py:1099511627776"}
+	if strings.Join(sites, " ") != strings.Join(want, " ") {
+		t.Errorf("sites %q, want %q", sites, want)
 	}
 }

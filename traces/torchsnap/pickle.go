@@ -259,8 +259,9 @@ func (m *machine) popMark(name string) ([]val, error) {
 	return vs, nil
 }
 
-// read returns the next n bytes, valid until the next read. n is at most
-// the buffer's size or maxLine.
+// read returns the next n bytes, valid until the next read. Its callers
+// ask for no more than the buffer holds (strArg reads longer strings in
+// pieces), so that a length the input declares is never allocated ahead.
 func (m *machine) read(n int, name string) ([]byte, error) {
 	b, err := m.in.Peek(n)
 	if err == bufio.ErrBufferFull {

@@ -166,10 +166,16 @@ type place struct {
 	o     *obj
 	key   string
 	index int
-	at    int64 // the byte offset, where there is no container
+	at    int64  // the byte offset, where there is no container
+	field string // a field of the value there, for an error about it
 }
 
 func (p place) String() string {
+	if p.field != "" {
+		f := p.field
+		p.field = ""
+		return p.String() + "." + f
+	}
 	if p.o == nil {
 		return fmt.Sprintf("the value at byte %d", p.at)
 	}
@@ -202,11 +208,10 @@ func (o *obj) where() string {
 	return o.pl.String()
 }
 
-func (p place) field(key string) place {
-	if p.o == nil {
-		return p
-	}
-	return place{o: &obj{kind: 'd', pl: p, role: rGeneric}, key: key}
+// fieldOf returns the place of the value's field key.
+func (p place) fieldOf(key string) place {
+	p.field = key
+	return p
 }
 
 // newContainer makes an empty container of kind k, in the role of its

@@ -73,8 +73,7 @@ type blockRec struct {
 type frameRec struct {
 	file  int32 // an index of files
 	line  int64
-	shown bool  // memory_viz shows it, and it names a file
-	site  int32 // its site, once made; -2 before
+	shown bool // memory_viz shows it, and it names a file
 }
 
 type fileRec struct {
@@ -374,9 +373,9 @@ func strField(o *obj, f int, key string, pl place) (string, error) {
 	case kStr:
 		return v.str(), nil
 	case kLong:
-		return "", &Error{Where: pl.field(key).String(), Err: fmt.Errorf("a string of %d bytes, over the limit of strings that tlcheck reads (Limits.MaxString)", v.i)}
+		return "", &Error{Where: pl.fieldOf(key).String(), Err: fmt.Errorf("a string of %d bytes, over the limit of strings that tlcheck reads (Limits.MaxString)", v.i)}
 	}
-	return "", &Error{Where: pl.field(key).String(), Err: fmt.Errorf("want a string, got %s", typeName(v))}
+	return "", &Error{Where: pl.fieldOf(key).String(), Err: fmt.Errorf("want a string, got %s", typeName(v))}
 }
 
 func intField(o *obj, f int, key string, pl place) (int64, error) {
@@ -387,7 +386,7 @@ func intField(o *obj, f int, key string, pl place) (int64, error) {
 	if v.k == kInt {
 		return v.i, nil
 	}
-	return 0, &Error{Where: pl.field(key).String(), Err: fmt.Errorf("want a 64-bit integer, got %s", typeName(v))}
+	return 0, &Error{Where: pl.fieldOf(key).String(), Err: fmt.Errorf("want a 64-bit integer, got %s", typeName(v))}
 }
 
 func uintField(o *obj, f int, key string, pl place) (uint64, error) {
@@ -401,7 +400,7 @@ func uintField(o *obj, f int, key string, pl place) (uint64, error) {
 	case v.k == kUint:
 		return uint64(v.i), nil
 	}
-	return 0, &Error{Where: pl.field(key).String(), Err: fmt.Errorf("want a non-negative integer below 2^64, got %s", typeName(v))}
+	return 0, &Error{Where: pl.fieldOf(key).String(), Err: fmt.Errorf("want a non-negative integer below 2^64, got %s", typeName(v))}
 }
 
 // siteField returns the site of a dict's frames, or -1.
@@ -460,9 +459,9 @@ func (sh *shaper) finishEntry(o *obj, pl place) (val, error) {
 		// No change of state: see the package comment.
 		e.action = aOther
 	case "segment_map", "segment_unmap":
-		return val{}, &Error{Where: pl.field("action").String(), Err: fmt.Errorf("%q: snapshots of expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) map parts of one reservation, which tlcheck's segments cannot express; record without expandable segments", act)}
+		return val{}, &Error{Where: pl.fieldOf("action").String(), Err: fmt.Errorf("%q: snapshots of expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) map parts of one reservation, which tlcheck's segments cannot express; record without expandable segments", act)}
 	default:
-		return val{}, &Error{Where: pl.field("action").String(), Err: fmt.Errorf("unknown action %q (want alloc, free_requested, free_completed, segment_alloc, segment_free, oom or snapshot)", act)}
+		return val{}, &Error{Where: pl.fieldOf("action").String(), Err: fmt.Errorf("unknown action %q (want alloc, free_requested, free_completed, segment_alloc, segment_free, oom or snapshot)", act)}
 	}
 	if wraps(e.addr, e.size) {
 		return val{}, errWraps(pl, e.addr, e.size)
@@ -506,7 +505,7 @@ func (sh *shaper) finishBlock(o *obj, pl place) (val, error) {
 		b.active = true
 	case "inactive":
 	default:
-		return val{}, &Error{Where: pl.field("state").String(), Err: fmt.Errorf("unknown block state %q (want active_allocated, active_pending_free or inactive)", state)}
+		return val{}, &Error{Where: pl.fieldOf("state").String(), Err: fmt.Errorf("unknown block state %q (want active_allocated, active_pending_free or inactive)", state)}
 	}
 	sh.blocks = append(sh.blocks, b)
 	return val{k: kBlock, i: int64(len(sh.blocks) - 1)}, nil
@@ -591,7 +590,7 @@ func (sh *shaper) frameOf(file int32, line int64, shown bool) int64 {
 	key := frameKey{file, line, shown}
 	id, ok := sh.frameN[key]
 	if !ok {
-		sh.frames = append(sh.frames, frameRec{file: file, line: line, shown: shown, site: -2})
+		sh.frames = append(sh.frames, frameRec{file: file, line: line, shown: shown})
 		id = int32(len(sh.frames) - 1)
 		sh.frameN[key] = id
 	}
