@@ -67,9 +67,9 @@
 // each container takes the role of its place in the snapshot (segments,
 // a segment, its blocks, device_traces, a device's trace, an entry, a
 // frames list, a frame) and keeps its fields, not its items; a container
-// in a place the format ignores keeps nothing. Frames are interned by
-// file, line and whether memory_viz shows them; sites ("file:line") by
-// file and line. Memory grows with the entries (about 40 bytes each), the
+// in a place the format ignores keeps nothing. A frame comes down to its
+// file, line and whether memory_viz shows it; sites ("file:line") are made
+// once for each file and line. Memory grows with the entries (about 40 bytes each), the
 // distinct frames and the pickle's memo (16 bytes for each value it
 // memoizes), not with the file; time is linear in the pickle.
 //
