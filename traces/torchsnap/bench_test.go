@@ -3,6 +3,7 @@ package torchsnap_test
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -73,4 +74,27 @@ func TestBigSnapshotReads(t *testing.T) {
 	if r.Next(&ev); !strings.HasPrefix(ev.Site, "/opt/venv/") || !strings.Contains(ev.Site, ".py:") {
 		t.Errorf("first site %q", ev.Site)
 	}
+}
+
+// What a Reader holds once it has read a snapshot grows with the entries
+// (about 50 bytes each), not with the pickle's bytes (about 450 an entry
+// here): frames, names and dicts are gone.
+func TestReaderHoldsLittle(t *testing.T) {
+	const n = 20000
+	data := bigSnapshot(n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := torchsnap.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	if per := held / n; per > 128 {
+		t.Errorf("the reader holds %d bytes for each entry (%d in all) of a pickle of %d bytes", per, held, len(data))
+	}
+	t.Logf("the reader holds %d bytes for each entry of %d bytes of pickle", held/n, len(data)/n)
+	runtime.KeepAlive(r)
 }
