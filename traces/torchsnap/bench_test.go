@@ -97,4 +97,5 @@ func TestReaderHoldsLittle(t *testing.T) {
 	}
 	t.Logf("the reader holds %d bytes for each entry of %d bytes of pickle", held/n, len(data)/n)
 	runtime.KeepAlive(r)
+	runtime.KeepAlive(data)
 }
