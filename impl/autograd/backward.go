@@ -40,10 +40,11 @@ func (t *Tensor) Backward(retainGraph bool) error {
 	if len(e.scopes) == 0 {
 		return &Error{Op: "backward", Tensor: t.id, Msg: "no scope is open for the gradient buffers"}
 	}
-	if t.gradFn == nil {
+	root := t.fn()
+	if root == nil {
 		return e.accumulate(t, []float64{1})
 	}
-	nodes := order(t.gradFn)
+	nodes := order(root)
 	// The check walks the saved tensors in the order backward unpacks
 	// them, following the recomputes it would make: a recompute writes
 	// an older version's values into a storage that another saved
@@ -76,7 +77,7 @@ func (t *Tensor) Backward(retainGraph bool) error {
 		return err
 	}
 	g0.data[0] = 1
-	grads[t.gradFn] = g0
+	grads[root] = g0
 	for _, n := range nodes {
 		g := grads[n]
 		if g == nil {
@@ -93,8 +94,8 @@ func (t *Tensor) Backward(retainGraph bool) error {
 		}
 		_ = e.rt.Read(g.addr, uint64(8*len(g.data)), "")
 		ins := n.apply(g.data, sv)
-		for _, h := range n.handles {
-			if h.retain && h.gradFn == n && !h.dead {
+		for _, h := range append(n.handles, n.view) {
+			if h != nil && h.retain && h.gradFn == n && !h.dead {
 				errs = append(errs, e.accumulate(h, g.data))
 			}
 		}
@@ -126,14 +127,15 @@ func (t *Tensor) Backward(retainGraph bool) error {
 		}
 	}
 	if !retainGraph {
-		errs = append(errs, e.freeIntermediates(t, nodes))
+		errs = append(errs, e.freeIntermediates(t))
 	}
 	return errors.Join(errs...)
 }
 
-// freeIntermediates frees the graph tensors of nodes after a backward
-// without retain_graph, except root, which moves to the top scope.
-func (e *Engine) freeIntermediates(root *Tensor, nodes []*node) error {
+// freeIntermediates frees the graph tensors upstream of root after a
+// backward without retain_graph, except root, which moves to the top
+// scope.
+func (e *Engine) freeIntermediates(root *Tensor) error {
 	var errs []error
 	if root.graph {
 		root.graph = false
@@ -143,7 +145,7 @@ func (e *Engine) freeIntermediates(root *Tensor, nodes []*node) error {
 	if e.has(impl.FaultAutogradBackwardKeepsIntermediates) {
 		return errors.Join(errs...)
 	}
-	for _, n := range nodes {
+	for _, n := range upstream(root.fn()) {
 		for _, h := range n.handles {
 			errs = append(errs, e.kill(h))
 		}

@@ -16,7 +16,10 @@
 // storage but not the counter.
 //
 // Versions: one counter per storage group (base, views, Detach); every
-// in-place op bumps it by exactly one. A node saves the tensors its
+// in-place op bumps it by exactly one. A view whose group was written in
+// place since its grad_fn was made gets a new one, AsStridedBackward0 of
+// its base as it is now, as in PyTorch: its gradient flows through the
+// in-place op. A node saves the tensors its
 // formula needs with their version; Backward refuses, in PyTorch's words,
 // a saved tensor modified since (the message names "output N of X" when
 // the saved tensor has a grad_fn) and a node whose saved tensors were

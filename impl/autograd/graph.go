@@ -20,6 +20,12 @@ type node struct {
 	apply   func(g []float64, sv [][]float64) [][]float64
 	handles []*Tensor // graph tensors this node made; freed with the graph
 	freed   bool      // the graph around this node was freed
+	// replaced is the grad_fn a view had before this node was made for
+	// it anew (see Tensor.fn): no gradient flows to it, but the graph
+	// tensors it made (the views the view was made through) are freed
+	// with this node's graph.
+	replaced *node
+	view     *Tensor // the view this node was made anew for, if it was
 
 	// For a recompute: the op's inputs, the versions they held when it
 	// ran, its output and how to compute it again from the inputs'
@@ -66,10 +72,10 @@ func (e *Engine) newNode(name string, ins []*Tensor, apply func([]float64, [][]f
 	n := &node{name: name, apply: apply, next: make([]edge, len(ins)), ins: ins, inVer: make([]int, len(ins))}
 	for i, t := range ins {
 		n.inVer[i] = t.holds()
-		switch {
+		switch fn := t.fn(); {
 		case !t.reqGrad:
-		case t.gradFn != nil:
-			n.next[i] = edge{fn: t.gradFn}
+		case fn != nil:
+			n.next[i] = edge{fn: fn}
 		default:
 			n.next[i] = edge{leaf: t}
 		}
@@ -161,8 +167,10 @@ func modified(n *node, s *saved, v int) error {
 	switch {
 	case s.output:
 		fn = n.name
-	case s.t.gradFn != nil:
-		fn, nr = s.t.gradFn.name, s.t.outputNr
+	case s.t.fn() != nil:
+		// PyTorch names the tensor's grad_fn at unpack time: a view's
+		// made anew (AsStridedBackward0) after an in-place op.
+		fn, nr = s.t.fn().name, s.t.outputNr
 	}
 	return &Error{Op: "backward", Tensor: s.t.id, Msg: modifiedMsg(s.t.shape, fn, nr, v, s.version)}
 }
@@ -310,15 +318,37 @@ func order(root *node) []*node {
 	return post
 }
 
+// upstream returns the nodes reachable from root through edges and
+// replaced links: the graph a free frees.
+func upstream(root *node) []*node {
+	var out []*node
+	seen := map[*node]bool{}
+	var walk func(*node)
+	walk = func(r *node) {
+		for _, n := range order(r) {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			out = append(out, n)
+			if n.replaced != nil {
+				walk(n.replaced)
+			}
+		}
+	}
+	walk(root)
+	return out
+}
+
 // FreeGraph frees the graph upstream of t, t included (dropping the last
 // handle on a loss that will not be backpropagated): every node's saved
 // tensors and every graph tensor its op made. A leaf frees nothing.
 func (e *Engine) FreeGraph(t *Tensor) error {
-	if t.gradFn == nil {
+	if t.fn() == nil {
 		return nil
 	}
 	var errs []error
-	for _, n := range order(t.gradFn) {
+	for _, n := range upstream(t.fn()) {
 		if n.freed {
 			continue
 		}

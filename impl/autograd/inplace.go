@@ -69,7 +69,7 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64), back fun
 	e := t.e
 	graphed := e.noGrad == 0 && (t.reqGrad || (o != nil && o.reqGrad))
 	if e.noGrad == 0 && t.reqGrad {
-		if t.gradFn == nil {
+		if t.fn() == nil {
 			return &Error{Op: op, Tensor: t.id, Msg: MsgLeafInPlace}
 		}
 		if t.base != nil && t.base.reqGrad && t.base.gradFn == nil {

@@ -43,10 +43,15 @@ type Tensor struct {
 	gradFn   *node // nil for a leaf
 	outputNr int
 	base     *Tensor // the tensor this is a view of; nil for a base
-	grad     *Tensor
-	retain   bool // RetainGrad: a non-leaf that keeps its grad
-	graph    bool // owned by the graph, not by a scope
-	dead     bool
+	// A differentiable view (Reshape, Slice) keeps the version its
+	// grad_fn was made at: after an in-place op on its storage group
+	// the grad_fn is made anew (see fn).
+	diffView    bool
+	attrVersion int
+	grad        *Tensor
+	retain      bool // RetainGrad: a non-leaf that keeps its grad
+	graph       bool // owned by the graph, not by a scope
+	dead        bool
 }
 
 // Leaf makes a leaf tensor of the given shape and values (copied; nil
@@ -99,15 +104,42 @@ func (t *Tensor) Numel() int { return numel(t.shape) }
 func (t *Tensor) RequiresGrad() bool { return t.reqGrad }
 
 // IsLeaf reports whether the tensor has no grad_fn.
-func (t *Tensor) IsLeaf() bool { return t.gradFn == nil }
+func (t *Tensor) IsLeaf() bool { return t.fn() == nil }
 
 // GradFn returns the name of the node that made the tensor
 // ("MulBackward0"), "" for a leaf.
 func (t *Tensor) GradFn() string {
-	if t.gradFn == nil {
+	fn := t.fn()
+	if fn == nil {
 		return ""
 	}
-	return t.gradFn.name
+	return fn.name
+}
+
+// fn returns t's grad_fn. A differentiable view whose storage group was
+// written in place since its grad_fn was made gets a new one, as
+// PyTorch's VariableHooks::grad_fn makes it: AsStridedBackward0, whose
+// input is the base as it is now, so that the gradient flows through
+// the in-place op on the base (h.mul_(3) after v = h[0:2]: v's gradient
+// is tripled). The view stays a handle of the node that made it, which
+// the new node keeps (replaced) for the graph that frees it to free.
+func (t *Tensor) fn() *node {
+	if !t.diffView || t.dead || t.vc.v == t.attrVersion {
+		return t.gradFn
+	}
+	b := t.base
+	if t.gradFn == nil && !b.reqGrad {
+		return nil
+	}
+	off, n := t.off-b.off, b.Numel()
+	nd := t.e.newNode("AsStridedBackward0", []*Tensor{b}, func(g []float64, _ [][]float64) [][]float64 {
+		out := make([]float64, n)
+		copy(out[off:], g)
+		return [][]float64{out}
+	})
+	nd.view, nd.replaced = t, t.gradFn
+	t.gradFn, t.outputNr, t.reqGrad, t.attrVersion = nd, 0, true, t.vc.v
+	return nd
 }
 
 // Version returns the version counter of the tensor's storage group.
@@ -233,6 +265,7 @@ func (t *Tensor) view(op, name string, off int, shape []int, back func([]float64
 		v.vc = &counter{v: t.vc.v}
 	}
 	v.base = t.root()
+	v.diffView, v.attrVersion = true, v.vc.v
 	if t.reqGrad && t.e.noGrad == 0 {
 		n := t.e.newNode(name, []*Tensor{t}, func(g []float64, _ [][]float64) [][]float64 { return [][]float64{back(g)} })
 		if err := t.e.attach(op, v, n); err != nil {
@@ -261,7 +294,7 @@ func (t *Tensor) Detach() (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.gradFn != nil && !t.e.has(impl.FaultAutogradDetachKeepsGraph) {
+	if t.fn() != nil && !t.e.has(impl.FaultAutogradDetachKeepsGraph) {
 		return d, t.e.FreeGraph(t)
 	}
 	return d, nil
