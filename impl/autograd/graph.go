@@ -26,6 +26,10 @@ type node struct {
 	// with this node's graph.
 	replaced *node
 	view     *Tensor // the view this node was made anew for, if it was
+	// owner is the tensor an in-place op rebased onto this node (the
+	// base, for CopySlices): no graph tensor of its own, and no graph
+	// need lead to it, so the owner's death frees it (see dropInPlace).
+	owner *Tensor
 
 	// For a recompute: the op's inputs, the versions they held when it
 	// ran, its output and how to compute it again from the inputs'
@@ -74,6 +78,9 @@ func (e *Engine) newNode(name string, ins []*Tensor, apply func([]float64, [][]f
 		n.inVer[i] = t.holds()
 		switch fn := t.fn(); {
 		case !t.reqGrad:
+		case fn == nil && t.noGradView:
+			// PyTorch: a view made under no_grad, a leaf, accumulates
+			// no gradient, neither its own nor its base's.
 		case fn != nil:
 			n.next[i] = edge{fn: fn}
 		default:
@@ -274,14 +281,43 @@ func (e *Engine) releaseSaved(n *node) error {
 	return errors.Join(errs...)
 }
 
+// dropInPlace releases the saved tensors of the in-place ops rebased
+// onto t, which dies: hybrid cleanup frees a graph with the tensors
+// that lead to it, and nothing else may lead to these (a backward from
+// a tensor made before them does not reach them). A view that dies
+// after its base does so for the ops written through it, which
+// CopySlices rebased onto the dead base.
+func (e *Engine) dropInPlace(t *Tensor) error {
+	var errs []error
+	owners := []*Tensor{t}
+	if t.base != nil && t.base.dead {
+		owners = append(owners, t.base)
+	}
+	for _, o := range owners {
+		for n := o.gradFn; n != nil && n.owner == o; n = n.next[0].fn {
+			if !n.freed {
+				n.freed = true
+				errs = append(errs, e.releaseSaved(n))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // kill releases a graph tensor's reference to its buffer.
 func (e *Engine) kill(t *Tensor) error {
 	if t.dead || !t.graph {
 		return nil
 	}
 	t.dead = true
-	var errs []error
-	if t.grad != nil {
+	errs := []error{e.dropInPlace(t)}
+	switch {
+	case t.grad == nil:
+	case t.retain && len(e.scopes) > 0:
+		// retain_grad: the grad outlives the tensor, as in PyTorch,
+		// until ZeroGrad or ClearGrads, or the top scope's exit.
+		e.register(t)
+	default:
 		errs = append(errs, e.dropGrad(t))
 	}
 	return errors.Join(append(errs, e.rt.Release(t.st.addr))...)

@@ -5,8 +5,9 @@ import (
 	"math"
 )
 
-// Elementwise binary ops take operands of one shape, or one operand of a
-// single element, which is broadcast (its gradient is the sum).
+// Elementwise binary ops broadcast their operands as PyTorch does (see
+// broadcastShape); an operand's gradient is summed over the elements it
+// was broadcast to.
 
 // Add returns a + b (AddBackward0; saves nothing).
 func (a *Tensor) Add(b *Tensor) (*Tensor, error) {
@@ -27,16 +28,18 @@ func (a *Tensor) Mul(b *Tensor) (*Tensor, error) {
 		func(g, x, y float64) (float64, float64) { return g * y, g * x })
 }
 
-// Div returns a / b (DivBackward0; saves b, and a too if b requires grad).
+// Div returns a / b (DivBackward0; saves a if b requires grad, and b;
+// backward unpacks a first, as PyTorch's does). The divisor's gradient
+// is PyTorch's formula, -g*((a/b)/b), rounding as it does.
 func (a *Tensor) Div(b *Tensor) (*Tensor, error) {
 	return a.binary("div", "DivBackward0", b, func(x, y float64) float64 { return x / y }, saveDiv,
-		func(g, x, y float64) (float64, float64) { return g / y, -g * x / (y * y) })
+		func(g, x, y float64) (float64, float64) { return g / y, -g * ((x / y) / y) })
 }
 
 // What a binary node saves.
 const (
 	saveCross = 1 // each operand if the other requires grad (mul)
-	saveDiv   = 2 // the divisor if either requires grad; the dividend if the divisor does
+	saveDiv   = 2 // the dividend if the divisor requires grad, then the divisor
 )
 
 func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64, saves int,
@@ -44,15 +47,16 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 	if err := first(a.check(op), b.check(op)); err != nil {
 		return nil, err
 	}
-	shape, err := broadcast(op, a, b)
+	shape, err := broadcastShape(op, a.id, a.shape, b.shape)
 	if err != nil {
 		return nil, err
 	}
 	x, y := a.read(), b.read()
 	n := numel(shape)
+	ix, iy := broadcastIndex(shape, a.shape), broadcastIndex(shape, b.shape)
 	vals := make([]float64, n)
 	for i := range vals {
-		vals[i] = f(at(x, i), at(y, i))
+		vals[i] = f(x[ix[i]], y[iy[i]])
 	}
 	e := a.e
 	out, err := e.result(op, shape, vals)
@@ -64,7 +68,7 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 	nd.out, nd.redo = out, func(v [][]float64) []float64 {
 		r := make([]float64, n)
 		for i := range r {
-			r[i] = f(at(v[0], i), at(v[1], i))
+			r[i] = f(v[0][ix[i]], v[1][iy[i]])
 		}
 		return r
 	}
@@ -77,9 +81,11 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 			ib, err = e.save(nd, b, false)
 		}
 	case saveDiv:
-		ib, err = e.save(nd, b, false)
-		if b.reqGrad && err == nil {
+		if b.reqGrad {
 			ia, err = e.save(nd, a, false)
+		}
+		if err == nil {
+			ib, err = e.save(nd, b, false)
 		}
 	}
 	if err != nil {
@@ -96,46 +102,13 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 		}
 		ga, gb := make([]float64, na), make([]float64, nb)
 		for i := range g {
-			da, db := df(g[i], at(xs, i), at(ys, i))
-			ga[i%na] += da
-			gb[i%nb] += db
+			da, db := df(g[i], xs[ix[i]], ys[iy[i]])
+			ga[ix[i]] += da
+			gb[iy[i]] += db
 		}
 		return [][]float64{ga, gb}
 	}
 	return out, e.attach(op, out, nd)
-}
-
-// broadcast returns the shape of a binary op's result.
-func broadcast(op string, a, b *Tensor) ([]int, error) {
-	switch na, nb := a.Numel(), b.Numel(); {
-	case sameShape(a.shape, b.shape):
-		return a.shape, nil
-	case nb == 1:
-		return a.shape, nil
-	case na == 1:
-		return b.shape, nil
-	}
-	return nil, &Error{Op: op, Tensor: a.id, Msg: fmt.Sprintf("shapes %v and %v cannot be broadcast", a.shape, b.shape)}
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// at reads element i of a possibly broadcast operand.
-func at(x []float64, i int) float64 {
-	if len(x) == 1 {
-		return x[0]
-	}
-	return x[i]
 }
 
 // tracks reports whether an op on ins is recorded in the graph.
@@ -303,7 +276,7 @@ func (a *Tensor) Matmul(b *Tensor) (*Tensor, error) {
 		return nil, err
 	}
 	if len(a.shape) != 2 || len(b.shape) != 2 || a.shape[1] != b.shape[0] {
-		return nil, &Error{Op: "matmul", Tensor: a.id, Msg: fmt.Sprintf("mat1 and mat2 shapes cannot be multiplied (%v and %v)", a.shape, b.shape)}
+		return nil, &Error{Op: "matmul", Tensor: a.id, Msg: fmt.Sprintf("mat1 and mat2 shapes cannot be multiplied (%s and %s)", dimsX(a.shape), dimsX(b.shape))}
 	}
 	n, k, m := a.shape[0], a.shape[1], b.shape[1]
 	x, y := a.read(), b.read()

@@ -48,6 +48,8 @@ type Tensor struct {
 	// the grad_fn is made anew (see fn).
 	diffView    bool
 	attrVersion int
+	noGradView  bool // a view made under NoGrad of a tensor that requires grad: a leaf
+	detached    bool // made by Detach
 	grad        *Tensor
 	retain      bool // RetainGrad: a non-leaf that keeps its grad
 	graph       bool // owned by the graph, not by a scope
@@ -73,9 +75,10 @@ func (e *Engine) Leaf(shape []int, values []float64, requiresGrad bool) (*Tensor
 	return t, e.rt.Write(t.st.addr, uint64(8*n), "")
 }
 
-// Scalar makes a one-element leaf that does not require grad: a constant.
+// Scalar makes a zero-dimensional leaf (shape []) that does not require
+// grad: a constant, as torch.tensor(v).
 func (e *Engine) Scalar(v float64) (*Tensor, error) {
-	return e.Leaf([]int{1}, []float64{v}, false)
+	return e.Leaf([]int{}, []float64{v}, false)
 }
 
 // fresh makes a new base tensor with a new storage and counter, outside
@@ -230,7 +233,7 @@ func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 		return nil, err
 	}
 	if numel(shape) != t.Numel() {
-		return nil, &Error{Op: "reshape", Tensor: t.id, Msg: fmt.Sprintf("shape '%v' is invalid for input of size %d", shape, t.Numel())}
+		return nil, &Error{Op: "reshape", Tensor: t.id, Msg: fmt.Sprintf("shape '%s' is invalid for input of size %d", shapeString(shape), t.Numel())}
 	}
 	return t.view("reshape", "ViewBackward0", t.off, shape, func(g []float64) []float64 { return g })
 }
@@ -266,7 +269,15 @@ func (t *Tensor) view(op, name string, off int, shape []int, back func([]float64
 	}
 	v.base = t.root()
 	v.diffView, v.attrVersion = true, v.vc.v
-	if t.reqGrad && t.e.noGrad == 0 {
+	t.fn() // a view's grad_fn made anew first: it may now require grad
+	switch {
+	case !t.reqGrad:
+	case t.e.noGrad > 0:
+		// PyTorch: a view made under no_grad of a tensor that requires
+		// grad requires grad too, as a leaf, and an in-place op on it
+		// with grad mode on is refused (MsgNoGradViewInPlace).
+		v.reqGrad, v.noGradView = true, true
+	default:
 		n := t.e.newNode(name, []*Tensor{t}, func(g []float64, _ [][]float64) [][]float64 { return [][]float64{back(g)} })
 		if err := t.e.attach(op, v, n); err != nil {
 			return nil, err
@@ -294,6 +305,7 @@ func (t *Tensor) Detach() (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.detached = true
 	if t.fn() != nil && !t.e.has(impl.FaultAutogradDetachKeepsGraph) {
 		return d, t.e.FreeGraph(t)
 	}
