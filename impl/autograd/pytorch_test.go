@@ -102,16 +102,16 @@ func TestViewMadeAnewFreesOldGraph(t *testing.T) {
 // TestPyTorchRefusals: what PyTorch refuses, in its words. Each case is
 // the program in PyTorch's terms and what PyTorch 1.13 raised.
 func TestPyTorchRefusals(t *testing.T) {
-	m := must[*Tensor](t)
-	tensor := func(e *Engine, shape []int, req bool, vals ...float64) *Tensor {
-		return m(e.Leaf(shape, vals, req))
+	tensor := func(t *testing.T, e *Engine, shape []int, req bool, vals ...float64) *Tensor {
+		return must[*Tensor](t)(e.Leaf(shape, vals, req))
 	}
 	cases := []struct {
 		torch string
-		run   func(e *Engine) error
+		run   func(t *testing.T, e *Engine) error
 		want  string
 	}{
-		{"h = w + w; h.mul_(2.0); y = h.sum(); y.backward(); y.backward()", func(e *Engine) error {
+		{"h = w + w; h.mul_(2.0); y = h.sum(); y.backward(); y.backward()", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
 			w := leaf(t, e, true, 1, 2)
 			h := m(w.Add(w))
 			if err := h.MulInPlace(2); err != nil {
@@ -123,29 +123,33 @@ func TestPyTorchRefusals(t *testing.T) {
 			}
 			return y.Backward(false) // mul_ saved the wrapped number 2.0
 		}, MsgSecondBackward},
-		{"x = torch.ones(3); x.add_(torch.tensor([[2.]]))", func(e *Engine) error {
-			return leaf(t, e, false, 1, 1, 1).AddInPlace(tensor(e, []int{1, 1}, false, 2), 1)
+		{"x = torch.ones(3); x.add_(torch.tensor([[2.]]))", func(t *testing.T, e *Engine) error {
+			return leaf(t, e, false, 1, 1, 1).AddInPlace(tensor(t, e, []int{1, 1}, false, 2), 1)
 		}, "output with shape [3] doesn't match the broadcast shape [1, 3]"},
-		{"x = torch.tensor(1.); x.add_(torch.tensor([2.]))", func(e *Engine) error {
+		{"x = torch.tensor(1.); x.add_(torch.tensor([2.]))", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
 			return m(e.Scalar(1)).AddInPlace(leaf(t, e, false, 2), 1)
 		}, "output with shape [] doesn't match the broadcast shape [1]"},
-		{"torch.ones(2, 3) * torch.ones(2)", func(e *Engine) error {
-			_, err := tensor(e, []int{2, 3}, false, 1, 1, 1, 1, 1, 1).Mul(leaf(t, e, false, 1, 1))
+		{"torch.ones(2, 3) * torch.ones(2)", func(t *testing.T, e *Engine) error {
+			_, err := tensor(t, e, []int{2, 3}, false, 1, 1, 1, 1, 1, 1).Mul(leaf(t, e, false, 1, 1))
 			return err
 		}, "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"},
-		{"x = torch.ones(4); x.add_(x[2:3])", func(e *Engine) error {
+		{"x = torch.ones(4); x.add_(x[2:3])", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
 			x := leaf(t, e, false, 1, 1, 1, 1)
 			return x.AddInPlace(m(x.Slice(2, 3)), 1)
 		}, MsgOverlap},
-		{"t = torch.ones(1); t.reshape(1, 1).add_(t)", func(e *Engine) error {
+		{"t = torch.ones(1); t.reshape(1, 1).add_(t)", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
 			x := leaf(t, e, false, 1)
 			return m(x.Reshape(1, 1)).AddInPlace(x, 1)
 		}, MsgOverlap},
-		{"w = torch.ones(4, requires_grad=True); w[0:4].add_(w[2:3]): check_inplace first", func(e *Engine) error {
+		{"w = torch.ones(4, requires_grad=True); w[0:4].add_(w[2:3]): check_inplace first", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
 			w := leaf(t, e, true, 1, 1, 1, 1)
 			return m(w.Slice(0, 4)).AddInPlace(m(w.Slice(2, 3)), 1)
 		}, MsgLeafViewInPlace},
-		{"with torch.no_grad(): v = w[0:2]\nv.mul_(2)", func(e *Engine) error {
+		{"with torch.no_grad(): v = w[0:2]\nv.mul_(2)", func(t *testing.T, e *Engine) error {
 			w := leaf(t, e, true, 1, 2, 3)
 			var v *Tensor
 			if err := e.NoGrad(func() (err error) { v, err = w.Slice(0, 2); return err }); err != nil {
@@ -153,7 +157,8 @@ func TestPyTorchRefusals(t *testing.T) {
 			}
 			return v.MulInPlace(2)
 		}, MsgNoGradViewInPlace},
-		{"h = w * 2; v = h[1:3]; v.mul_(3); y = h.log(); v.add_(1); y.sum().backward()", func(e *Engine) error {
+		{"h = w * 2; v = h[1:3]; v.mul_(3); y = h.log(); v.add_(1); y.sum().backward()", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
 			w := leaf(t, e, true, 1, 2, 3)
 			h := m(w.Mul(m(e.Scalar(2))))
 			v := m(h.Slice(1, 3))
@@ -169,7 +174,7 @@ func TestPyTorchRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.torch, func(t *testing.T) {
-			if got := refusal(t, c.run(env(t))); got != c.want {
+			if got := refusal(t, c.run(t, env(t))); got != c.want {
 				t.Errorf("message:\n got %s\nwant %s", got, c.want)
 			}
 		})
@@ -179,9 +184,8 @@ func TestPyTorchRefusals(t *testing.T) {
 // TestPyTorchAllowed: what PyTorch runs, with the shapes, grad_fns and
 // gradients PyTorch 1.13 gave.
 func TestPyTorchAllowed(t *testing.T) {
-	m := must[*Tensor](t)
-	tensor := func(e *Engine, shape []int, req bool, vals ...float64) *Tensor {
-		return m(e.Leaf(shape, vals, req))
+	tensor := func(t *testing.T, e *Engine, shape []int, req bool, vals ...float64) *Tensor {
+		return must[*Tensor](t)(e.Leaf(shape, vals, req))
 	}
 	wantShape := func(t *testing.T, x *Tensor, want ...int) {
 		t.Helper()
@@ -202,7 +206,7 @@ func TestPyTorchAllowed(t *testing.T) {
 	}
 	backward := func(t *testing.T, y *Tensor) {
 		t.Helper()
-		if err := m(y.Sum()).Backward(false); err != nil {
+		if err := must[*Tensor](t)(y.Sum()).Backward(false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -211,17 +215,20 @@ func TestPyTorchAllowed(t *testing.T) {
 		run   func(t *testing.T, e *Engine)
 	}{
 		{"torch.tensor(1.).shape == []; torch.tensor(1.) * torch.ones(1) has shape [1]", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
 			s := m(e.Scalar(1))
 			wantShape(t, s)
 			wantShape(t, m(s.Mul(leaf(t, e, false, 1))), 1)
 		}},
 		{"torch.tensor([[2.]]) * torch.tensor([1., 2, 3]) has shape [1, 3]; ones(1, 1) * tensor(1.) [1, 1]", func(t *testing.T, e *Engine) {
-			a := tensor(e, []int{1, 1}, false, 2)
+			m := must[*Tensor](t)
+			a := tensor(t, e, []int{1, 1}, false, 2)
 			wantShape(t, m(a.Mul(leaf(t, e, false, 1, 2, 3))), 1, 3)
 			wantShape(t, m(a.Mul(m(e.Scalar(1)))), 1, 1)
 		}},
 		{"a = tensor([[1.], [2.]], requires_grad=True); b = tensor([10., 20, 30], requires_grad=True); (a*b).sum().backward(): a.grad [[60.], [60.]], b.grad [3., 3., 3.]", func(t *testing.T, e *Engine) {
-			a := tensor(e, []int{2, 1}, true, 1, 2)
+			m := must[*Tensor](t)
+			a := tensor(t, e, []int{2, 1}, true, 1, 2)
 			b := leaf(t, e, true, 10, 20, 30)
 			y := m(a.Mul(b))
 			wantShape(t, y, 2, 3)
@@ -230,6 +237,7 @@ func TestPyTorchAllowed(t *testing.T) {
 			wantGrad(t, "b", b, 3, 3, 3)
 		}},
 		{"x = torch.ones(3); x.add_(x); x.add_(x.detach()): the same elements may be read and written; x == [4., 4., 4.]", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
 			x := leaf(t, e, false, 1, 1, 1)
 			if err := first(x.AddInPlace(x, 1), x.AddInPlace(m(x.Detach()), 1)); err != nil {
 				t.Fatal(err)
@@ -239,6 +247,7 @@ func TestPyTorchAllowed(t *testing.T) {
 			}
 		}},
 		{"h = w * 2; h.retain_grad(); (h*h).sum().backward(): h.grad [4., 8.], w.grad [8., 16.]", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
 			w := leaf(t, e, true, 1, 2)
 			h := m(w.Mul(m(e.Scalar(2))))
 			h.RetainGrad()
@@ -247,6 +256,7 @@ func TestPyTorchAllowed(t *testing.T) {
 			wantGrad(t, "w", w, 8, 16)
 		}},
 		{"h = w * 2; v = h[1:3]; v.mul_(3): h.grad_fn CopySlices, v.grad_fn AsStridedBackward0, h._version 1; h.sum().backward(): w.grad [2., 6., 6.]", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
 			w := leaf(t, e, true, 1, 2, 3)
 			h := m(w.Mul(m(e.Scalar(2))))
 			v := m(h.Slice(1, 3))
@@ -260,6 +270,7 @@ func TestPyTorchAllowed(t *testing.T) {
 			wantGrad(t, "w", w, 2, 6, 6)
 		}},
 		{"h = w * 2; v = h[1:3]; v.mul_(k), k = tensor([5., 7], requires_grad=True); h.sum().backward(): w.grad [2., 10., 14.], k.grad [4., 6.]", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
 			w := leaf(t, e, true, 1, 2, 3)
 			k := leaf(t, e, true, 5, 7)
 			h := m(w.Mul(m(e.Scalar(2))))
@@ -271,6 +282,7 @@ func TestPyTorchAllowed(t *testing.T) {
 			wantGrad(t, "k", k, 4, 6)
 		}},
 		{"t = torch.zeros(2); t.add_(w): t.grad_fn AddBackward0, requires grad, not a leaf; (t*t).sum().backward(): w.grad [2., 4.]", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
 			w := leaf(t, e, true, 1, 2)
 			x := leaf(t, e, false, 0, 0)
 			if err := x.AddInPlace(w, 1); err != nil {
@@ -283,6 +295,7 @@ func TestPyTorchAllowed(t *testing.T) {
 			wantGrad(t, "w", w, 2, 4)
 		}},
 		{"h = w * 1; h.sub_(k); h.sum().backward(): SubBackward0, w.grad [1., 1.], k.grad [-1., -1.]", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
 			w, k := leaf(t, e, true, 1, 2), leaf(t, e, true, 3, 4)
 			h := m(w.Mul(m(e.Scalar(1))))
 			if err := h.SubInPlace(k, 1); err != nil || h.GradFn() != "SubBackward0" {
@@ -293,6 +306,7 @@ func TestPyTorchAllowed(t *testing.T) {
 			wantGrad(t, "k", k, -1, -1)
 		}},
 		{"h = w * 1; h.div_(k): DivBackward0, w.grad [1/3, 1/4], k.grad [-1/9, -1/8]", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
 			w, k := leaf(t, e, true, 1, 2), leaf(t, e, true, 3, 4)
 			h := m(w.Mul(m(e.Scalar(1))))
 			if err := h.DivInPlace(k); err != nil || h.GradFn() != "DivBackward0" {
@@ -303,6 +317,7 @@ func TestPyTorchAllowed(t *testing.T) {
 			wantGrad(t, "k", k, -1.0/9, -0.125)
 		}},
 		{"h = w * 1; h.mul_(k); h.sum().backward(): MulBackward0, w.grad [3., 4.], k.grad [1., 2.] (a clone of h before mul_ is saved)", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
 			w, k := leaf(t, e, true, 1, 2), leaf(t, e, true, 3, 4)
 			h := m(w.Mul(m(e.Scalar(1))))
 			if err := h.MulTensorInPlace(k); err != nil || h.GradFn() != "MulBackward0" {
@@ -313,6 +328,7 @@ func TestPyTorchAllowed(t *testing.T) {
 			wantGrad(t, "k", k, 1, 2)
 		}},
 		{"h = w + w; h.add_(2.5); y = h.sum(); y.backward(); y.backward(): AddBackward0 saves nothing, w.grad [4., 4.]", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
 			w := leaf(t, e, true, 1, 2)
 			h := m(w.Add(w))
 			if err := h.AddScalarInPlace(2.5); err != nil || h.GradFn() != "AddBackward0" {
@@ -325,6 +341,7 @@ func TestPyTorchAllowed(t *testing.T) {
 			wantGrad(t, "w", w, 4, 4)
 		}},
 		{"with torch.no_grad(): v = w[0:2]\nv: requires grad, a leaf, no grad_fn; (v*2).sum().backward(): w.grad None, v.grad None; with torch.no_grad(): v.mul_(2)", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
 			w := leaf(t, e, true, 1, 2, 3)
 			var v *Tensor
 			if err := e.NoGrad(func() (err error) { v, err = w.Slice(0, 2); return err }); err != nil {
