@@ -37,7 +37,10 @@ var agKinds = []string{"leaf", "add", "mul", "div", "sub", "exp", "tanh", "relu"
 	"zero_grad", "clear_grads", "scope_enter", "scope_exit", "free_graph",
 	// Checkpoints: ops whose saved tensors are checkpointed, and an
 	// in-place op under NoGrad, which takes no snapshot.
-	"ckpt-mul", "ckpt-exp", "ckpt-pow", "mul_-nograd"}
+	"ckpt-mul", "ckpt-exp", "ckpt-pow", "mul_-nograd",
+	// In-place ops by a tensor and by a number, a view made under NoGrad,
+	// a reshape to a column (so that operands broadcast), retain_grad.
+	"sub_", "div_", "mul_t", "add_n", "slice-nograd", "reshape-col", "retain_grad"}
 
 func (s agStep) String() string {
 	return fmt.Sprintf("%s(%d,%d,%g)", agKinds[s.Kind], s.A, s.B, s.F)
@@ -129,7 +132,7 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 		switch agKinds[s.Kind] {
 		case "add", "mul", "div", "sub", "ckpt-mul":
 			ins = []int{ia, ib}
-		case "exp", "tanh", "relu", "neg", "log", "sum", "pow", "reshape", "slice", "ckpt-exp", "ckpt-pow":
+		case "exp", "tanh", "relu", "neg", "log", "sum", "pow", "reshape", "slice", "ckpt-exp", "ckpt-pow", "reshape-col":
 			ins = []int{ia}
 		}
 		var err error
@@ -173,6 +176,15 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 		case k == "slice":
 			t, oerr := a.t.Slice(0, 1)
 			err = add(t, oerr, a.group)
+		case k == "slice-nograd": // no graph: ins stays empty, so that freeing it frees no shadow
+			var t *autograd.Tensor
+			oerr := e.NoGrad(func() (err error) { t, err = a.t.Slice(0, 1); return err })
+			err = add(t, oerr, a.group)
+		case k == "reshape-col":
+			t, oerr := a.t.Reshape(a.t.Numel(), 1)
+			err = add(t, oerr, a.group)
+		case k == "retain_grad":
+			a.t.RetainGrad()
 		case k == "detach":
 			t, oerr := a.t.Detach()
 			if oerr == nil {
@@ -182,7 +194,7 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 		case k == "data":
 			t, oerr := a.t.Data()
 			err = add(t, oerr, newGroup())
-		case k == "add_" || k == "mul_" || k == "zero_" || k == "mul_-nograd":
+		case k == "add_" || k == "mul_" || k == "zero_" || k == "mul_-nograd" || k == "sub_" || k == "div_" || k == "mul_t" || k == "add_n":
 			before := make([]int, len(pool))
 			for j, p := range pool {
 				before[j] = p.t.Version()
@@ -190,6 +202,14 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 			switch k {
 			case "add_":
 				err = a.t.AddInPlace(b.t, s.F)
+			case "sub_":
+				err = a.t.SubInPlace(b.t, s.F)
+			case "div_":
+				err = a.t.DivInPlace(b.t)
+			case "mul_t":
+				err = a.t.MulTensorInPlace(b.t)
+			case "add_n":
+				err = a.t.AddScalarInPlace(s.F)
 			case "mul_":
 				err = a.t.MulInPlace(s.F)
 			case "mul_-nograd":

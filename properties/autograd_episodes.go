@@ -22,14 +22,26 @@ import (
 
 // agEpisodes is how many kinds of episode there are: an episode's kind
 // is its first parameter modulo this.
-const agEpisodes = 1
+const agEpisodes = 2
 
-// agEpisode returns the steps of an episode whose slots the parameters
-// p, q and r choose (any ints ≥ 0), with constant f.
+// agEpisode returns the steps of an episode whose kind and slots the
+// parameters p, q and r choose (any ints ≥ 0), with constant f.
 func agEpisode(p, q, r int, f float64) []agStep {
-	k := func(name string) int { return slices.Index(agKinds, name) }
-	step := func(kind string, a, b int) agStep { return agStep{Kind: k(kind), A: a, B: b, F: f} }
-	maker := []string{"ckpt-exp", "ckpt-exp", "ckpt-pow", "exp"}[p/agEpisodes%4]
+	if p%agEpisodes == 1 {
+		return viewEpisode(p/agEpisodes, q, r, f)
+	}
+	return checkpointEpisode(p/agEpisodes, q, r, f)
+}
+
+// episodeStep makes a step of kind with operands a and b.
+func episodeStep(kind string, a, b int, f float64) agStep {
+	return agStep{Kind: slices.Index(agKinds, kind), A: a, B: b, F: f}
+}
+
+// checkpointEpisode is issue 17's sequence and its siblings.
+func checkpointEpisode(p, q, r int, f float64) []agStep {
+	step := func(kind string, a, b int) agStep { return episodeStep(kind, a, b, f) }
+	maker := []string{"ckpt-exp", "ckpt-exp", "ckpt-pow", "exp"}[p%4]
 	write := []string{"mul_-nograd", "mul_-nograd", "add_", "mul_", "zero_"}[q%5]
 	consumer := []string{"mul", "ckpt-mul", "div", "pow", "add"}[q/5%5]
 	// h is the tensor the maker makes, its operand a new leaf that
@@ -53,6 +65,38 @@ func agEpisode(p, q, r int, f float64) []agStep {
 		steps = append(steps, step(write, newest(3), newest(2)), step("backward-retain", newest(0), 0))
 	case 3: // a NoGrad write after the recompute, then backward
 		steps = append(steps, step("mul_-nograd", newest(3), 0), step("backward", newest(0), 0))
+	}
+	return steps
+}
+
+// viewEpisode writes through a view, or its base, in place, then reads
+// through the other: issue 20's sequences, where the view's grad_fn is
+// made anew (h = w*k, v = h[0:1], h.mul_(3), v.sum().backward()), the
+// base is rebased by CopySlices (v.mul_(3), h.sum().backward()), a
+// saved view or base is named in the modified message, and a view made
+// under NoGrad refuses a recorded write. After it: h is the 2nd newest
+// (h, v) and the write's operand the 3rd (k).
+func viewEpisode(p, q, r int, f float64) []agStep {
+	step := func(kind string, a, b int) agStep { return episodeStep(kind, a, b, f) }
+	view := []string{"slice", "slice", "reshape", "slice-nograd"}[p%4]
+	write := []string{"mul_", "mul_t", "add_", "sub_", "div_", "add_n", "mul_-nograd", "zero_"}[q%8]
+	target := []int{newest(0), newest(1)}[q/8%2]                         // the view or the base
+	reader := []string{"backward", "backward-retain", "exp", "mul"}[r%4] // what reads the other
+	steps := []agStep{
+		step("leaf", 0, 0),
+		step("leaf", 2, 0),
+		step("mul", newest(0), newest(1)), // h, a non-leaf
+		step(view, newest(0), 0),          // v
+	}
+	source := newest(1 - q/8%2) // the other of the two
+	switch reader {
+	case "exp", "mul": // saved before the write, unpacked after it
+		steps = append(steps, step(reader, source, newest(2)), step(write, target+1, newest(4)), step("backward", newest(0), 0))
+	default:
+		steps = append(steps, step(write, target, newest(2)), step(reader, source, 0))
+		if r/4%2 == 1 {
+			steps = append(steps, step("backward", newest(0), 0))
+		}
 	}
 	return steps
 }

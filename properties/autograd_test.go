@@ -488,15 +488,15 @@ func wantOneKind(t *testing.T, faults []impl.Fault, rep traces.Report, kind trac
 	}
 }
 
-// TestAutogradEpisodeIssue17: the first episode is issue 17's sequence (a
+// TestAutogradEpisodes: the first episode is issue 17's sequence (a
 // leaf, exp, a NoGrad in-place op on the result, a product with another
-// leaf, its sum, backward twice with retain_graph), and every episode
-// runs clean on the correct engine, checkpointed or not. An engine that
+// leaf, its sum, backward twice with retain_graph), and every episode of
+// either kind runs clean on the correct engine, checkpointed or not. An engine that
 // records the counter's version after a recompute makes the second
 // backward unpack the product's saved h, which the model reports as
 // saved-modified: the generators, which draw episodes, find it within a
 // few programs (see the commit that added episodes).
-func TestAutogradEpisodeIssue17(t *testing.T) {
+func TestAutogradEpisodes(t *testing.T) {
 	var kinds []string
 	for _, s := range agEpisode(0, 0, 0, 1) {
 		kinds = append(kinds, agKinds[s.Kind])
@@ -507,7 +507,7 @@ func TestAutogradEpisodeIssue17(t *testing.T) {
 	}
 	for p := range 4 * agEpisodes {
 		for q := range 25 {
-			for r := range 4 {
+			for r := range 8 {
 				for _, ckpt := range []bool{false, true} {
 					if f := runAutograd(nil, ckpt, agEpisode(p, q, r, 1.5)); f != nil {
 						t.Fatalf("episode (%d,%d,%d), checkpointed %v: %v", p, q, r, ckpt, f)
