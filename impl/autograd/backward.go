@@ -1,6 +1,7 @@
 package autograd
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
 	"github.com/tlcheck/tlcheck/impl"
@@ -9,8 +10,8 @@ import (
 
 // Backward computes the gradient of root, a one-element tensor, with
 // respect to every leaf that requires grad in its graph, accumulating
-// into their Grad, in topological order (each node runs once all its
-// consumers have sent their gradient).
+// into their Grad, in PyTorch's order (see schedule): so a refusal
+// names the saved tensor PyTorch names, and sums add in its order.
 //
 // Before anything runs, every saved tensor the walk will unpack is
 // checked: one released by an earlier backward fails with
@@ -44,7 +45,7 @@ func (t *Tensor) Backward(retainGraph bool) error {
 	if root == nil {
 		return e.accumulate(t, []float64{1})
 	}
-	nodes := order(root)
+	nodes := schedule(root)
 	// The check walks the saved tensors in the order backward unpacks
 	// them, following the recomputes it would make: a recompute writes
 	// an older version's values into a storage that another saved
@@ -72,6 +73,8 @@ func (t *Tensor) Backward(retainGraph bool) error {
 	}
 	var errs []error
 	grads := map[*node]*gradBuf{}
+	leafGrads := map[*Tensor][]float64{}
+	var leaves []*Tensor // in the order their first gradient came
 	g0, err := e.gradBuf(1)
 	if err != nil {
 		return err
@@ -105,7 +108,17 @@ func (t *Tensor) Backward(retainGraph bool) error {
 			switch {
 			case gi == nil:
 			case ed.leaf != nil:
-				errs = append(errs, e.accumulate(ed.leaf, gi))
+				// Summed here and added to the grad once, after every
+				// node that sends it gradient: PyTorch's AccumulateGrad,
+				// whose rounding this keeps.
+				if acc, ok := leafGrads[ed.leaf]; ok {
+					for k := range gi {
+						acc[k] += gi[k]
+					}
+					continue
+				}
+				leafGrads[ed.leaf] = append([]float64(nil), gi...)
+				leaves = append(leaves, ed.leaf)
 			case ed.fn != nil:
 				if acc := grads[ed.fn]; acc != nil {
 					for k := range gi {
@@ -126,10 +139,65 @@ func (t *Tensor) Backward(retainGraph bool) error {
 			errs = append(errs, e.releaseSaved(n))
 		}
 	}
+	for _, l := range leaves {
+		errs = append(errs, e.accumulate(l, leafGrads[l]))
+	}
 	if !retainGraph {
 		errs = append(errs, e.freeIntermediates(t))
 	}
 	return errors.Join(errs...)
+}
+
+// schedule returns the nodes reachable from root in the order PyTorch's
+// engine runs them: a node is ready once every node of the graph that
+// sends it gradient has run, and of the ready nodes the one made last
+// (the highest sequence number) runs first.
+func schedule(root *node) []*node {
+	deps := map[*node]int{}
+	seen := map[*node]bool{root: true}
+	for stack := []*node{root}; len(stack) > 0; {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, ed := range n.next {
+			if ed.fn == nil {
+				continue
+			}
+			deps[ed.fn]++
+			if !seen[ed.fn] {
+				seen[ed.fn] = true
+				stack = append(stack, ed.fn)
+			}
+		}
+	}
+	var out []*node
+	ready := &readyQueue{root}
+	for ready.Len() > 0 {
+		n := heap.Pop(ready).(*node)
+		out = append(out, n)
+		for _, ed := range n.next {
+			if ed.fn == nil {
+				continue
+			}
+			if deps[ed.fn]--; deps[ed.fn] == 0 {
+				heap.Push(ready, ed.fn)
+			}
+		}
+	}
+	return out
+}
+
+// readyQueue is a heap of nodes, the highest sequence number first.
+type readyQueue []*node
+
+func (q readyQueue) Len() int           { return len(q) }
+func (q readyQueue) Less(i, j int) bool { return q[i].seq > q[j].seq }
+func (q readyQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *readyQueue) Push(x any)        { *q = append(*q, x.(*node)) }
+func (q *readyQueue) Pop() any {
+	old := *q
+	n := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return n
 }
 
 // freeIntermediates frees the graph tensors upstream of root after a

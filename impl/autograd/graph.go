@@ -15,6 +15,7 @@ import (
 // the graph engine frees.
 type node struct {
 	name    string
+	seq     int // PyTorch's sequence_nr: nodes made later run first
 	next    []edge
 	saved   []*saved
 	apply   func(g []float64, sv [][]float64) [][]float64
@@ -73,7 +74,7 @@ type snap struct {
 // newNode makes a node whose inputs are ins, in order.
 func (e *Engine) newNode(name string, ins []*Tensor, apply func([]float64, [][]float64) [][]float64) *node {
 	e.nodes++
-	n := &node{name: name, apply: apply, next: make([]edge, len(ins)), ins: ins, inVer: make([]int, len(ins))}
+	n := &node{name: name, seq: e.nodes, apply: apply, next: make([]edge, len(ins)), ins: ins, inVer: make([]int, len(ins))}
 	for i, t := range ins {
 		n.inVer[i] = t.holds()
 		switch fn := t.fn(); {

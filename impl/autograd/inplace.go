@@ -294,8 +294,8 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64),
 	if view {
 		// The op's node takes the view's gradient; CopySlices, the
 		// base's new grad_fn, hands it the view's part of the base's.
-		nd = &node{name: name, next: make([]edge, len(ins))}
 		e.nodes++
+		nd = &node{name: name, seq: e.nodes, next: make([]edge, len(ins))}
 	} else {
 		nd = e.newNode(name, ins, nil)
 	}

@@ -362,3 +362,88 @@ func TestPyTorchAllowed(t *testing.T) {
 		t.Run(c.torch, func(t *testing.T) { c.run(t, env(t)) })
 	}
 }
+
+// TestPyTorchOrder: backward runs nodes in PyTorch's order (of the ready
+// ones, the newest first) and DivBackward0 unpacks the dividend before
+// the divisor, so that of several saved tensors modified the one PyTorch
+// names is named; and gradients add in PyTorch's order, to the last bit.
+func TestPyTorchOrder(t *testing.T) {
+	cases := []struct {
+		torch string
+		run   func(t *testing.T, e *Engine) error
+		want  string
+	}{
+		{"y = a.exp(); z = b.exp(); s = z.sum() + y.sum(); y.add_(1); z.add_(1); s.backward()", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
+			a, b := leaf(t, e, true, 1, 2), leaf(t, e, true, 1, 2, 3)
+			y, z := m(a.Exp()), m(b.Exp())
+			s := m(m(z.Sum()).Add(m(y.Sum())))
+			if err := first(y.AddScalarInPlace(1), z.AddScalarInPlace(1)); err != nil {
+				return err
+			}
+			return s.Backward(false)
+		}, "[torch.DoubleTensor [3]], which is output 0 of ExpBackward0, is at version 1; expected version 0 instead."},
+		{"x = a*1; d = k*1; y = x/d (k a zero-dim leaf); x.add_(1); d.add_(1); y.sum().backward()", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
+			a, k := leaf(t, e, true, 1, 2), m(e.Leaf([]int{}, []float64{2}, true))
+			one := m(e.Scalar(1))
+			x, d := m(a.Mul(one)), m(k.Mul(one))
+			y := m(x.Div(d))
+			if err := first(x.AddScalarInPlace(1), d.AddScalarInPlace(1)); err != nil {
+				return err
+			}
+			return m(y.Sum()).Backward(false)
+		}, "[torch.DoubleTensor [2]], which is output 0 of AddBackward0, is at version 1; expected version 0 instead."},
+		{"the same, y = d/x", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
+			a, k := leaf(t, e, true, 1, 2), m(e.Leaf([]int{}, []float64{2}, true))
+			one := m(e.Scalar(1))
+			x, d := m(a.Mul(one)), m(k.Mul(one))
+			y := m(d.Div(x))
+			if err := first(x.AddScalarInPlace(1), d.AddScalarInPlace(1)); err != nil {
+				return err
+			}
+			return m(y.Sum()).Backward(false)
+		}, "[torch.DoubleTensor []], which is output 0 of AddBackward0, is at version 1; expected version 0 instead."},
+	}
+	const prefix = "one of the variables needed for gradient computation has been modified by an inplace operation: "
+	for _, c := range cases {
+		t.Run(c.torch, func(t *testing.T) {
+			if got, want := refusal(t, c.run(t, env(t))), prefix+c.want+msgModifiedHint; got != want {
+				t.Errorf("message:\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+	// a = tensor([0.14, 0.7], requires_grad=True); y = a*3; z = y*a
+	// s = (y+z).sum(); s.backward(retain_graph=True); s.backward()
+	// a.grad.tolist() == [7.680000000000001, 14.399999999999999]: .grad + (g1 + g2), not (.grad + g1) + g2
+	m := must[*Tensor](t)
+	e := env(t)
+	a := leaf(t, e, true, 0.14, 0.7)
+	y := m(a.Mul(m(e.Scalar(3))))
+	s := m(m(y.Add(m(y.Mul(a)))).Sum())
+	if err := first(s.Backward(true), s.Backward(false)); err != nil {
+		t.Fatal(err)
+	}
+	if g := values(t, a.Grad()); g[0] != 7.680000000000001 || g[1] != 14.399999999999999 {
+		t.Errorf("a.grad %v, want PyTorch's [7.680000000000001 14.399999999999999] exactly", g)
+	}
+}
+
+// TestPyTorchDivGradRounding: the divisor's gradient is PyTorch's
+// -g*((x/y)/y), not -g*x/(y*y), which rounds otherwise:
+//
+//	y = torch.tensor([1.2], requires_grad=True)
+//	(torch.tensor([1.3]) / y).sum().backward()
+//	y.grad.item() == -0.9027777777777779   # -1.3/(1.2*1.2) is -0.9027777777777778
+func TestPyTorchDivGradRounding(t *testing.T) {
+	m := must[*Tensor](t)
+	e := env(t)
+	y := leaf(t, e, true, 1.2)
+	if err := m(m(leaf(t, e, false, 1.3).Div(y)).Sum()).Backward(false); err != nil {
+		t.Fatal(err)
+	}
+	if g := values(t, y.Grad()); g[0] != -0.9027777777777779 {
+		t.Errorf("y.grad %v, want PyTorch's -0.9027777777777779 exactly", g[0])
+	}
+}
