@@ -390,7 +390,9 @@ func SearchAutograd(faults []impl.Fault, seed uint64, more func(n int) bool) (Au
 // ShrinkAutograd removes steps from a failing program, and lowers
 // operands, while it still breaks the same property (for Model, with the same
 // kind of violation), and returns the smallest program found with its
-// failure; nil if p does not fail.
+// failure; nil if p does not fail. A checkpointed program becomes a
+// plain one whose first steps make its x, c and y, if that fails the
+// same way.
 func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *AutogradFailure) {
 	f := RunAutograd(p, faults)
 	if f == nil {
@@ -432,6 +434,18 @@ func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *A
 						break
 					}
 				}
+			}
+		}
+	}
+	if p.ckpt {
+		// A checkpointed program's start, written as steps of a plain
+		// one (only y = x*c checkpointed): if it fails the same way,
+		// shrink that, so that what the failure needs is all in steps.
+		pre := []agStep{{Kind: slices.Index(agKinds, "leaf"), A: 0, F: 1.5}, {Kind: slices.Index(agKinds, "leaf"), A: 1, F: 0.5},
+			{Kind: slices.Index(agKinds, "ckpt-mul"), A: 0, B: 1}}
+		if q := (AutogradProgram{append(pre, steps...), false}); same(RunAutograd(q, faults)) {
+			if small, g := ShrinkAutograd(q, faults); same(g) {
+				return small, g
 			}
 		}
 	}
