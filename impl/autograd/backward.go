@@ -29,7 +29,7 @@ import (
 // saved nothing runs again. With retainGraph nothing is released.
 func (t *Tensor) Backward(retainGraph bool) error {
 	e := t.e
-	if err := t.check("backward"); err != nil {
+	if err := t.use("backward"); err != nil {
 		return err
 	}
 	if !t.reqGrad {

@@ -1,6 +1,8 @@
 package autograd
 
 import (
+	"slices"
+
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -58,7 +60,7 @@ func (t *Tensor) AddScalarInPlace(c float64) error {
 		for i := range x {
 			x[i] += c
 		}
-	}, func(*node) (func(g []float64, sv [][]float64) [][]float64, error) {
+	}, func(*node, []float64) (func(g []float64, sv [][]float64) [][]float64, error) {
 		return func(g []float64, _ [][]float64) [][]float64 { return [][]float64{g} }, nil
 	})
 }
@@ -74,7 +76,10 @@ func (t *Tensor) MulInPlace(c float64) error {
 		for i := range x {
 			x[i] *= c
 		}
-	}, func(nd *node) (func(g []float64, sv [][]float64) [][]float64, error) {
+	}, func(nd *node, old []float64) (func(g []float64, sv [][]float64) [][]float64, error) {
+		if !t.edge() {
+			return func([]float64, [][]float64) [][]float64 { return [][]float64{nil} }, nil
+		}
 		i, err := t.e.saveCopy(nd, "mul_", []int{}, []float64{c})
 		return func(g []float64, sv [][]float64) [][]float64 {
 			ga := make([]float64, len(g))
@@ -92,7 +97,7 @@ func (t *Tensor) ZeroInPlace() error {
 		return err
 	}
 	return t.inplace("zero_", "ZeroBackward0", nil, func(x []float64) { clear(x) },
-		func(*node) (func(g []float64, sv [][]float64) [][]float64, error) {
+		func(*node, []float64) (func(g []float64, sv [][]float64) [][]float64, error) {
 			return func(g []float64, _ [][]float64) [][]float64 { return [][]float64{make([]float64, len(g))} }, nil
 		})
 }
@@ -109,6 +114,13 @@ func (t *Tensor) withTensor(op, name string, o *Tensor, f func(x, y float64) flo
 	if err := t.refuseInPlace(op, o); err != nil {
 		return err
 	}
+	if t.e.noGrad == 0 && (t.reqGrad || o.reqGrad) {
+		// The node asks for the operands' grad_fns before the kernel
+		// runs: a stale view made under NoGrad is refused first.
+		if err := first(t.use(op), o.use(op)); err != nil {
+			return err
+		}
+	}
 	if err := overlapping(op, t, o); err != nil {
 		return err
 	}
@@ -121,13 +133,11 @@ func (t *Tensor) withTensor(op, name string, o *Tensor, f func(x, y float64) flo
 	}
 	y := o.read()
 	iy := broadcastIndex(t.shape, o.shape)
-	var old []float64
 	return t.inplace(op, name, o, func(x []float64) {
-		old = append([]float64(nil), x...)
 		for i := range x {
 			x[i] = f(x[i], y[iy[i]])
 		}
-	}, func(nd *node) (func(g []float64, sv [][]float64) [][]float64, error) {
+	}, func(nd *node, old []float64) (func(g []float64, sv [][]float64) [][]float64, error) {
 		e := t.e
 		ix, io := -1, -1
 		var err error
@@ -135,17 +145,17 @@ func (t *Tensor) withTensor(op, name string, o *Tensor, f func(x, y float64) flo
 		saveOther := func() { io, err = e.save(nd, o, false) }
 		switch saves {
 		case saveCross:
-			if o.reqGrad {
+			if o.edge() {
 				saveSelf()
 			}
-			if err == nil && t.reqGrad {
+			if err == nil && t.edge() {
 				saveOther()
 			}
 		case saveDiv:
-			if o.reqGrad {
+			if o.edge() {
 				saveSelf()
 			}
-			if err == nil {
+			if err == nil && (t.edge() || o.edge()) {
 				saveOther()
 			}
 		}
@@ -233,9 +243,9 @@ func (e *Engine) saveCopy(n *node, op string, shape []int, vals []float64) (int,
 // tensor operand (o is nil; withTensor has checked them otherwise),
 // applies f to t's values, bumps the version and, when the op is
 // recorded, rebases t's history onto a node whose formula mk makes
-// (saving what it needs on the node first).
+// (mk saves what it needs on the node, given t's values before the op).
 func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64),
-	mk func(*node) (func(g []float64, sv [][]float64) [][]float64, error)) error {
+	mk func(*node, []float64) (func(g []float64, sv [][]float64) [][]float64, error)) error {
 	e := t.e
 	if o == nil {
 		if err := t.refuseInPlace(op, nil); err != nil {
@@ -243,6 +253,31 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64),
 		}
 	}
 	graphed := e.noGrad == 0 && (t.reqGrad || (o != nil && o.reqGrad))
+	x := t.read()
+	// The node saves what its formula needs before the op writes: an
+	// operand that is t itself (or an alias) is saved at its version
+	// before the op, as PyTorch saves it, and found modified at unpack.
+	view := t.diffView && t.base != nil
+	var nd *node
+	if graphed {
+		ins := []*Tensor{t}
+		if o != nil {
+			ins = append(ins, o)
+		}
+		if view {
+			// The op's node takes the view's gradient; CopySlices, the
+			// base's new grad_fn, hands it the view's part of the base's.
+			e.nodes++
+			nd = &node{name: name, seq: e.nodes, next: make([]edge, len(ins))}
+		} else {
+			nd = e.newNode(name, ins, nil)
+		}
+		apply, err := mk(nd, slices.Clone(x))
+		if err != nil {
+			return err
+		}
+		nd.apply = apply
+	}
 	// A checkpoint copies what backward still needs before the op
 	// writes it; under NoGrad autograd does not see the op.
 	var due []*saved
@@ -255,7 +290,6 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64),
 			return err
 		}
 	}
-	x := t.read()
 	f(x)
 	t.write(x)
 	t.vc.v++
@@ -282,34 +316,15 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64),
 	if e.has(impl.FaultAutogradDoubleBump) {
 		t.vc.v++
 	}
-	if !graphed {
+	switch {
+	case !graphed:
 		return nil
+	case view:
+		return e.copySlices(t, o, nd)
 	}
-	view := t.diffView && t.base != nil
-	ins := []*Tensor{t}
-	if o != nil {
-		ins = append(ins, o)
-	}
-	var nd *node
-	if view {
-		// The op's node takes the view's gradient; CopySlices, the
-		// base's new grad_fn, hands it the view's part of the base's.
-		e.nodes++
-		nd = &node{name: name, seq: e.nodes, next: make([]edge, len(ins))}
-	} else {
-		nd = e.newNode(name, ins, nil)
-	}
-	apply, err := mk(nd)
-	if err != nil {
-		return err
-	}
-	nd.apply = apply
-	if !view {
-		nd.owner = t
-		t.gradFn, t.outputNr, t.reqGrad = nd, 0, true
-		return nil
-	}
-	return e.copySlices(t, o, nd)
+	nd.owner = t
+	t.gradFn, t.outputNr, t.reqGrad = nd, 0, true
+	return nil
 }
 
 // copySlices rebases the base of view t after the in-place op of node

@@ -21,8 +21,8 @@ func (a *Tensor) Sub(b *Tensor) (*Tensor, error) {
 		func(g, _, _ float64) (float64, float64) { return g, -g })
 }
 
-// Mul returns a * b (MulBackward0; saves b if a requires grad and a if b
-// does, as PyTorch's formula needs).
+// Mul returns a * b (MulBackward0; saves b if a's gradient is wanted
+// and a if b's is, as PyTorch's formula needs; see edge).
 func (a *Tensor) Mul(b *Tensor) (*Tensor, error) {
 	return a.binary("mul", "MulBackward0", b, func(x, y float64) float64 { return x * y }, saveCross,
 		func(g, x, y float64) (float64, float64) { return g * y, g * x })
@@ -44,7 +44,7 @@ const (
 
 func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64, saves int,
 	df func(g, x, y float64) (float64, float64)) (*Tensor, error) {
-	if err := first(a.check(op), b.check(op)); err != nil {
+	if err := first(a.use(op), b.use(op)); err != nil {
 		return nil, err
 	}
 	shape, err := broadcastShape(op, a.id, a.shape, b.shape)
@@ -74,17 +74,17 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 	}
 	switch saves {
 	case saveCross:
-		if b.reqGrad {
+		if b.edge() {
 			ia, err = e.save(nd, a, false)
 		}
-		if a.reqGrad && err == nil {
+		if a.edge() && err == nil {
 			ib, err = e.save(nd, b, false)
 		}
 	case saveDiv:
-		if b.reqGrad {
+		if b.edge() {
 			ia, err = e.save(nd, a, false)
 		}
-		if err == nil {
+		if (a.edge() || b.edge()) && err == nil {
 			ib, err = e.save(nd, b, false)
 		}
 	}
@@ -109,6 +109,15 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 		return [][]float64{ga, gb}
 	}
 	return out, e.attach(op, out, nd)
+}
+
+// edge reports whether t's gradient is wanted by a node that takes it:
+// it requires grad and has a grad_fn or is a leaf that accumulates (a
+// view made under NoGrad does not). PyTorch saves a tensor for a
+// formula only if a gradient that needs it is wanted
+// (should_compute_output).
+func (t *Tensor) edge() bool {
+	return t.reqGrad && (t.fn() != nil || !t.noGradView)
 }
 
 // tracks reports whether an op on ins is recorded in the graph.
@@ -139,7 +148,7 @@ func (e *Engine) result(op string, shape []int, vals []float64) (*Tensor, error)
 // its output (!in), and df gives the derivative from x (input) and y
 // (output).
 func (a *Tensor) unary(op, name string, f func(float64) float64, savesInput bool, df func(x, y float64) float64) (*Tensor, error) {
-	if err := a.check(op); err != nil {
+	if err := a.use(op); err != nil {
 		return nil, err
 	}
 	x := a.read()
@@ -172,6 +181,12 @@ func (a *Tensor) unary(op, name string, f func(float64) float64, savesInput bool
 	}
 	if err := e.attach(op, out, nd); err != nil {
 		return nil, err
+	}
+	if savesInput && !a.edge() {
+		// PyTorch saves an input only for the gradients wanted (none
+		// here); an output it saves whatever is wanted.
+		nd.apply = func(g []float64, _ [][]float64) [][]float64 { return [][]float64{nil} }
+		return out, nil
 	}
 	s := a
 	if !savesInput {
@@ -239,7 +254,7 @@ func (a *Tensor) Tanh() (*Tensor, error) {
 // Sum returns the sum of a's elements, a tensor of shape [] (SumBackward0;
 // saves nothing).
 func (a *Tensor) Sum() (*Tensor, error) {
-	if err := a.check("sum"); err != nil {
+	if err := a.use("sum"); err != nil {
 		return nil, err
 	}
 	s := 0.0
@@ -272,7 +287,7 @@ func (a *Tensor) Sum() (*Tensor, error) {
 // Matmul returns the matrix product of a [n,k] and b [k,m] (MmBackward0;
 // saves b if a requires grad and a if b does).
 func (a *Tensor) Matmul(b *Tensor) (*Tensor, error) {
-	if err := first(a.check("matmul"), b.check("matmul")); err != nil {
+	if err := first(a.use("matmul"), b.use("matmul")); err != nil {
 		return nil, err
 	}
 	if len(a.shape) != 2 || len(b.shape) != 2 || a.shape[1] != b.shape[0] {
@@ -288,10 +303,10 @@ func (a *Tensor) Matmul(b *Tensor) (*Tensor, error) {
 	nd := e.newNode("MmBackward0", []*Tensor{a, b}, nil)
 	nd.out, nd.redo = out, func(v [][]float64) []float64 { return mm(v[0], v[1], n, k, m, false, false) }
 	ia, ib := -1, -1
-	if b.reqGrad {
+	if b.edge() {
 		ia, err = e.save(nd, a, false)
 	}
-	if a.reqGrad && err == nil {
+	if a.edge() && err == nil {
 		ib, err = e.save(nd, b, false)
 	}
 	if err != nil {

@@ -171,6 +171,50 @@ func TestPyTorchRefusals(t *testing.T) {
 			}
 			return m(y.Sum()).Backward(false)
 		}, "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.DoubleTensor [3]], which is output 0 of torch::autograd::CopySlices, is at version 2; expected version 1 instead." + msgModifiedHint},
+		{"h = w + w; h.div_(h); h.sum().backward(): the operand h is saved before the op writes it", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
+			w := leaf(t, e, true, 1, 2)
+			h := m(w.Add(w))
+			if err := h.DivInPlace(h); err != nil {
+				return err
+			}
+			return m(h.Sum()).Backward(false)
+		}, "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.DoubleTensor [2]], which is output 0 of DivBackward0, is at version 1; expected version 0 instead." + msgModifiedHint},
+		{"h = w * 2; with torch.no_grad(): v = h[0:1]\nh.mul_(2); v.exp()", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
+			w := leaf(t, e, true, 1, 2)
+			h := m(w.Mul(m(e.Scalar(2))))
+			var v *Tensor
+			if err := e.NoGrad(func() (err error) { v, err = h.Slice(0, 1); return err }); err != nil {
+				return err
+			}
+			if err := h.MulInPlace(2); err != nil {
+				return err
+			}
+			_, err := v.Exp()
+			return err
+		}, MsgNoGradViewRebased},
+		{"x = torch.ones(2); with torch.no_grad(): v = x[0:1]\nv.add_(k), k requiring grad", func(t *testing.T, e *Engine) error {
+			x := leaf(t, e, false, 1, 1)
+			var v *Tensor
+			if err := e.NoGrad(func() (err error) { v, err = x.Slice(0, 1); return err }); err != nil {
+				return err
+			}
+			return v.AddInPlace(leaf(t, e, true, 1), 1)
+		}, MsgNoGradViewInPlace},
+		{"with torch.no_grad(): v = w[0:1]\ny = v.exp(); y.mul_(2); y.sum().backward(): exp saves its output, wanted or not", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
+			w := leaf(t, e, true, 1, 2)
+			var v *Tensor
+			if err := e.NoGrad(func() (err error) { v, err = w.Slice(0, 1); return err }); err != nil {
+				return err
+			}
+			y := m(v.Exp())
+			if err := y.MulInPlace(2); err != nil {
+				return err
+			}
+			return m(y.Sum()).Backward(false)
+		}, "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.DoubleTensor [1]], which is output 0 of ExpBackward0, is at version 1; expected version 0 instead." + msgModifiedHint},
 	}
 	for _, c := range cases {
 		t.Run(c.torch, func(t *testing.T) {
@@ -356,6 +400,19 @@ func TestPyTorchAllowed(t *testing.T) {
 			if err := e.NoGrad(func() error { return v.MulInPlace(2) }); err != nil {
 				t.Fatal(err)
 			}
+		}},
+		{"with torch.no_grad(): v = w[0:1]\ny = (v*2).sum(); y.backward(); y.backward(): MulBackward0 saves no input whose gradient is not wanted", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
+			w := leaf(t, e, true, 1, 2)
+			var v *Tensor
+			if err := e.NoGrad(func() (err error) { v, err = w.Slice(0, 1); return err }); err != nil {
+				t.Fatal(err)
+			}
+			y := m(m(v.Mul(m(e.Scalar(2)))).Sum())
+			if err := first(y.Backward(false), y.Backward(false)); err != nil {
+				t.Fatal(err)
+			}
+			wantGrad(t, "w", w)
 		}},
 	}
 	for _, c := range cases {

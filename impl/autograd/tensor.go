@@ -48,7 +48,7 @@ type Tensor struct {
 	// the grad_fn is made anew (see fn).
 	diffView    bool
 	attrVersion int
-	noGradView  bool // a view made under NoGrad of a tensor that requires grad: a leaf
+	noGradView  bool // a view made under NoGrad (a leaf, if its base requires grad)
 	detached    bool // made by Detach
 	grad        *Tensor
 	retain      bool // RetainGrad: a non-leaf that keeps its grad
@@ -127,7 +127,9 @@ func (t *Tensor) GradFn() string {
 // is tripled). The view stays a handle of the node that made it, which
 // the new node keeps (replaced) for the graph that frees it to free.
 func (t *Tensor) fn() *node {
-	if !t.diffView || t.dead || t.vc.v == t.attrVersion {
+	if !t.diffView || t.dead || t.vc.v == t.attrVersion || t.noGradView {
+		// A view made under NoGrad keeps none: PyTorch refuses its use
+		// in grad mode once stale (see use).
 		return t.gradFn
 	}
 	b := t.base
@@ -213,6 +215,19 @@ func (t *Tensor) check(op string) error {
 	return nil
 }
 
+// use is check for an op that, in grad mode, asks for the tensor's
+// grad_fn: a view made under NoGrad whose group was written in place
+// since is refused then (PyTorch's handle_view_on_rebase, indirect).
+func (t *Tensor) use(op string) error {
+	if err := t.check(op); err != nil {
+		return err
+	}
+	if t.e.noGrad == 0 && t.noGradView && t.base.reqGrad && t.vc.v != t.attrVersion {
+		return &Error{Op: op, Tensor: t.id, Msg: MsgNoGradViewRebased}
+	}
+	return nil
+}
+
 // alias makes a new handle on t's storage: it acquires the buffer and
 // records it in the top scope, so the alias dies at that scope's exit.
 func (t *Tensor) alias(op string, off int, shape []int, vc *counter) (*Tensor, error) {
@@ -229,7 +244,7 @@ func (t *Tensor) alias(op string, off int, shape []int, vc *counter) (*Tensor, e
 // Reshape returns a view of t with another shape of as many elements,
 // sharing t's storage and version counter (ViewBackward0).
 func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
-	if err := t.check("reshape"); err != nil {
+	if err := t.use("reshape"); err != nil {
 		return nil, err
 	}
 	if numel(shape) != t.Numel() {
@@ -241,7 +256,7 @@ func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 // Slice returns rows lo..hi-1 of t (elements, for a 1-D t) as a view
 // sharing t's storage and version counter (SliceBackward0).
 func (t *Tensor) Slice(lo, hi int) (*Tensor, error) {
-	if err := t.check("slice"); err != nil {
+	if err := t.use("slice"); err != nil {
 		return nil, err
 	}
 	if len(t.shape) == 0 || lo < 0 || hi > t.shape[0] || lo >= hi {
@@ -271,12 +286,12 @@ func (t *Tensor) view(op, name string, off int, shape []int, back func([]float64
 	v.diffView, v.attrVersion = true, v.vc.v
 	t.fn() // a view's grad_fn made anew first: it may now require grad
 	switch {
-	case !t.reqGrad:
 	case t.e.noGrad > 0:
 		// PyTorch: a view made under no_grad of a tensor that requires
-		// grad requires grad too, as a leaf, and an in-place op on it
-		// with grad mode on is refused (MsgNoGradViewInPlace).
-		v.reqGrad, v.noGradView = true, true
+		// grad requires grad too, as a leaf; a recorded in-place op on
+		// any view made under no_grad is refused (MsgNoGradViewInPlace).
+		v.reqGrad, v.noGradView = t.reqGrad, true
+	case !t.reqGrad:
 	default:
 		n := t.e.newNode(name, []*Tensor{t}, func(g []float64, _ [][]float64) [][]float64 { return [][]float64{back(g)} })
 		if err := t.e.attach(op, v, n); err != nil {
