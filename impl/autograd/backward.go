@@ -32,7 +32,7 @@ func (t *Tensor) Backward(retainGraph bool) error {
 	if err := t.use("backward"); err != nil {
 		return err
 	}
-	if !t.reqGrad {
+	if !t.requiresGrad() {
 		return &Error{Op: "backward", Tensor: t.id, Msg: MsgNoGrad}
 	}
 	if t.Numel() != 1 {

@@ -78,7 +78,7 @@ func (e *Engine) newNode(name string, ins []*Tensor, apply func([]float64, [][]f
 	for i, t := range ins {
 		n.inVer[i] = t.holds()
 		switch fn := t.fn(); {
-		case !t.reqGrad:
+		case !t.requiresGrad():
 		case fn == nil && t.noGradView:
 			// PyTorch: a view made under no_grad, a leaf, accumulates
 			// no gradient, neither its own nor its base's.
@@ -172,7 +172,11 @@ func (e *Engine) unpack(n *node, s *saved) ([]float64, error) {
 // storage holds the values of version v.
 func modified(n *node, s *saved, v int) error {
 	fn, nr := "", 0
-	switch {
+	switch t := s.t; {
+	case !s.output && t.noGradView && t.base.reqGrad && t.vc.v != t.attrVersion:
+		// PyTorch asks a saved input for its grad_fn to name it: a
+		// stale view made under no_grad refuses that first.
+		return &Error{Op: "backward", Tensor: t.id, Msg: MsgNoGradViewRebased}
 	case s.output:
 		fn = n.name
 	case s.t.fn() != nil:

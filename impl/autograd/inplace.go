@@ -114,7 +114,7 @@ func (t *Tensor) withTensor(op, name string, o *Tensor, f func(x, y float64) flo
 	if err := t.refuseInPlace(op, o); err != nil {
 		return err
 	}
-	if t.e.noGrad == 0 && (t.reqGrad || o.reqGrad) {
+	if t.e.noGrad == 0 && (t.requiresGrad() || o.requiresGrad()) {
 		// The node asks for the operands' grad_fns before the kernel
 		// runs: a stale view made under NoGrad is refused first.
 		if err := first(t.use(op), o.use(op)); err != nil {
@@ -188,15 +188,15 @@ func (t *Tensor) refuseInPlace(op string, o *Tensor) error {
 		return nil
 	}
 	fn := t.fn() // a view's grad_fn made anew first: it may now require grad
-	if !t.reqGrad && (o == nil || !o.reqGrad) {
+	if !t.requiresGrad() && (o == nil || !o.requiresGrad()) {
 		return nil
 	}
 	switch {
 	case t.noGradView:
 		return &Error{Op: op, Tensor: t.id, Msg: MsgNoGradViewInPlace}
-	case t.diffView && t.reqGrad && t.base.reqGrad && t.base.fn() == nil:
+	case t.diffView && t.requiresGrad() && t.base.reqGrad && t.base.fn() == nil:
 		return &Error{Op: op, Tensor: t.id, Msg: MsgLeafViewInPlace}
-	case t.reqGrad && fn == nil:
+	case t.requiresGrad() && fn == nil:
 		return &Error{Op: op, Tensor: t.id, Msg: MsgLeafInPlace}
 	}
 	return nil
@@ -252,7 +252,13 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64),
 			return err
 		}
 	}
-	graphed := e.noGrad == 0 && (t.reqGrad || (o != nil && o.reqGrad))
+	graphed := e.noGrad == 0 && (t.requiresGrad() || (o != nil && o.requiresGrad()))
+	// check_inplace does not look at an op with grad mode off, or on a
+	// tensor that does not require grad, or on a detached alias (or a
+	// view of one): PyTorch lets you write a detached alias of a leaf,
+	// even once an operand that requires grad has brought it into a
+	// graph. The model is told so by the bump's kind.
+	unchecked := e.noGrad > 0 || !t.requiresGrad() || t.root().detached
 	x := t.read()
 	// The node saves what its formula needs before the op writes: an
 	// operand that is t itself (or an alias) is saved at its version
@@ -296,12 +302,7 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64),
 	if !t.vc.data {
 		t.st.restored = 0
 		ev := traces.Event{Op: traces.OpBump, Addr: t.st.addr}
-		if e.noGrad > 0 || !t.reqGrad || t.root().detached {
-			// check_inplace does not look at it: grad mode is off, or
-			// the tensor written does not require grad, or is a
-			// detached alias (or a view of one): PyTorch lets you write
-			// a detached alias of a leaf, even once an operand that
-			// requires grad has brought it into a graph.
+		if unchecked {
 			ev.Kind = "no_grad"
 		}
 		e.emit(ev)
@@ -353,5 +354,6 @@ func (e *Engine) copySlices(t, o *Tensor, op *node) error {
 	}
 	b.gradFn, b.outputNr, b.reqGrad = cs, 0, true
 	t.reqGrad = true
+	t.attrVersion = -1 // made anew at its next use, from CopySlices
 	return nil
 }

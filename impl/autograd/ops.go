@@ -117,7 +117,7 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 // formula only if a gradient that needs it is wanted
 // (should_compute_output).
 func (t *Tensor) edge() bool {
-	return t.reqGrad && (t.fn() != nil || !t.noGradView)
+	return t.requiresGrad() && (t.fn() != nil || !t.noGradView)
 }
 
 // tracks reports whether an op on ins is recorded in the graph.
@@ -126,7 +126,7 @@ func (e *Engine) tracks(ins ...*Tensor) bool {
 		return false
 	}
 	for _, t := range ins {
-		if t.reqGrad {
+		if t.requiresGrad() {
 			return true
 		}
 	}

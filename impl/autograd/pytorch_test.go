@@ -313,6 +313,16 @@ func TestPyTorchAllowed(t *testing.T) {
 			backward(t, h)
 			wantGrad(t, "w", w, 2, 6, 6)
 		}},
+		{"h = w * 1; v = h[0:1]; v.mul_(2); v.sum().backward(): w.grad [2., 0., 0.] (v's grad_fn made anew from CopySlices)", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
+			w := leaf(t, e, true, 1, 2, 3)
+			v := m(m(w.Mul(m(e.Scalar(1)))).Slice(0, 1))
+			if err := v.MulInPlace(2); err != nil {
+				t.Fatal(err)
+			}
+			backward(t, v)
+			wantGrad(t, "w", w, 2, 0, 0)
+		}},
 		{"h = w * 2; v = h[1:3]; v.mul_(k), k = tensor([5., 7], requires_grad=True); h.sum().backward(): w.grad [2., 10., 14.], k.grad [4., 6.]", func(t *testing.T, e *Engine) {
 			m := must[*Tensor](t)
 			w := leaf(t, e, true, 1, 2, 3)

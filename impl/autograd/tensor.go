@@ -104,7 +104,14 @@ func (t *Tensor) Shape() []int { return append([]int(nil), t.shape...) }
 func (t *Tensor) Numel() int { return numel(t.shape) }
 
 // RequiresGrad reports whether gradients flow to or through the tensor.
-func (t *Tensor) RequiresGrad() bool { return t.reqGrad }
+func (t *Tensor) RequiresGrad() bool { return t.requiresGrad() }
+
+// requiresGrad is PyTorch's requires_grad: a view's grad_fn made anew
+// first, and a differentiable view requires grad if its base does.
+func (t *Tensor) requiresGrad() bool {
+	t.fn()
+	return t.reqGrad || t.diffView && t.base.reqGrad
+}
 
 // IsLeaf reports whether the tensor has no grad_fn.
 func (t *Tensor) IsLeaf() bool { return t.fn() == nil }
@@ -290,8 +297,8 @@ func (t *Tensor) view(op, name string, off int, shape []int, back func([]float64
 		// PyTorch: a view made under no_grad of a tensor that requires
 		// grad requires grad too, as a leaf; a recorded in-place op on
 		// any view made under no_grad is refused (MsgNoGradViewInPlace).
-		v.reqGrad, v.noGradView = t.reqGrad, true
-	case !t.reqGrad:
+		v.reqGrad, v.noGradView = t.requiresGrad(), true
+	case !t.requiresGrad():
 	default:
 		n := t.e.newNode(name, []*Tensor{t}, func(g []float64, _ [][]float64) [][]float64 { return [][]float64{back(g)} })
 		if err := t.e.attach(op, v, n); err != nil {
