@@ -21,7 +21,8 @@
 //
 // Versions: one counter per storage group (base, views, Detach); every
 // in-place op bumps it by exactly one. A node saves the tensors its
-// formula needs with their version; Backward refuses, in PyTorch's
+// formula needs with their version (an input only for the gradients
+// wanted, an output always; an in-place op's before it writes); Backward refuses, in PyTorch's
 // words, a saved tensor modified since (the message names "output N of
 // X" when the saved tensor has a grad_fn) and a node whose saved tensors
 // were released by an earlier backward (MsgSecondBackward); a node that
@@ -38,7 +39,10 @@
 // written in place since its grad_fn was made gets a new one,
 // AsStridedBackward0 of its base as it is now, so that its gradient
 // flows through the in-place op. A view made under NoGrad of a tensor
-// that requires grad requires grad too, a leaf that accumulates nothing.
+// that requires grad requires grad too, a leaf that accumulates nothing;
+// once its group is written in place, its use with grad mode on is
+// refused (MsgNoGradViewRebased). Backward runs the nodes in PyTorch's
+// order (the newest ready node first) and adds gradients in its order.
 // RetainGrad keeps a non-leaf's grad past the backward that frees it,
 // until ZeroGrad, ClearGrads or the top scope's exit.
 //
