@@ -252,17 +252,13 @@ func (a *Tensor) Tanh() (*Tensor, error) {
 }
 
 // Sum returns the sum of a's elements, a tensor of shape [] (SumBackward0;
-// saves nothing).
+// saves nothing), added in PyTorch's order (see sum).
 func (a *Tensor) Sum() (*Tensor, error) {
 	if err := a.use("sum"); err != nil {
 		return nil, err
 	}
-	s := 0.0
-	for _, v := range a.read() {
-		s += v
-	}
 	e := a.e
-	out, err := e.result("sum", []int{}, []float64{s})
+	out, err := e.result("sum", []int{}, []float64{sum(a.read())})
 	if err != nil || !e.tracks(a) {
 		return out, err
 	}
@@ -274,13 +270,7 @@ func (a *Tensor) Sum() (*Tensor, error) {
 		}
 		return [][]float64{ga}
 	})
-	nd.out, nd.redo = out, func(v [][]float64) []float64 {
-		s := 0.0
-		for _, x := range v[0] {
-			s += x
-		}
-		return []float64{s}
-	}
+	nd.out, nd.redo = out, func(v [][]float64) []float64 { return []float64{sum(v[0])} }
 	return out, e.attach("sum", out, nd)
 }
 

@@ -514,3 +514,40 @@ func TestPyTorchDivGradRounding(t *testing.T) {
 		t.Errorf("y.grad %v, want PyTorch's -0.9027777777777779 exactly", g[0])
 	}
 }
+
+// TestPyTorchSumRounding: Sum adds in the order of PyTorch's CPU kernel,
+// which for more than four elements is not the sequential one (in
+// brackets, what a sequential sum gives): PyTorch 1.13's sums, to the
+// last bit, through Sum and the gradient of a product with it.
+//
+//	torch.tensor([1.0, 1.8, 0.2, 1.1, 1.2]).sum().item() == 5.300000000000001   [5.3]
+func TestPyTorchSumRounding(t *testing.T) {
+	cases := []struct {
+		x    []float64
+		want float64
+	}{
+		{[]float64{1.0, 1.8, 0.2, 1.1, 1.2}, 5.300000000000001},                                                                    // 5.3
+		{[]float64{0.1, 0.8, 1.4, 0.9, 1.5, 0.3, 0.5}, 5.5},                                                                        // 5.499999999999999
+		{[]float64{1.3, 1.5, 0.8, 0.2, 0.5, 0.4, 0.6, 1.6, 0.4}, 7.3},                                                              // 7.300000000000001
+		{[]float64{1.8, 1.8, 0.1, 0.8, 1.0, 0.0, 0.8, 1.8, 0.2, 1.2, 0.2, 1.2, 1.8, 0.4, 0.0, 0.2, 1.1, 0.0, 0.2, 1.0, 1.8}, 17.4}, // 17.399999999999995
+		{[]float64{1.4, 0.1, 0.9, 1.4, 1.5, 0.8, 1.8, 0.3, 1.4, 1.5, 1.8, 1.0, 0.2, 0.1, 1.1, 0.3, 1.3, 0.2, 1.6, 0.4,
+			0.0, 0.4, 0.9, 1.1, 0.8, 0.3, 1.0, 1.9, 1.1, 1.9, 0.1, 2.0, 1.8, 1.1, 1.0, 1.1, 1.8, 0.1, 1.3, 1.1}, 39.900000000000006}, // 39.9
+	}
+	for _, c := range cases {
+		m := must[*Tensor](t)
+		e := env(t)
+		x := leaf(t, e, false, c.x...)
+		s := m(x.Sum())
+		if got := values(t, s)[0]; got != c.want {
+			t.Errorf("%v.sum() = %v, want PyTorch's %v", c.x, got, c.want)
+		}
+		// w * x.sum(): w.grad is the sum as computed.
+		w := leaf(t, e, true, 1)
+		if err := m(m(w.Mul(s)).Sum()).Backward(false); err != nil {
+			t.Fatal(err)
+		}
+		if g := values(t, w.Grad())[0]; g != c.want {
+			t.Errorf("w.grad %v, want %v", g, c.want)
+		}
+	}
+}
