@@ -97,10 +97,13 @@ func (t *Tensor) Backward(retainGraph bool) error {
 		}
 		_ = e.rt.Read(g.addr, uint64(8*len(g.data)), "")
 		ins := n.apply(g.data, sv)
-		for _, h := range append(n.handles, n.view) {
-			if h != nil && h.retain && h.gradFn == n && !h.dead {
+		for _, h := range n.handles {
+			if h.retain && h.gradFn == n && !h.dead {
 				errs = append(errs, e.accumulate(h, g.data))
 			}
+		}
+		if h := n.view; h != nil && h.retain && h.gradFn == n && !h.dead {
+			errs = append(errs, e.accumulate(h, g.data)) // a view whose grad_fn n was made anew
 		}
 		errs = append(errs, e.rt.Release(g.addr))
 		for i, ed := range n.next {

@@ -179,10 +179,10 @@ func modified(n *node, s *saved, v int) error {
 		return &Error{Op: "backward", Tensor: t.id, Msg: MsgNoGradViewRebased}
 	case s.output:
 		fn = n.name
-	case s.t.fn() != nil:
+	case t.fn() != nil:
 		// PyTorch names the tensor's grad_fn at unpack time: a view's
 		// made anew (AsStridedBackward0) after an in-place op.
-		fn, nr = s.t.fn().name, s.t.outputNr
+		fn, nr = t.fn().name, t.outputNr
 	}
 	return &Error{Op: "backward", Tensor: s.t.id, Msg: modifiedMsg(s.t.shape, fn, nr, v, s.version)}
 }
