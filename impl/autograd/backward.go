@@ -97,13 +97,18 @@ func (t *Tensor) Backward(retainGraph bool) error {
 		}
 		_ = e.rt.Read(g.addr, uint64(8*len(g.data)), "")
 		ins := n.apply(g.data, sv)
+		// retain_grad: the tensors whose grad_fn n is now (the op's
+		// output, a view n was made anew for, a tensor an in-place op
+		// rebased onto n) keep the gradient n received.
 		for _, h := range n.handles {
-			if h.retain && h.gradFn == n && !h.dead {
+			if h.retain && h.gradFn == n {
 				errs = append(errs, e.accumulate(h, g.data))
 			}
 		}
-		if h := n.view; h != nil && h.retain && h.gradFn == n && !h.dead {
-			errs = append(errs, e.accumulate(h, g.data)) // a view whose grad_fn n was made anew
+		for _, h := range []*Tensor{n.view, n.owner} {
+			if h != nil && h.retain && h.gradFn == n {
+				errs = append(errs, e.accumulate(h, g.data))
+			}
 		}
 		errs = append(errs, e.rt.Release(g.addr))
 		for i, ed := range n.next {
@@ -246,10 +251,12 @@ func (e *Engine) gradBuf(n int) (*gradBuf, error) {
 // the grad is owned by t (no scope record) and dies with it or at
 // ZeroGrad.
 func (e *Engine) accumulate(t *Tensor, g []float64) error {
-	if t.dead {
+	if t.dead && t.grad == nil {
 		// A leaf its scope freed while a graph still led to it: no one
 		// can read its grad, and a buffer made for it would have no
-		// owner left to free it (a leak the model reports at end).
+		// owner left to free it (a leak the model reports at end). A
+		// non-leaf the graph freed keeps a retained grad (see kill),
+		// which a later backward adds to, as PyTorch's does.
 		return nil
 	}
 	if len(g) != t.Numel() {

@@ -299,6 +299,28 @@ func TestPyTorchAllowed(t *testing.T) {
 			wantGrad(t, "h", h, 4, 8)
 			wantGrad(t, "w", w, 8, 16)
 		}},
+		{"h = w - w; h.retain_grad(); y = h.sum(); y.backward(); y.backward(): h.grad [2., 2.]", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
+			w := leaf(t, e, true, 0.88, 1.33)
+			h := m(w.Sub(w))
+			h.RetainGrad()
+			y := m(h.Sum())
+			if err := first(y.Backward(false), y.Backward(false)); err != nil {
+				t.Fatal(err)
+			}
+			wantGrad(t, "h", h, 2, 2)
+		}},
+		{"x = tensor([2., 4]); x.div_(k), k = tensor([2.], requires_grad=True); x.retain_grad(); x.relu().sum().backward(): x.grad [1., 1.], k.grad [-1.5]", func(t *testing.T, e *Engine) {
+			m := must[*Tensor](t)
+			x, k := leaf(t, e, false, 2, 4), leaf(t, e, true, 2)
+			if err := x.DivInPlace(k); err != nil {
+				t.Fatal(err)
+			}
+			x.RetainGrad()
+			backward(t, m(x.Relu()))
+			wantGrad(t, "x", x, 1, 1)
+			wantGrad(t, "k", k, -1.5)
+		}},
 		{"h = w * 2; v = h[1:3]; v.mul_(3): h.grad_fn CopySlices, v.grad_fn AsStridedBackward0, h._version 1; h.sum().backward(): w.grad [2., 6., 6.]", func(t *testing.T, e *Engine) {
 			m := must[*Tensor](t)
 			w := leaf(t, e, true, 1, 2, 3)
