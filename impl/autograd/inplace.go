@@ -155,7 +155,7 @@ func (t *Tensor) withTensor(op, name string, o *Tensor, f func(x, y float64) flo
 			if o.edge() {
 				saveSelf()
 			}
-			if err == nil && (t.edge() || o.edge()) {
+			if err == nil {
 				saveOther()
 			}
 		}

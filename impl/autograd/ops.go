@@ -84,7 +84,7 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 		if b.edge() {
 			ia, err = e.save(nd, a, false)
 		}
-		if (a.edge() || b.edge()) && err == nil {
+		if err == nil { // both formulas use it: saved whatever is wanted
 			ib, err = e.save(nd, b, false)
 		}
 	}
@@ -113,9 +113,11 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 
 // edge reports whether t's gradient is wanted by a node that takes it:
 // it requires grad and has a grad_fn or is a leaf that accumulates (a
-// view made under NoGrad does not). PyTorch saves a tensor for a
-// formula only if a gradient that needs it is wanted
-// (should_compute_output).
+// view made under NoGrad does not). PyTorch's generated code saves a
+// tensor that only one input's formula uses, of an op with several
+// differentiable inputs, only if that input's gradient is wanted
+// (should_compute_output): mul's operands, div's dividend, mm's
+// operands; the rest it saves whatever is wanted.
 func (t *Tensor) edge() bool {
 	return t.requiresGrad() && (t.fn() != nil || !t.noGradView)
 }
@@ -181,12 +183,6 @@ func (a *Tensor) unary(op, name string, f func(float64) float64, savesInput bool
 	}
 	if err := e.attach(op, out, nd); err != nil {
 		return nil, err
-	}
-	if savesInput && !a.edge() {
-		// PyTorch saves an input only for the gradients wanted (none
-		// here); an output it saves whatever is wanted.
-		nd.apply = func(g []float64, _ [][]float64) [][]float64 { return [][]float64{nil} }
-		return out, nil
 	}
 	s := a
 	if !savesInput {
@@ -280,7 +276,12 @@ func (a *Tensor) Matmul(b *Tensor) (*Tensor, error) {
 	if err := first(a.use("matmul"), b.use("matmul")); err != nil {
 		return nil, err
 	}
-	if len(a.shape) != 2 || len(b.shape) != 2 || a.shape[1] != b.shape[0] {
+	switch {
+	case len(a.shape) != 2:
+		return nil, &Error{Op: "matmul", Tensor: a.id, Msg: "self must be a matrix"}
+	case len(b.shape) != 2:
+		return nil, &Error{Op: "matmul", Tensor: b.id, Msg: "mat2 must be a matrix"}
+	case a.shape[1] != b.shape[0]:
 		return nil, &Error{Op: "matmul", Tensor: a.id, Msg: fmt.Sprintf("mat1 and mat2 shapes cannot be multiplied (%s and %s)", dimsX(a.shape), dimsX(b.shape))}
 	}
 	n, k, m := a.shape[0], a.shape[1], b.shape[1]

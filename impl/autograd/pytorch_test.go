@@ -134,6 +134,18 @@ func TestPyTorchRefusals(t *testing.T) {
 			_, err := tensor(t, e, []int{2, 3}, false, 1, 1, 1, 1, 1, 1).Mul(leaf(t, e, false, 1, 1))
 			return err
 		}, "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"},
+		{"torch.mm(torch.ones(3), torch.ones(3, 1))", func(t *testing.T, e *Engine) error {
+			_, err := leaf(t, e, false, 1, 1, 1).Matmul(tensor(t, e, []int{3, 1}, false, 1, 1, 1))
+			return err
+		}, "self must be a matrix"},
+		{"torch.mm(torch.ones(1, 3), torch.ones(3))", func(t *testing.T, e *Engine) error {
+			_, err := tensor(t, e, []int{1, 3}, false, 1, 1, 1).Matmul(leaf(t, e, false, 1, 1, 1))
+			return err
+		}, "mat2 must be a matrix"},
+		{"torch.mm(torch.ones(1, 3), torch.ones(1, 3))", func(t *testing.T, e *Engine) error {
+			_, err := tensor(t, e, []int{1, 3}, false, 1, 1, 1).Matmul(tensor(t, e, []int{1, 3}, false, 1, 1, 1))
+			return err
+		}, "mat1 and mat2 shapes cannot be multiplied (1x3 and 1x3)"},
 		{"x = torch.ones(4); x.add_(x[2:3])", func(t *testing.T, e *Engine) error {
 			m := must[*Tensor](t)
 			x := leaf(t, e, false, 1, 1, 1, 1)
@@ -171,6 +183,32 @@ func TestPyTorchRefusals(t *testing.T) {
 			}
 			return m(y.Sum()).Backward(false)
 		}, "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.DoubleTensor [3]], which is output 0 of torch::autograd::CopySlices, is at version 2; expected version 1 instead." + msgModifiedHint},
+		{"with torch.no_grad(): v = w[0:1]\ny = v.pow(2).sum(); y.backward(); y.backward(): an op of one input saves it, wanted or not", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
+			w := leaf(t, e, true, 1, 2)
+			var v *Tensor
+			if err := e.NoGrad(func() (err error) { v, err = w.Slice(0, 1); return err }); err != nil {
+				return err
+			}
+			y := m(m(v.Pow(2)).Sum())
+			if err := y.Backward(false); err != nil {
+				return err
+			}
+			return y.Backward(false)
+		}, MsgSecondBackward},
+		{"with torch.no_grad(): v = w[0:1]\ny = (v / torch.tensor([2.])).sum(); y.backward(); y.backward(): div saves its divisor, wanted or not", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
+			w := leaf(t, e, true, 1, 2)
+			var v *Tensor
+			if err := e.NoGrad(func() (err error) { v, err = w.Slice(0, 1); return err }); err != nil {
+				return err
+			}
+			y := m(m(v.Div(leaf(t, e, false, 2))).Sum())
+			if err := y.Backward(false); err != nil {
+				return err
+			}
+			return y.Backward(false)
+		}, MsgSecondBackward},
 		{"h = w + w; h.div_(h); h.sum().backward(): the operand h is saved before the op writes it", func(t *testing.T, e *Engine) error {
 			m := must[*Tensor](t)
 			w := leaf(t, e, true, 1, 2)
