@@ -28,7 +28,7 @@ func (a *Tensor) Mul(b *Tensor) (*Tensor, error) {
 		func(g, x, y float64) (float64, float64) { return g * y, g * x })
 }
 
-// Div returns a / b (DivBackward0; saves a if b requires grad, and b;
+// Div returns a / b (DivBackward0; saves a if b's gradient is wanted, and b;
 // backward unpacks a first, as PyTorch's does). The divisor's gradient
 // is PyTorch's formula, -g*((a/b)/b), rounding as it does.
 func (a *Tensor) Div(b *Tensor) (*Tensor, error) {
@@ -271,7 +271,7 @@ func (a *Tensor) Sum() (*Tensor, error) {
 }
 
 // Matmul returns the matrix product of a [n,k] and b [k,m] (MmBackward0;
-// saves b if a requires grad and a if b does).
+// saves b if a's gradient is wanted and a if b's is; see edge).
 func (a *Tensor) Matmul(b *Tensor) (*Tensor, error) {
 	if err := first(a.use("matmul"), b.use("matmul")); err != nil {
 		return nil, err
