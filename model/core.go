@@ -56,6 +56,9 @@ func (c *Checker) make(op traces.Op, k kind, a traces.Addr, size uint64) *thing 
 		c.liveBytes += size
 		c.peak = max(c.peak, c.liveBytes)
 	}
+	if c.watch != nil {
+		c.born = t // told of once the event is done with it
+	}
 	if len(met) > 0 {
 		c.reportOverlap(op, t, met)
 		clear(met)
@@ -116,6 +119,9 @@ func (c *Checker) kill(t *thing, at hist) {
 		w = c.wheres.of(at)
 	}
 	t.Died, t.diedWhere = at.event+1, w
+	if c.watch != nil {
+		c.watchDied(t, at.event)
+	}
 	if row := t.kind().row(); row.keep == lean { // the index reads other kinds' deaths from the thing
 		c.idx.Died(row.space.index(), t)
 	}
@@ -150,6 +156,9 @@ func (c *Checker) freeLiveBlock(a traces.Addr) (*thing, bool) {
 	t.Died, t.diedWhere = c.here.event+1, c.hereWhere()
 	c.nlive--
 	c.liveBytes -= size
+	if c.watch != nil {
+		c.watchDied(t, c.here.event)
+	}
 	return nil, true
 }
 

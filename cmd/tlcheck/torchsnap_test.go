@@ -108,7 +108,7 @@ func TestExportTorchSnapshotRoundTrip(t *testing.T) {
 	} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "snap.pickle")
-			code, _, stderr := export("", "--format", "torch-snapshot", "--out", out, file)
+			code, _, stderr := exportCmd("", "--format", "torch-snapshot", "--out", out, file)
 			if code == exitInput {
 				t.Fatalf("export: exit 2: %s", stderr)
 			}
@@ -138,7 +138,7 @@ func TestExportTorchSnapshotLeavesOutWhatNeverLived(t *testing.T) {
 {"op":"pool_put","addr":"0x7100"}
 {"op":"pool_get","addr":"0x7000","size":64,"site":"k.py:3"}
 `
-	code, stdout, stderr := export(trace, "--format", "torch-snapshot", "-")
+	code, stdout, stderr := exportCmd(trace, "--format", "torch-snapshot", "-")
 	if code != exitViolation {
 		t.Fatalf("exit %d, want 1: %s", code, stderr)
 	}

@@ -1,10 +1,11 @@
-package main
+package export
 
 import (
 	"html/template"
 	"io"
 	"strconv"
 
+	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -55,7 +56,7 @@ func eventAt(event, line int, site string) string {
 	return s
 }
 
-func newHTMLExport(w io.Writer, name string) *htmlExport {
+func newHTML(w io.Writer, name string) *htmlExport {
 	return &htmlExport{w: w, name: name, plots: [2]*plotSeries{newPlotSeries(), newPlotSeries()}}
 }
 
@@ -64,15 +65,15 @@ func (h *htmlExport) begin(hd traces.Header) error {
 	return nil
 }
 
-func (h *htmlExport) born(*life)        {}
-func (h *htmlExport) died(*life, stamp) {}
-func (h *htmlExport) unleaked(*life)    {}
+func (h *htmlExport) born(*model.Thing, stamp) {}
+func (h *htmlExport) died(*model.Thing, stamp) {}
+func (h *htmlExport) unleaked(*model.Thing)    {}
 
 func (h *htmlExport) counter(at stamp, sp traces.Space, bytes uint64) {
 	h.plots[sp].set(at.event, bytes)
 }
 
-func (h *htmlExport) violation(v *traces.Violation, _ stamp, _ *life) {
+func (h *htmlExport) violation(v *traces.Violation, _ stamp, _ bool, _ uint64) {
 	if len(h.findings) < maxHTMLFindings {
 		vv := *v
 		vv.Related = append([]traces.Related(nil), v.Related...) // Step reuses its slices
@@ -102,17 +103,17 @@ type htmlPlot struct {
 	W, H       int
 }
 
-func (h *htmlExport) finish(sum *exportSummary, _ []*life, last stamp) error {
-	events := sum.report.Events
+func (h *htmlExport) finish(sum *Summary, _ []model.Thing, last stamp) error {
+	events := sum.Report.Events
 	page := htmlPage{
 		Name:       h.name,
 		Source:     h.source,
 		Verdict:    verdict(sum),
-		Clean:      sum.violations == 0,
-		Report:     sum.report,
-		Violations: sum.violations,
+		Clean:      sum.Violations == 0,
+		Report:     sum.Report,
+		Violations: sum.Violations,
 		Findings:   h.findings,
-		Hidden:     sum.violations - len(h.findings),
+		Hidden:     sum.Violations - len(h.findings),
 	}
 	for _, sp := range []traces.Space{traces.SpaceHeap, traces.SpaceDevice} {
 		s := h.plots[sp]

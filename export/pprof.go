@@ -1,4 +1,4 @@
-package main
+package export
 
 import (
 	"io"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -52,7 +53,7 @@ var pprofSampleTypes = []*profile.ValueType{
 // noSite names the site of things made by events without one.
 const noSite = "(no site)"
 
-func newPprofExport(w io.Writer) *pprofExport {
+func newPprof(w io.Writer) *pprofExport {
 	return &pprofExport{w: w, sites: make(map[string]*siteStats)}
 }
 
@@ -70,15 +71,15 @@ func (p *pprofExport) stats(site string) *siteStats {
 
 func (p *pprofExport) begin(traces.Header) error { return nil }
 
-func (p *pprofExport) born(l *life) {
-	s := p.stats(l.site)
+func (p *pprofExport) born(l *model.Thing, _ stamp) {
+	s := p.stats(l.Site)
 	s.allocObjects++
-	s.allocBytes += int64(l.size)
-	if !l.kind.counted() {
+	s.allocBytes += int64(l.Size)
+	if !l.Kind.Counted() {
 		return // a pool block: its bytes are its segment's
 	}
-	p.change(s, 1, int64(l.size))
-	p.live += l.size
+	p.change(s, 1, int64(l.Size))
+	p.live += l.Size
 	if p.live > p.peak {
 		p.peak = p.live
 		for _, d := range p.dirty {
@@ -89,12 +90,12 @@ func (p *pprofExport) born(l *life) {
 	}
 }
 
-func (p *pprofExport) died(l *life, _ stamp) {
-	if !l.kind.counted() {
+func (p *pprofExport) died(l *model.Thing, _ stamp) {
+	if !l.Kind.Counted() {
 		return
 	}
-	p.change(p.stats(l.site), -1, -int64(l.size))
-	p.live -= l.size
+	p.change(p.stats(l.Site), -1, -int64(l.Size))
+	p.live -= l.Size
 }
 
 // change moves a site's live totals and marks it for the next peak.
@@ -109,26 +110,37 @@ func (p *pprofExport) change(s *siteStats, objects, bytes int64) {
 
 func (p *pprofExport) counter(stamp, traces.Space, uint64) {}
 
-// violation counts a leak against the site that made the leaked thing.
-func (p *pprofExport) violation(v *traces.Violation, _ stamp, l *life) {
-	if v.Kind != traces.Leak || l == nil {
+// violation counts a leak against the site that made the leaked thing,
+// which the leak's history names as "allocated".
+func (p *pprofExport) violation(v *traces.Violation, _ stamp, leaked bool, size uint64) {
+	if !leaked {
 		return
 	}
-	s := p.stats(l.site)
+	s := p.stats(allocSite(v))
 	s.leakedObjects++
-	s.leakedBytes += int64(l.size)
+	s.leakedBytes += int64(size)
+}
+
+// allocSite is the site that made what v names: its "allocated" event's.
+func allocSite(v *traces.Violation) string {
+	for _, r := range v.Related {
+		if r.What == "allocated" {
+			return r.Site
+		}
+	}
+	return v.Site
 }
 
 // unleaked takes back a leak: the missed free came late, before end.
-func (p *pprofExport) unleaked(l *life) {
-	s := p.stats(l.site)
+func (p *pprofExport) unleaked(l *model.Thing) {
+	s := p.stats(l.Site)
 	s.leakedObjects--
-	s.leakedBytes -= int64(l.size)
+	s.leakedBytes -= int64(l.Size)
 }
 
 // finish writes the profile: one sample per site, sites in name order so
 // that the same trace gives the same file.
-func (p *pprofExport) finish(*exportSummary, []*life, stamp) error {
+func (p *pprofExport) finish(*Summary, []model.Thing, stamp) error {
 	names := make([]string, 0, len(p.sites))
 	for name := range p.sites {
 		names = append(names, name)

@@ -1,10 +1,11 @@
-package main
+package export
 
 import (
 	"bufio"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -90,51 +91,51 @@ func (p *perfetto) flush(b []byte) {
 }
 
 // lifeName is a life's slice name: its kind and, where known, its site.
-func lifeName(l *life) string {
-	n := l.kind.String()
-	if l.strct {
+func lifeName(l *model.Thing) string {
+	n := l.Kind.String()
+	if l.Struct {
 		n = "struct"
 	}
-	if l.site != "" {
-		n += " " + l.site
+	if l.Site != "" {
+		n += " " + l.Site
 	}
 	return n
 }
 
 // lifeEvent writes the "b" or "e" of l's slice at stamp at.
-func (p *perfetto) lifeEvent(ph string, l *life, at stamp) []byte {
-	b := p.open(ph, lifeName(l), l.kind.space().String())
+func (p *perfetto) lifeEvent(ph string, l *model.Thing, at stamp) []byte {
+	b := p.open(ph, lifeName(l), l.Kind.Space().String())
 	b = appendKey(b, "tid")
 	b = strconv.AppendInt(b, perfettoLivesTid, 10)
 	b = appendKey(b, "id")
-	b = strconv.AppendInt(b, int64(l.id), 10)
+	b = strconv.AppendInt(b, int64(l.ID), 10)
 	b = appendTS(b, at)
 	return b
 }
 
-func (p *perfetto) born(l *life) {
-	b := p.lifeEvent("b", l, l.made)
+func (p *perfetto) born(l *model.Thing, at stamp) {
+	b := p.lifeEvent("b", l, at)
 	b = append(b, `,"args":{"object":`...)
-	b = strconv.AppendInt(b, int64(l.id), 10)
+	b = strconv.AppendInt(b, int64(l.ID), 10)
 	b = appendKey(b, "addr")
-	b = appendJSONString(b, l.addr.String())
+	b = appendJSONString(b, l.Addr.String())
 	b = appendKey(b, "size")
-	b = strconv.AppendUint(b, l.size, 10)
+	b = strconv.AppendUint(b, l.Size, 10)
 	b = appendKey(b, "made_at_event")
-	b = strconv.AppendInt(b, int64(l.made.event), 10)
-	if l.site != "" {
+	b = strconv.AppendInt(b, int64(l.Made), 10)
+	if l.Site != "" {
 		b = appendKey(b, "site")
-		b = appendJSONString(b, l.site)
+		b = appendJSONString(b, l.Site)
 	}
-	if l.tag != "" {
+	if l.Tag != "" {
 		b = appendKey(b, "kind")
-		b = appendJSONString(b, l.tag)
+		b = appendJSONString(b, l.Tag)
 	}
 	b = append(b, "}}"...)
 	p.flush(b)
 }
 
-func (p *perfetto) died(l *life, at stamp) {
+func (p *perfetto) died(l *model.Thing, at stamp) {
 	b := p.lifeEvent("e", l, at)
 	b = append(b, `,"args":{"ended_at_event":`...)
 	b = strconv.AppendInt(b, int64(at.event), 10)
@@ -151,7 +152,7 @@ func (p *perfetto) counter(at stamp, sp traces.Space, bytes uint64) {
 	p.flush(b)
 }
 
-func (p *perfetto) violation(v *traces.Violation, at stamp, _ *life) {
+func (p *perfetto) violation(v *traces.Violation, at stamp, _ bool, _ uint64) {
 	b := p.open("i", string(v.Kind), "violation")
 	b = appendKey(b, "tid")
 	b = strconv.AppendInt(b, perfettoViolationsTid, 10)
@@ -185,17 +186,17 @@ func (p *perfetto) violation(v *traces.Violation, at stamp, _ *life) {
 	p.flush(b)
 }
 
-func (p *perfetto) unleaked(*life) {}
+func (p *perfetto) unleaked(*model.Thing) {}
 
 // finish ends the slices of things still live at the last event, so that
 // the viewers draw them to the end, and writes the verdict.
-func (p *perfetto) finish(sum *exportSummary, live []*life, last stamp) error {
-	for _, l := range live {
-		b := p.lifeEvent("e", l, last)
+func (p *perfetto) finish(sum *Summary, live []model.Thing, last stamp) error {
+	for i := range live {
+		b := p.lifeEvent("e", &live[i], last)
 		b = append(b, `,"args":{"live_at_end":true}}`...)
 		p.flush(b)
 	}
-	r := sum.report
+	r := sum.Report
 	b := append(p.buf[:0], "\n],\n"...)
 	if last.hasT {
 		// Times are the trace's own, in ns: show them so. Event numbers
@@ -209,7 +210,7 @@ func (p *perfetto) finish(sum *exportSummary, live []*life, last stamp) error {
 	b = appendKey(b, "events")
 	b = strconv.AppendInt(b, int64(r.Events), 10)
 	b = appendKey(b, "violations")
-	b = strconv.AppendInt(b, int64(sum.violations), 10)
+	b = strconv.AppendInt(b, int64(sum.Violations), 10)
 	b = appendKey(b, "leaked_objects")
 	b = strconv.AppendInt(b, int64(r.Leaked.Objects), 10)
 	b = appendKey(b, "leaked_bytes")
@@ -235,19 +236,19 @@ func timeUnit(last stamp) string {
 
 // verdict is the one-line verdict the exports show: "clean", "2
 // violations: 1 leak, 1 double-free", with a note where no leak check ran.
-func verdict(sum *exportSummary) string {
+func verdict(sum *Summary) string {
 	s := "clean: no violation"
-	if sum.violations > 0 {
-		s = plural(sum.violations, "violation") + ":"
+	if sum.Violations > 0 {
+		s = plural(sum.Violations, "violation") + ":"
 		sep := " "
 		for _, k := range traces.Kinds() {
-			if n := sum.byKind[k]; n > 0 {
+			if n := sum.ByKind[k]; n > 0 {
 				s += sep + strconv.Itoa(n) + " " + string(k)
 				sep = ", "
 			}
 		}
 	}
-	if !sum.report.Complete {
+	if !sum.Report.Complete {
 		s += " (incomplete: the trace stops without an end event, so no leak check ran)"
 	}
 	return s
@@ -317,4 +318,12 @@ func appendJSONString(b []byte, s string) []byte {
 		i += n
 	}
 	return append(b, '"')
+}
+
+// plural writes "n nouns".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
