@@ -30,7 +30,9 @@ func ExampleReplayWatched() {
 		Born:   func(t model.Thing) { fmt.Printf("born: %s #%d at %s\n", t.Kind, t.ID, t.Site) },
 		Died:   func(t model.Thing, event int) { fmt.Printf("died: %s #%d at event %d\n", t.Kind, t.ID, event) },
 		Missed: func(t model.Thing) { fmt.Printf("missed free: %s #%d\n", t.Kind, t.ID) },
-		Closed: func(live []model.Thing) { fmt.Printf("live at close: %d, %s #%d\n", len(live), live[0].Kind, live[0].ID) },
+		Closed: func(live []model.Thing) {
+			fmt.Printf("live at close: %d, %s #%d\n", len(live), live[0].Kind, live[0].ID)
+		},
 	}
 	rep, err := model.ReplayWatched(r, w, func(v traces.Violation, size uint64) {
 		fmt.Printf("%s of object #%d (%d bytes)\n", v.Kind, v.Object, size)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/tlcheck/tlcheck/export"
+	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 )
 
@@ -68,7 +69,7 @@ func runExport(e *env, args []string) int {
 	if opts.out == "-" {
 		opts.out = "" // "-" is standard output, as it is standard input for the trace
 	}
-	if opts.out == "" && (opts.format == "pprof" || opts.format == fromSnapshot) && e.isTTY != nil && e.isTTY(e.stdout) {
+	if opts.out == "" && (opts.format == "pprof" || opts.format == string(export.TorchSnapshot)) && e.isTTY != nil && e.isTTY(e.stdout) {
 		fmt.Fprintf(e.stderr, "tlcheck export: a %s export is binary: name a file with --out, or redirect standard output\n", opts.format)
 		return exitInput
 	}
@@ -101,22 +102,21 @@ func runExport(e *env, args []string) int {
 // exportTo exports file to dst and returns the exit code; ok is false when
 // nothing worth keeping was written (an unreadable input, a failed write).
 func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int, ok bool) {
-	in, err := openInput(e, file, opts.from, nil)
+	in, err := input.Open(file, input.Options{Format: input.Format(opts.from), Stdin: e.stdin})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 		return exitInput, false
 	}
-	defer in.close()
-	src, display := in.src, in.display
+	defer in.Close()
 
-	sum, err := export.Write(dst, export.Format(opts.format), src, filepath.Base(display))
+	sum, err := export.Write(dst, export.Format(opts.format), in, filepath.Base(in.Name()))
 	var werr *export.WriteError
 	switch {
 	case errors.As(err, &werr):
 		fmt.Fprintf(e.stderr, "tlcheck export: writing the %s export: %v\n", opts.format, werr.Err)
 		return exitInput, false
 	case err != nil:
-		fmt.Fprintf(e.stderr, "tlcheck: %v\n", in.explain(err))
+		fmt.Fprintf(e.stderr, "tlcheck: %v\n", in.Explain(err))
 		return exitInput, false
 	}
 	if sum.Violations > 0 {
@@ -153,7 +153,7 @@ func parseExportArgs(args []string) (exportOptions, string, error) {
 	switch {
 	case opts.format == "":
 		return opts, "", errors.New("--format is required: perfetto, pprof, html or torch-snapshot")
-	case opts.format != "perfetto" && opts.format != "pprof" && opts.format != "html" && opts.format != fromSnapshot:
+	case opts.format != "perfetto" && opts.format != "pprof" && opts.format != "html" && opts.format != string(export.TorchSnapshot):
 		return opts, "", fmt.Errorf("--format %q: want perfetto, pprof, html or torch-snapshot", opts.format)
 	case checkFrom(opts.from) != nil:
 		return opts, "", checkFrom(opts.from)

@@ -194,3 +194,20 @@ func TestVersionOfThisBinary(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s", code, out)
 	}
 }
+
+// assertLines checks that each of want is a whole line of out, in order.
+func assertLines(t *testing.T, out string, want []string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	i := 0
+	for _, w := range want {
+		for i < len(lines) && lines[i] != w {
+			i++
+		}
+		if i == len(lines) {
+			t.Errorf("missing line (or out of order) %q in:\n%s", w, out)
+			return
+		}
+		i++
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/tlcheck/tlcheck/export"
+	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -105,12 +106,12 @@ func TestExportPprofOpensInGoToolPprof(t *testing.T) {
 // mustSource opens a trace held in a string.
 func mustSource(t *testing.T, trace string) traces.Source {
 	t.Helper()
-	in, err := openInput(&env{stdin: strings.NewReader(trace)}, "-", "trace", nil)
+	in, err := input.Open("-", input.Options{Format: input.Trace, Stdin: strings.NewReader(trace)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(in.close)
-	return in.src
+	t.Cleanup(in.Close)
+	return in
 }
 
 // A missed free, then its free after a later call: whether it still counts

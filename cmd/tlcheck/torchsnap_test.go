@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/traces"
 	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
@@ -67,15 +68,15 @@ func TestReplayTorchSnapshots(t *testing.T) {
 // deviceEvents reads the layer-4 events of a file as replay reads it.
 func deviceEvents(t *testing.T, file, from string) []traces.Event {
 	t.Helper()
-	in, err := openInput(&env{}, file, from, nil)
+	in, err := input.Open(file, input.Options{Format: input.Format(from)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer in.close()
+	defer in.Close()
 	var evs []traces.Event
 	for {
 		var ev traces.Event
-		err := in.src.Next(&ev)
+		err := in.Next(&ev)
 		if err == io.EOF {
 			return evs
 		}

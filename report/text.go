@@ -1,8 +1,9 @@
-package main
+package report
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tlcheck/tlcheck/check"
 	"io"
 	"slices"
 	"strconv"
@@ -42,10 +43,11 @@ func writeHeading(w io.Writer, name string, colour bool) {
 	fmt.Fprintf(w, "%s== %s ==%s\n", s.bold, name, s.reset)
 }
 
-// writeHuman writes rep for a person.
-func writeHuman(w io.Writer, rep traces.Report, colour bool) {
-	o := check("", rep, nil, &policy{})
-	writeOutcome(w, &o, &policy{}, colour)
+// TextReport writes a report in hand (model.Replay's) for a person,
+// every violation listed.
+func TextReport(w io.Writer, rep traces.Report, colour bool) {
+	o := check.Of("", rep, &check.Policy{})
+	writeOutcome(w, &o, &check.Policy{}, colour)
 }
 
 // writeOutcome writes one file's verdict for a person: each violation
@@ -53,24 +55,24 @@ func writeHuman(w io.Writer, rep traces.Report, colour bool) {
 // where --fail-on lets it pass), one line for each suppressed one, and,
 // under a gate, what the baseline accepted, what is fixed and how the
 // totals moved.
-func writeOutcome(w io.Writer, o *outcome, p *policy, colour bool) {
+func writeOutcome(w io.Writer, o *check.Outcome, p *check.Policy, colour bool) {
 	s := newStyle(colour)
-	for i := range o.rep.Violations {
-		if !o.isNew(i) {
+	for i := range o.Report.Violations {
+		if !o.IsNew(i) {
 			continue
 		}
-		v := &o.rep.Violations[i]
+		v := &o.Report.Violations[i]
 		label, st := "ERROR", s.err
-		if !p.fails(v.Kind) {
+		if !p.Fails(v.Kind) {
 			label, st = "WARNING", s.warn
 		}
 		writeViolation(w, v, st, label, s)
 		fmt.Fprintln(w)
 	}
-	if n := o.suppressedCount(); n > 0 {
-		for i, r := range o.by {
+	if n := o.SuppressedCount(); n > 0 {
+		for i, r := range o.By {
 			if r != nil {
-				v := &o.rep.Violations[i]
+				v := &o.Report.Violations[i]
 				fmt.Fprintf(w, "%sSUPPRESSED: %s at event %d%s by %s%s\n", s.dim, v.Kind, v.Event, place(v.Line, v.Site), r, s.reset)
 			}
 		}
@@ -84,18 +86,18 @@ func writeOutcome(w io.Writer, o *outcome, p *policy, colour bool) {
 // as LeakSanitizer does, where that says more than the list above: when a
 // site leaked more than once, or leaks went unlisted. At most max sites
 // are named.
-func writeLeakSites(w io.Writer, o *outcome, s style) {
+func writeLeakSites(w io.Writer, o *check.Outcome, s style) {
 	leaks := 0
-	for _, site := range o.sites {
+	for _, site := range o.LeakSites {
 		leaks += site.Objects
 	}
-	if leaks == len(o.sites) && o.unlisted[traces.Leak] == 0 {
+	if leaks == len(o.LeakSites) && o.Unlisted[traces.Leak] == 0 {
 		return
 	}
 	fmt.Fprintf(w, "%sLEAKS BY SITE%s (biggest first):\n", s.bold, s.reset)
-	for i, site := range o.sites {
-		if o.max > 0 && i == o.max {
-			fmt.Fprintf(w, "  ... and %s\n", plural(len(o.sites)-i, "more site"))
+	for i, site := range o.LeakSites {
+		if o.Max > 0 && i == o.Max {
+			fmt.Fprintf(w, "  ... and %s\n", plural(len(o.LeakSites)-i, "more site"))
 			break
 		}
 		from := site.Site
@@ -151,27 +153,27 @@ func place(line int, site string) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
-	rep := o.rep
+func writeSummary(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
+	rep := o.Report
 	counts := make(map[traces.Kind]int)
 	n := 0
 	for i, v := range rep.Violations {
-		if o.isNew(i) {
+		if o.IsNew(i) {
 			counts[v.Kind]++
 			n++
 		}
 	}
-	for k, c := range o.unlisted {
+	for k, c := range o.Unlisted {
 		counts[k] += c
 		n += c
 	}
 	var aside []string // what is not counted, and why
-	if o.gated {
-		if k := len(rep.Violations) + o.unlistedCount() - n - o.suppressedCount(); k > 0 {
+	if o.Gated {
+		if k := len(rep.Violations) + o.UnlistedCount() - n - o.SuppressedCount(); k > 0 {
 			aside = append(aside, fmt.Sprintf("%d known", k))
 		}
 	}
-	if k := o.suppressedCount(); k > 0 {
+	if k := o.SuppressedCount(); k > 0 {
 		aside = append(aside, fmt.Sprintf("%d suppressed", k))
 	}
 	note := ""
@@ -179,7 +181,7 @@ func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
 		note = " (" + strings.Join(aside, ", ") + ")"
 	}
 	noun := "violation"
-	if o.gated {
+	if o.Gated {
 		noun = "new finding"
 	}
 	if n == 0 {
@@ -196,13 +198,13 @@ func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
 			byKind = append(byKind, fmt.Sprintf("%d %s", c, k))
 		}
 		st := s.err
-		if o.failCount(p) == 0 {
+		if o.FailCount(p) == 0 {
 			st = s.warn // none of them fails the run
 		}
 		fmt.Fprintf(w, "%sSUMMARY%s: %s: %s%s\n", st, s.reset, plural(n, noun), strings.Join(byKind, ", "), note)
 	}
-	if k := o.unlistedCount(); k > 0 {
-		fmt.Fprintf(w, "  %s not listed above (--max-findings %d; 0 lists all)\n", plural(k, "more violation"), o.max)
+	if k := o.UnlistedCount(); k > 0 {
+		fmt.Fprintf(w, "  %s not listed above (--max-findings %d; 0 lists all)\n", plural(k, "more violation"), o.Max)
 	}
 	fmt.Fprintf(w, "  events %d, objects %d, peak live bytes %d\n", rep.Events, rep.Objects, rep.PeakLiveBytes)
 	switch {
@@ -211,14 +213,14 @@ func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
 		// after a call): then the report must not also say that no leak
 		// check ran, only that the end's did not.
 		what := "so no leak check ran"
-		if len(o.sites) > 0 || slices.ContainsFunc(rep.Violations, func(v traces.Violation) bool { return v.Kind == traces.Leak }) {
+		if len(o.LeakSites) > 0 || slices.ContainsFunc(rep.Violations, func(v traces.Violation) bool { return v.Kind == traces.Leak }) {
 			what = "so what it still held was not checked for leaks (the leaks above are frees it missed on the way)"
 		}
 		st, fails := s.warn, ""
-		if o.incompleteFails(p) {
+		if o.IncompleteFails(p) {
 			st, fails = s.err, "; --require-end fails it"
 		}
-		if o.snapshot {
+		if o.Snapshot {
 			// A snapshot is taken mid-run: what it holds is in use.
 			fmt.Fprintf(w, "  %sINCOMPLETE%s: a memory snapshot is taken mid-run: what it still holds is live, not leaked, so no leak check ran%s\n", st, s.reset, fails)
 			break
@@ -227,7 +229,7 @@ func writeSummary(w io.Writer, o *outcome, p *policy, s style) {
 	default:
 		fmt.Fprintf(w, "  leaked %s, still reachable %s\n", totals(rep.Leaked), totals(rep.StillReachable))
 	}
-	if o.gated {
+	if o.Gated {
 		writeGateLines(w, o, s)
 	}
 }
@@ -251,8 +253,8 @@ func plural[N ~int | ~uint64](n N, noun string) string {
 	return s + " " + noun + "s"
 }
 
-// writeJSON writes rep as the contract's JSON object, on one line.
-func writeJSON(w io.Writer, rep traces.Report) {
+// JSONReport writes rep as the contract's JSON object, on one line.
+func JSONReport(w io.Writer, rep traces.Report) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(contractShape(rep)) // a Report always marshals; w's errors surface at Flush
@@ -271,7 +273,7 @@ type fileReport struct {
 	// the run but are not listed. And the leaks by allocation site,
 	// biggest first, every one of them.
 	Unlisted  map[traces.Kind]int `json:"unlisted,omitempty"`
-	LeakSites []leakSite          `json:"leak_sites,omitempty"`
+	LeakSites []check.LeakSite    `json:"leak_sites,omitempty"`
 	*gateJSON
 	Error string `json:"error,omitempty"`
 }
@@ -285,23 +287,23 @@ type suppressedJSON struct {
 
 // writeJSONOutcome writes o as one line of JSON. Its "violations" are the
 // findings that count (not suppressed, not known to the baseline).
-func writeJSONOutcome(w io.Writer, o *outcome, p *policy, withFile bool) {
+func writeJSONOutcome(w io.Writer, o *check.Outcome, p *check.Policy, withFile bool) {
 	line := fileReport{}
-	if withFile || o.err != nil {
-		line.File = o.file
+	if withFile || o.Err != nil {
+		line.File = o.File
 	}
-	if o.err != nil {
-		line.Error = o.err.Error()
+	if o.Err != nil {
+		line.Error = o.Err.Error()
 	} else {
-		rep := o.rep
+		rep := o.Report
 		rep.Violations = nil
 		var known []traces.Violation
-		for i, v := range o.rep.Violations {
+		for i, v := range o.Report.Violations {
 			switch {
-			case o.by[i] != nil:
+			case o.By[i] != nil:
 				line.Suppressed = append(line.Suppressed, suppressedJSON{contractViolation(v),
-					fmt.Sprintf("%s:%d", o.by[i].file, o.by[i].line), string(o.by[i].kind) + ":" + o.by[i].pattern})
-			case o.isNew(i):
+					fmt.Sprintf("%s:%d", o.By[i].File, o.By[i].Line), string(o.By[i].Kind) + ":" + o.By[i].Pattern})
+			case o.IsNew(i):
 				rep.Violations = append(rep.Violations, v)
 			default:
 				known = append(known, v)
@@ -309,8 +311,8 @@ func writeJSONOutcome(w io.Writer, o *outcome, p *policy, withFile bool) {
 		}
 		rep = contractShape(rep)
 		line.Report = &rep
-		line.Unlisted, line.LeakSites = o.unlisted, o.sites
-		if o.gated {
+		line.Unlisted, line.LeakSites = o.Unlisted, o.LeakSites
+		if o.Gated {
 			line.gateJSON = newGateJSON(o, p, known)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package check
 
 import (
 	"slices"
@@ -14,36 +14,36 @@ import (
 // leaks two million blocks from a few sites then costs a few lines and a
 // few kilobytes, not two million reports.
 type collector struct {
-	p   *policy
+	p   *Policy
 	max int
-	o   outcome
+	o   Outcome
 	at  map[string]int // leak site -> index in o.sites
 }
 
-func newCollector(file string, p *policy, max int) *collector {
-	return &collector{p: p, max: max, o: outcome{file: file}, at: map[string]int{}}
+func newCollector(file string, p *Policy, max int) *collector {
+	return &collector{p: p, max: max, o: Outcome{File: file}, at: map[string]int{}}
 }
 
 // add takes the next violation, in event order; size is the bytes of what
 // it names.
 func (c *collector) add(v traces.Violation, size uint64) {
-	r := suppressedBy(c.p.rules, &v)
+	r := suppressedBy(c.p.Rules, &v)
 	if v.Kind == traces.Leak && r == nil {
 		c.addLeak(&v, size)
 	}
-	if c.max > 0 && len(c.o.by) >= c.max {
+	if c.max > 0 && len(c.o.By) >= c.max {
 		if r != nil {
-			c.o.unlistedSuppressed++
+			c.o.UnlistedSuppressed++
 		} else {
-			if c.o.unlisted == nil {
-				c.o.unlisted = map[traces.Kind]int{}
+			if c.o.Unlisted == nil {
+				c.o.Unlisted = map[traces.Kind]int{}
 			}
-			c.o.unlisted[v.Kind]++
+			c.o.Unlisted[v.Kind]++
 		}
 		return
 	}
-	c.o.rep.Violations = append(c.o.rep.Violations, v)
-	c.o.by = append(c.o.by, r)
+	c.o.Report.Violations = append(c.o.Report.Violations, v)
+	c.o.By = append(c.o.By, r)
 }
 
 // addLeak counts a leak to the site that allocated what leaked.
@@ -51,11 +51,11 @@ func (c *collector) addLeak(v *traces.Violation, size uint64) {
 	made := allocated(v)
 	i, ok := c.at[made.Site]
 	if !ok {
-		i = len(c.o.sites)
+		i = len(c.o.LeakSites)
 		c.at[made.Site] = i
-		c.o.sites = append(c.o.sites, leakSite{Site: made.Site, Event: made.Event, Line: made.Line})
+		c.o.LeakSites = append(c.o.LeakSites, LeakSite{Site: made.Site, Event: made.Event, Line: made.Line})
 	}
-	s := &c.o.sites[i]
+	s := &c.o.LeakSites[i]
 	s.Objects++
 	s.Bytes += size
 }
@@ -73,15 +73,15 @@ func allocated(v *traces.Violation) traces.Related {
 
 // finish returns the outcome: the model's totals with the violations
 // listed, or the input error.
-func (c *collector) finish(rep traces.Report, err error) outcome {
+func (c *collector) finish(rep traces.Report, err error) Outcome {
 	if err != nil {
-		return outcome{file: c.o.file, err: err}
+		return Outcome{File: c.o.File, Err: err}
 	}
 	o := c.o
-	rep.Violations = o.rep.Violations
-	o.rep = rep
-	o.max = c.max
-	slices.SortStableFunc(o.sites, func(a, b leakSite) int {
+	rep.Violations = o.Report.Violations
+	o.Report = rep
+	o.Max = c.max
+	slices.SortStableFunc(o.LeakSites, func(a, b LeakSite) int {
 		switch {
 		case a.Bytes != b.Bytes:
 			return cmpDesc(a.Bytes, b.Bytes)
@@ -101,7 +101,7 @@ func cmpDesc(a, b uint64) int {
 }
 
 // leakSite is the leaks of one allocation site.
-type leakSite struct {
+type LeakSite struct {
 	Site    string `json:"site"` // "" when the allocating event had none
 	Objects int    `json:"objects"`
 	Bytes   uint64 `json:"bytes"`
@@ -111,11 +111,12 @@ type leakSite struct {
 	Line  int `json:"line,omitempty"`
 }
 
-// check makes the outcome of a report in hand, every violation listed.
-func check(file string, rep traces.Report, err error, p *policy) outcome {
+// Of makes the outcome of a report in hand (model.Replay's), every
+// violation listed.
+func Of(file string, rep traces.Report, p *Policy) Outcome {
 	c := newCollector(file, p, 0)
 	for _, v := range rep.Violations {
 		c.add(v, 0)
 	}
-	return c.finish(rep, err)
+	return c.finish(rep, nil)
 }

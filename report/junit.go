@@ -1,8 +1,9 @@
-package main
+package report
 
 import (
 	"bytes"
 	"encoding/xml"
+	"github.com/tlcheck/tlcheck/check"
 	"io"
 	"strings"
 )
@@ -49,21 +50,21 @@ type junitProblem struct {
 }
 
 // writeJUnit writes every outcome as one JUnit XML document.
-func writeJUnit(w io.Writer, outs []outcome, p *policy, info runInfo) {
-	suite := junitSuite{Name: "tlcheck " + info.command}
+func writeJUnit(w io.Writer, outs []check.Outcome, p *check.Policy, info Run) {
+	suite := junitSuite{Name: "tlcheck " + info.Command}
 	for i := range outs {
 		o := &outs[i]
-		c := junitCase{Name: o.file, Classname: "tlcheck." + info.command}
+		c := junitCase{Name: o.File, Classname: "tlcheck." + info.Command}
 		var report bytes.Buffer
-		if o.err == nil {
+		if o.Err == nil {
 			writeOutcome(&report, o, p, false)
 		}
-		switch o.code(p) {
-		case exitInput:
-			c.Error = &junitProblem{Message: o.err.Error(), Type: "unreadable", Text: o.err.Error()}
+		switch o.Status(p) {
+		case check.Unreadable:
+			c.Error = &junitProblem{Message: o.Err.Error(), Type: "unreadable", Text: o.Err.Error()}
 			suite.Errors++
-		case exitViolation:
-			c.Failure = &junitProblem{Message: strings.Join(o.failureReasons(p), ", "), Type: "tlcheck." + info.command, Text: report.String()}
+		case check.Fail:
+			c.Failure = &junitProblem{Message: strings.Join(o.FailureReasons(p), ", "), Type: "tlcheck." + info.Command, Text: report.String()}
 			suite.Failures++
 		default:
 			c.SystemOut = report.String()
@@ -71,8 +72,8 @@ func writeJUnit(w io.Writer, outs []outcome, p *policy, info runInfo) {
 		suite.Cases = append(suite.Cases, c)
 	}
 	suite.Tests = len(suite.Cases)
-	if len(info.notes) > 0 {
-		suite.SystemOut = strings.Join(info.notes, "\n") + "\n"
+	if len(info.Notes) > 0 {
+		suite.SystemOut = strings.Join(info.Notes, "\n") + "\n"
 	}
 	doc := junitSuites{Name: "tlcheck", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors, Suites: []junitSuite{suite}}
 

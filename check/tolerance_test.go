@@ -1,4 +1,4 @@
-package main
+package check
 
 import (
 	"math"
@@ -42,7 +42,7 @@ func TestTolerance(t *testing.T) {
 		{"17179869184GiB", 0, 0, "want a percentage"}, // overflows
 	}
 	for _, tt := range tests {
-		var tol tolerance
+		var tol Tolerance
 		err := tol.Set(tt.spec)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
@@ -54,31 +54,31 @@ func TestTolerance(t *testing.T) {
 			t.Errorf("Set(%q): %v", tt.spec, err)
 			continue
 		}
-		if got := tol.allowed(tt.was); got != tt.allowed {
+		if got := tol.Allowed(tt.was); got != tt.allowed {
 			t.Errorf("%q of %d allows %d, want %d", tt.spec, tt.was, got, tt.allowed)
 		}
 	}
-	var zero tolerance
-	if zero.allowed(123) != 123 || zero.String() != "0" {
-		t.Errorf("the default tolerance allows %d (%q), want none", zero.allowed(123), zero.String())
+	var zero Tolerance
+	if zero.Allowed(123) != 123 || zero.String() != "0" {
+		t.Errorf("the default tolerance allows %d (%q), want none", zero.Allowed(123), zero.String())
 	}
 }
 
 func TestGrowth(t *testing.T) {
 	tests := []struct {
-		g    growth
+		g    Growth
 		want string
 		over bool
 	}{
-		{growth{"leaked bytes", 100, 100, 100}, "leaked bytes 100 (baseline 100)", false},
-		{growth{"leaked bytes", 100, 90, 100}, "leaked bytes 90 (baseline 100)", false},
-		{growth{"leaked bytes", 100, 101, 100}, "leaked bytes 101 (baseline 100): grew beyond the tolerance", true},
-		{growth{"peak live bytes", 100, 110, 110}, "peak live bytes 110 (baseline 100, allowed up to 110)", false},
-		{growth{"peak live bytes", 100, 111, 110}, "peak live bytes 111 (baseline 100, allowed up to 110): grew beyond the tolerance", true},
+		{Growth{"leaked bytes", 100, 100, 100}, "leaked bytes 100 (baseline 100)", false},
+		{Growth{"leaked bytes", 100, 90, 100}, "leaked bytes 90 (baseline 100)", false},
+		{Growth{"leaked bytes", 100, 101, 100}, "leaked bytes 101 (baseline 100): grew beyond the tolerance", true},
+		{Growth{"peak live bytes", 100, 110, 110}, "peak live bytes 110 (baseline 100, allowed up to 110)", false},
+		{Growth{"peak live bytes", 100, 111, 110}, "peak live bytes 111 (baseline 100, allowed up to 110): grew beyond the tolerance", true},
 	}
 	for _, tt := range tests {
-		if got := tt.g.String(); got != tt.want || tt.g.exceeded() != tt.over {
-			t.Errorf("%+v: %q (exceeded %v), want %q (%v)", tt.g, got, tt.g.exceeded(), tt.want, tt.over)
+		if got := tt.g.String(); got != tt.want || tt.g.Exceeded() != tt.over {
+			t.Errorf("%+v: %q (exceeded %v), want %q (%v)", tt.g, got, tt.g.Exceeded(), tt.want, tt.over)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package check
 
 import (
 	"cmp"
@@ -12,15 +12,15 @@ import (
 // fingerprint identifies a finding across runs: its kind, the site of the
 // event that did it, and the site where the thing it concerns was
 // allocated (the "allocated" related event), either of which may be "".
-type fingerprint struct {
+type Fingerprint struct {
 	Kind      traces.Kind `json:"kind"`
 	Site      string      `json:"site"`
 	AllocSite string      `json:"alloc_site"`
 }
 
 // fingerprintOf is v's fingerprint.
-func fingerprintOf(v *traces.Violation) fingerprint {
-	f := fingerprint{Kind: v.Kind, Site: v.Site}
+func FingerprintOf(v *traces.Violation) Fingerprint {
+	f := Fingerprint{Kind: v.Kind, Site: v.Site}
 	for _, r := range v.Related {
 		if r.What == "allocated" {
 			f.AllocSite = r.Site
@@ -33,12 +33,12 @@ func fingerprintOf(v *traces.Violation) fingerprint {
 // hash is the fingerprint as a short opaque string, for SARIF's
 // partialFingerprints. A NUL separates the parts: only sites that hold a
 // NUL of their own could collide, and sites are source locations.
-func (f fingerprint) hash() string {
+func (f Fingerprint) Hash() string {
 	sum := sha256.Sum256([]byte(string(f.Kind) + "\x00" + f.Site + "\x00" + f.AllocSite))
 	return hex.EncodeToString(sum[:16])
 }
 
-func (f fingerprint) String() string {
+func (f Fingerprint) String() string {
 	s := string(f.Kind)
 	if f.Site != "" {
 		s += " at " + f.Site
@@ -50,7 +50,7 @@ func (f fingerprint) String() string {
 }
 
 // compare orders fingerprints by kind, site and allocation site.
-func (f fingerprint) compare(g fingerprint) int {
+func (f Fingerprint) Compare(g Fingerprint) int {
 	return cmp.Or(
 		strings.Compare(string(f.Kind), string(g.Kind)),
 		strings.Compare(f.Site, g.Site),

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -108,7 +108,7 @@ func TestWriteHuman(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			writeHuman(&b, tt.rep, false)
+			TextReport(&b, tt.rep, false)
 			assertLines(t, b.String(), tt.want)
 			for _, s := range tt.not {
 				if strings.Contains(b.String(), s) {
@@ -138,7 +138,7 @@ func assertLines(t *testing.T, out string, want []string) {
 
 func TestWriteHumanColour(t *testing.T) {
 	var b bytes.Buffer
-	writeHuman(&b, doubleFree, true)
+	TextReport(&b, doubleFree, true)
 	if !strings.Contains(b.String(), "\x1b[1;31mERROR: double-free\x1b[0m at event 7") {
 		t.Errorf("no colour in:\n%q", b.String())
 	}
@@ -146,7 +146,7 @@ func TestWriteHumanColour(t *testing.T) {
 
 func TestWriteJSON(t *testing.T) {
 	var b bytes.Buffer
-	writeJSON(&b, traces.Report{Events: 1, Complete: true, Violations: []traces.Violation{
+	JSONReport(&b, traces.Report{Events: 1, Complete: true, Violations: []traces.Violation{
 		{Kind: traces.Misuse, Event: 0, Addr: 0, Message: "scope_exit with no scope"},
 	}})
 	var got map[string]any
@@ -174,7 +174,7 @@ func TestWriteJSON(t *testing.T) {
 
 func TestWriteJSONEmptyLists(t *testing.T) {
 	var b bytes.Buffer
-	writeJSON(&b, traces.Report{})
+	JSONReport(&b, traces.Report{})
 	if !strings.Contains(b.String(), `"violations":[]`) {
 		t.Errorf("violations not an empty list: %s", b.String())
 	}

@@ -1,4 +1,4 @@
-package main
+package check
 
 import (
 	"fmt"
@@ -18,15 +18,15 @@ import (
 // A percentage of a baseline of 0 allows nothing: a trace that leaked
 // nothing and now leaks fails under any percentage, which is the growth a
 // gate is for; give bytes as well to allow a little.
-type tolerance struct {
+type Tolerance struct {
 	percent float64 // of the baseline value
 	bytes   uint64  // absolute
 	text    string  // as given, for messages
 }
 
 // Set parses a tolerance; it is a flag.Value.
-func (t *tolerance) Set(v string) error {
-	var nt tolerance
+func (t *Tolerance) Set(v string) error {
+	var nt Tolerance
 	parts := strings.Split(v, ",")
 	if len(parts) > 2 {
 		return fmt.Errorf("%q: want a percentage, bytes, or both separated by a comma", clip(v))
@@ -53,7 +53,7 @@ func (t *tolerance) Set(v string) error {
 	return nil
 }
 
-func (t *tolerance) String() string {
+func (t *Tolerance) String() string {
 	if t.text == "" {
 		return "0"
 	}
@@ -83,7 +83,7 @@ func parseBytes(s string) (uint64, error) {
 }
 
 // allowed is the most a metric whose baseline is was may reach.
-func (t tolerance) allowed(was uint64) uint64 {
+func (t Tolerance) Allowed(was uint64) uint64 {
 	byPct := uint64(math.MaxUint64)
 	if f := float64(was) * t.percent / 100; f < math.MaxUint64 { // 2^64: the conversion is exact below it
 		byPct = uint64(f) // rounds down
@@ -96,23 +96,23 @@ func (t tolerance) allowed(was uint64) uint64 {
 }
 
 // growth is one metric of a trace against the baseline.
-type growth struct {
-	name    string // "leaked bytes", "peak live bytes"
-	was     uint64 // in the baseline
-	now     uint64 // in this run
-	allowed uint64 // the most the tolerance allows
+type Growth struct {
+	Name    string // "leaked bytes", "peak live bytes"
+	Was     uint64 // in the baseline
+	Now     uint64 // in this run
+	Allowed uint64 // the most the tolerance allows
 }
 
 // exceeded reports whether the metric grew beyond the tolerance.
-func (g growth) exceeded() bool { return g.now > g.allowed }
+func (g Growth) Exceeded() bool { return g.Now > g.Allowed }
 
-func (g growth) String() string {
-	s := fmt.Sprintf("%s %d (baseline %d", g.name, g.now, g.was)
-	if g.allowed != g.was {
-		s += fmt.Sprintf(", allowed up to %d", g.allowed)
+func (g Growth) String() string {
+	s := fmt.Sprintf("%s %d (baseline %d", g.Name, g.Now, g.Was)
+	if g.Allowed != g.Was {
+		s += fmt.Sprintf(", allowed up to %d", g.Allowed)
 	}
 	s += ")"
-	if g.exceeded() {
+	if g.Exceeded() {
 		s += ": grew beyond the tolerance"
 	}
 	return s

@@ -1,4 +1,4 @@
-package main
+package check
 
 import (
 	"bytes"
@@ -39,36 +39,36 @@ import (
 // which move with every unrelated edit of the program.
 
 const (
-	baselineFormat  = "tlcheck-baseline"
-	baselineVersion = 1
+	BaselineFormat  = "tlcheck-baseline"
+	BaselineVersion = 1
 )
 
 // baselineFinding is a fingerprint with its multiplicity.
-type baselineFinding struct {
-	fingerprint
+type BaselineFinding struct {
+	Fingerprint
 	Count int `json:"count"`
 }
 
 // baselineTrace is what the baseline accepts of one trace.
-type baselineTrace struct {
+type BaselineTrace struct {
 	Trace         string            `json:"trace"`
 	Complete      bool              `json:"complete"`
 	LeakedBytes   uint64            `json:"leaked_bytes"`
 	PeakLiveBytes uint64            `json:"peak_live_bytes"`
-	Findings      []baselineFinding `json:"findings"`
+	Findings      []BaselineFinding `json:"findings"`
 }
 
 // baseline is the whole file.
-type baseline struct {
+type Baseline struct {
 	Format  string          `json:"format"`
 	Version int             `json:"version"`
-	Traces  []baselineTrace `json:"traces"`
+	Traces  []BaselineTrace `json:"traces"`
 }
 
 // traceKey is the name a trace goes by in the baseline: the path as given
 // on the command line, cleaned and with forward slashes, so that one
 // baseline serves every operating system CI runs on.
-func traceKey(name string) string {
+func TraceKey(name string) string {
 	if name == "-" {
 		return name
 	}
@@ -77,33 +77,33 @@ func traceKey(name string) string {
 
 // readBaseline reads and checks a baseline file. Every error names the
 // file.
-func readBaseline(name string) (*baseline, error) {
+func ReadBaseline(name string) (*Baseline, error) {
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}
-	b, err := parseBaseline(bytes.NewReader(data))
+	b, err := ParseBaseline(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return b, nil
 }
 
-func parseBaseline(r io.Reader) (*baseline, error) {
+func ParseBaseline(r io.Reader) (*Baseline, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields() // a misspelt field would silently accept nothing
-	var b baseline
+	var b Baseline
 	if err := dec.Decode(&b); err != nil {
 		return nil, fmt.Errorf("not a tlcheck baseline: %w", err)
 	}
 	if dec.More() {
 		return nil, errors.New("not a tlcheck baseline: more than one JSON value")
 	}
-	if b.Format != baselineFormat {
-		return nil, fmt.Errorf("format %q, want %q", clip(b.Format), baselineFormat)
+	if b.Format != BaselineFormat {
+		return nil, fmt.Errorf("format %q, want %q", clip(b.Format), BaselineFormat)
 	}
-	if b.Version != baselineVersion {
-		return nil, fmt.Errorf("version %d: this tlcheck reads version %d", b.Version, baselineVersion)
+	if b.Version != BaselineVersion {
+		return nil, fmt.Errorf("version %d: this tlcheck reads version %d", b.Version, BaselineVersion)
 	}
 	seen := make(map[string]bool)
 	for i, t := range b.Traces {
@@ -114,24 +114,24 @@ func parseBaseline(r io.Reader) (*baseline, error) {
 			return nil, fmt.Errorf("traces[%d]: trace %q appears twice", i, clip(t.Trace))
 		}
 		seen[t.Trace] = true
-		fps := make(map[fingerprint]bool)
+		fps := make(map[Fingerprint]bool)
 		for j, f := range t.Findings {
 			switch {
-			case !knownKind(f.Kind):
+			case !KnownKind(f.Kind):
 				return nil, fmt.Errorf("traces[%d].findings[%d]: unknown kind %q", i, j, clip(string(f.Kind)))
 			case f.Count < 1:
 				return nil, fmt.Errorf("traces[%d].findings[%d]: count %d, want at least 1", i, j, f.Count)
-			case fps[f.fingerprint]:
-				return nil, fmt.Errorf("traces[%d].findings[%d]: %s appears twice", i, j, f.fingerprint)
+			case fps[f.Fingerprint]:
+				return nil, fmt.Errorf("traces[%d].findings[%d]: %s appears twice", i, j, f.Fingerprint)
 			}
-			fps[f.fingerprint] = true
+			fps[f.Fingerprint] = true
 		}
 	}
 	return &b, nil
 }
 
 // find returns the baseline's entry for a trace, or nil.
-func (b *baseline) find(trace string) *baselineTrace {
+func (b *Baseline) Find(trace string) *BaselineTrace {
 	for i := range b.Traces {
 		if b.Traces[i].Trace == trace {
 			return &b.Traces[i]
@@ -143,36 +143,36 @@ func (b *baseline) find(trace string) *baselineTrace {
 // newBaseline records what the run found: every unsuppressed finding of
 // every trace (of every kind: --fail-on decides what fails, not what is
 // accepted), with each trace's leaked and peak live bytes.
-func newBaseline(outs []outcome) *baseline {
-	b := &baseline{Format: baselineFormat, Version: baselineVersion, Traces: []baselineTrace{}}
+func NewBaseline(outs []Outcome) *Baseline {
+	b := &Baseline{Format: BaselineFormat, Version: BaselineVersion, Traces: []BaselineTrace{}}
 	for i := range outs {
 		o := &outs[i]
-		counts := make(map[fingerprint]int)
-		for j := range o.rep.Violations {
-			if o.by[j] == nil {
-				counts[fingerprintOf(&o.rep.Violations[j])]++
+		counts := make(map[Fingerprint]int)
+		for j := range o.Report.Violations {
+			if o.By[j] == nil {
+				counts[FingerprintOf(&o.Report.Violations[j])]++
 			}
 		}
-		t := baselineTrace{
-			Trace:         traceKey(o.file),
-			Complete:      o.rep.Complete,
-			LeakedBytes:   o.rep.Leaked.Bytes,
-			PeakLiveBytes: o.rep.PeakLiveBytes,
-			Findings:      []baselineFinding{},
+		t := BaselineTrace{
+			Trace:         TraceKey(o.File),
+			Complete:      o.Report.Complete,
+			LeakedBytes:   o.Report.Leaked.Bytes,
+			PeakLiveBytes: o.Report.PeakLiveBytes,
+			Findings:      []BaselineFinding{},
 		}
 		for f, n := range counts {
-			t.Findings = append(t.Findings, baselineFinding{f, n})
+			t.Findings = append(t.Findings, BaselineFinding{f, n})
 		}
-		slices.SortFunc(t.Findings, func(x, y baselineFinding) int { return x.compare(y.fingerprint) })
+		slices.SortFunc(t.Findings, func(x, y BaselineFinding) int { return x.Compare(y.Fingerprint) })
 		b.Traces = append(b.Traces, t)
 	}
-	slices.SortFunc(b.Traces, func(x, y baselineTrace) int { return strings.Compare(x.Trace, y.Trace) })
+	slices.SortFunc(b.Traces, func(x, y BaselineTrace) int { return strings.Compare(x.Trace, y.Trace) })
 	return b
 }
 
 // marshal is the file's text: indented, one finding a line, sorted, with
 // a final newline.
-func (b *baseline) marshal() []byte {
+func (b *Baseline) Marshal() []byte {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "{\n  \"format\": %s,\n  \"version\": %d,\n  \"traces\": [", quote(b.Format), b.Version)
 	for i, t := range b.Traces {
@@ -213,42 +213,47 @@ func quote(s string) string {
 // each fingerprint the baseline accepts n times covers the first n
 // findings with it, in event order; the rest are new, and what the
 // baseline has beyond this run's count is fixed.
-func (o *outcome) compare(bt *baselineTrace, tol tolerance) {
-	o.gated = true
-	o.known = make([]bool, len(o.rep.Violations))
-	if o.err != nil {
+func (o *Outcome) Compare(bt *BaselineTrace, tol Tolerance) {
+	o.Gated = true
+	o.Known = make([]bool, len(o.Report.Violations))
+	if o.Err != nil {
 		return
 	}
-	left := make(map[fingerprint]int)
+	left := make(map[Fingerprint]int)
 	if bt != nil {
-		o.inBaseline = true
+		o.InBaseline = true
 		for _, f := range bt.Findings {
-			left[f.fingerprint] = f.Count
+			left[f.Fingerprint] = f.Count
 		}
 	}
-	for i := range o.rep.Violations {
-		if o.by[i] != nil {
+	for i := range o.Report.Violations {
+		if o.By[i] != nil {
 			continue // suppressed: neither new nor known
 		}
-		f := fingerprintOf(&o.rep.Violations[i])
+		f := FingerprintOf(&o.Report.Violations[i])
 		if left[f] > 0 {
 			left[f]--
-			o.known[i] = true
+			o.Known[i] = true
 		}
 	}
 	if bt == nil {
 		return
 	}
 	for _, f := range bt.Findings { // in the baseline's order, which is sorted
-		if f.Kind == traces.Leak && !o.rep.Complete {
+		if f.Kind == traces.Leak && !o.Report.Complete {
 			continue // no leak check ran: its leaks are unknown, not fixed
 		}
-		if n := left[f.fingerprint]; n > 0 {
-			o.fixed = append(o.fixed, baselineFinding{f.fingerprint, n})
+		if n := left[f.Fingerprint]; n > 0 {
+			o.Fixed = append(o.Fixed, BaselineFinding{f.Fingerprint, n})
 		}
 	}
-	o.growth = []growth{
-		{name: "leaked bytes", was: bt.LeakedBytes, now: o.rep.Leaked.Bytes, allowed: tol.allowed(bt.LeakedBytes)},
-		{name: "peak live bytes", was: bt.PeakLiveBytes, now: o.rep.PeakLiveBytes, allowed: tol.allowed(bt.PeakLiveBytes)},
+	o.Growth = []Growth{
+		{Name: "leaked bytes", Was: bt.LeakedBytes, Now: o.Report.Leaked.Bytes, Allowed: tol.Allowed(bt.LeakedBytes)},
+		{Name: "peak live bytes", Was: bt.PeakLiveBytes, Now: o.Report.PeakLiveBytes, Allowed: tol.Allowed(bt.PeakLiveBytes)},
 	}
+}
+
+// EmptyBaseline is a baseline that accepts nothing: where --update starts.
+func EmptyBaseline() *Baseline {
+	return &Baseline{Format: BaselineFormat, Version: BaselineVersion, Traces: []BaselineTrace{}}
 }

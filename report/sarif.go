@@ -1,8 +1,9 @@
-package main
+package report
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tlcheck/tlcheck/check"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -136,7 +137,7 @@ type sarifNotification struct {
 }
 
 // writeSARIF writes every outcome as one SARIF log.
-func writeSARIF(w io.Writer, outs []outcome, p *policy, info runInfo) {
+func writeSARIF(w io.Writer, outs []check.Outcome, p *check.Policy, info Run) {
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{
 			Name:           "tlcheck",
@@ -148,14 +149,14 @@ func writeSARIF(w io.Writer, outs []outcome, p *policy, info runInfo) {
 	for i, k := range traces.Kinds() {
 		index[k] = i
 		level := "error"
-		if !p.fails(k) {
+		if !p.Fails(k) {
 			level = "warning"
 		}
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules,
 			sarifRule{ID: string(k), ShortDescription: sarifText{ruleText[k]}, Default: sarifConfig{level}})
 	}
 
-	inv := sarifInvocation{ExecutionSuccessful: true, ExitCode: exitClean, Notifications: []sarifNotification{}}
+	inv := sarifInvocation{ExecutionSuccessful: true, ExitCode: 0, Notifications: []sarifNotification{}}
 	note := func(level, file, text string) {
 		n := sarifNotification{Level: level, Message: sarifText{text}}
 		if file != "" {
@@ -165,16 +166,16 @@ func writeSARIF(w io.Writer, outs []outcome, p *policy, info runInfo) {
 	}
 	for i := range outs {
 		o := &outs[i]
-		inv.ExitCode = max(inv.ExitCode, o.code(p))
-		if o.err != nil {
+		inv.ExitCode = max(inv.ExitCode, exitCode(o.Status(p)))
+		if o.Err != nil {
 			inv.ExecutionSuccessful = false
-			note("error", o.file, o.err.Error())
+			note("error", o.File, o.Err.Error())
 			continue
 		}
-		seen := make(map[fingerprint]int) // occurrences so far, per fingerprint
-		for j := range o.rep.Violations {
-			v := &o.rep.Violations[j]
-			fp := fingerprintOf(v)
+		seen := make(map[check.Fingerprint]int) // occurrences so far, per fingerprint
+		for j := range o.Report.Violations {
+			v := &o.Report.Violations[j]
+			fp := check.FingerprintOf(v)
 			seen[fp]++
 			ri, ok := index[v.Kind]
 			if !ok {
@@ -185,51 +186,51 @@ func writeSARIF(w io.Writer, outs []outcome, p *policy, info runInfo) {
 				RuleIndex:           ri,
 				Level:               "error",
 				Message:             sarifText{v.Message},
-				Locations:           []sarifLocation{siteLocation(v.Site, o.file, v.Line, nil, 0)},
-				PartialFingerprints: map[string]string{fingerprintKey: fp.hash() + ":" + strconv.Itoa(seen[fp])},
-				Properties:          sarifProperties{Trace: o.file, Event: v.Event, Line: v.Line, Addr: v.Addr.String(), Object: v.Object},
+				Locations:           []sarifLocation{siteLocation(v.Site, o.File, v.Line, nil, 0)},
+				PartialFingerprints: map[string]string{fingerprintKey: fp.Hash() + ":" + strconv.Itoa(seen[fp])},
+				Properties:          sarifProperties{Trace: o.File, Event: v.Event, Line: v.Line, Addr: v.Addr.String(), Object: v.Object},
 			}
 			if r.Message.Text == "" {
 				r.Message.Text = string(v.Kind) // SARIF demands a text
 			}
-			if !p.fails(v.Kind) {
+			if !p.Fails(v.Kind) {
 				r.Level = "warning"
 			}
 			for k, rel := range v.Related {
 				id := k + 1
 				msg := &sarifText{fmt.Sprintf("%s here: event %d", rel.What, rel.Event)}
-				r.RelatedLocations = append(r.RelatedLocations, siteLocation(rel.Site, o.file, rel.Line, msg, id))
+				r.RelatedLocations = append(r.RelatedLocations, siteLocation(rel.Site, o.File, rel.Line, msg, id))
 			}
-			if rule := o.by[j]; rule != nil {
+			if rule := o.By[j]; rule != nil {
 				r.Suppressions = []sarifSuppression{{Kind: "external", Justification: "suppressed by " + rule.String()}}
 			}
-			if o.gated {
+			if o.Gated {
 				r.BaselineState = "new"
-				if o.known[j] {
+				if o.Known[j] {
 					r.BaselineState = "unchanged"
 				}
 			}
 			run.Results = append(run.Results, r)
 		}
 		switch {
-		case o.incompleteFails(p):
-			note("error", o.file, requireEndMessage(o.file))
-		case !o.rep.Complete:
-			note("warning", o.file, o.file+": the trace stops without an end event, so no leak check ran")
+		case o.IncompleteFails(p):
+			note("error", o.File, check.RequireEndMessage(o.File))
+		case !o.Report.Complete:
+			note("warning", o.File, o.File+": the trace stops without an end event, so no leak check ran")
 		}
-		for _, g := range o.growth {
-			if g.exceeded() {
-				note("error", o.file, o.file+": "+g.String())
+		for _, g := range o.Growth {
+			if g.Exceeded() {
+				note("error", o.File, o.File+": "+g.String())
 			}
 		}
-		for _, f := range o.fixed {
-			note("note", o.file, fmt.Sprintf("%s: fixed: %s, %d fewer than the baseline accepts", o.file, f.fingerprint, f.Count))
+		for _, f := range o.Fixed {
+			note("note", o.File, fmt.Sprintf("%s: fixed: %s, %d fewer than the baseline accepts", o.File, f.Fingerprint, f.Count))
 		}
-		if o.gated && !o.inBaseline {
-			note("note", o.file, o.file+": not in the baseline "+info.baseline+": every finding is new")
+		if o.Gated && !o.InBaseline {
+			note("note", o.File, o.File+": not in the baseline "+info.Baseline+": every finding is new")
 		}
 	}
-	for _, n := range info.notes {
+	for _, n := range info.Notes {
 		note("note", "", n)
 	}
 	run.Invocations = []sarifInvocation{inv}

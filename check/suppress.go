@@ -1,4 +1,4 @@
-package main
+package check
 
 import (
 	"bufio"
@@ -28,27 +28,27 @@ import (
 // lists them, as suppressed, with the rule.
 
 // rule is one suppression line.
-type rule struct {
-	kind    traces.Kind // "*" for any kind
-	pattern string
-	file    string // where the rule was written, for the report
-	line    int
+type Rule struct {
+	Kind    traces.Kind // "*" for any kind
+	Pattern string
+	File    string // where the rule was written, for the report
+	Line    int
 }
 
 // String is the rule as the report names it: "supp.txt:3 (leak:vendor/*)".
-func (r *rule) String() string {
-	return fmt.Sprintf("%s:%d (%s:%s)", r.file, r.line, r.kind, r.pattern)
+func (r *Rule) String() string {
+	return fmt.Sprintf("%s:%d (%s:%s)", r.File, r.Line, r.Kind, r.Pattern)
 }
 
 // loadSuppressions reads every suppression file, in order.
-func loadSuppressions(files []string) ([]*rule, error) {
-	var rules []*rule
+func LoadSuppressions(files []string) ([]*Rule, error) {
+	var rules []*Rule
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, fmt.Errorf("--suppressions: %w", err)
+			return nil, err // *PathError: "open NAME: ..."
 		}
-		rs, err := parseSuppressions(f, name)
+		rs, err := ParseSuppressions(f, name)
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -60,8 +60,8 @@ func loadSuppressions(files []string) ([]*rule, error) {
 
 // parseSuppressions parses one suppression file; an error names the file
 // and line, so that a typo never silently suppresses nothing.
-func parseSuppressions(r io.Reader, name string) ([]*rule, error) {
-	var rules []*rule
+func ParseSuppressions(r io.Reader, name string) ([]*Rule, error) {
+	var rules []*Rule
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -74,12 +74,12 @@ func parseSuppressions(r io.Reader, name string) ([]*rule, error) {
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("%s:%d: %q: want KIND:PATTERN", name, n, clip(text))
-		case kind != "*" && !knownKind(traces.Kind(kind)):
+		case kind != "*" && !KnownKind(traces.Kind(kind)):
 			return nil, fmt.Errorf("%s:%d: unknown kind %q (want * or one of %s)", name, n, clip(kind), kindList())
 		case pattern == "":
 			return nil, fmt.Errorf("%s:%d: empty pattern after %q (use * to match every site)", name, n, kind+":")
 		}
-		rules = append(rules, &rule{kind: traces.Kind(kind), pattern: pattern, file: name, line: n})
+		rules = append(rules, &Rule{Kind: traces.Kind(kind), Pattern: pattern, File: name, Line: n})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -88,12 +88,12 @@ func parseSuppressions(r io.Reader, name string) ([]*rule, error) {
 }
 
 // suppressedBy returns the first rule that suppresses v, or nil.
-func suppressedBy(rules []*rule, v *traces.Violation) *rule {
+func suppressedBy(rules []*Rule, v *traces.Violation) *Rule {
 	for _, r := range rules {
-		if r.kind != "*" && r.kind != v.Kind {
+		if r.Kind != "*" && r.Kind != v.Kind {
 			continue
 		}
-		try := func(site string) bool { return site != "" && glob(r.pattern, site) }
+		try := func(site string) bool { return site != "" && glob(r.Pattern, site) }
 		hasSite := v.Site != ""
 		if try(v.Site) {
 			return r
@@ -104,7 +104,7 @@ func suppressedBy(rules []*rule, v *traces.Violation) *rule {
 			}
 			hasSite = hasSite || rel.Site != ""
 		}
-		if !hasSite && glob(r.pattern, "") {
+		if !hasSite && glob(r.Pattern, "") {
 			return r
 		}
 	}

@@ -1,0 +1,46 @@
+package report
+
+import (
+	"testing"
+)
+
+func TestParseSite(t *testing.T) {
+	tests := []struct {
+		site      string
+		file      string
+		line, col int
+		ok        bool
+	}{
+		{"a.tl:42", "a.tl", 42, 0, true},
+		{"src/x.c:7:3", "src/x.c", 7, 3, true},
+		{`C:\src\x.c:9`, `C:\src\x.c`, 9, 0, true},
+		{"./prog:[0x11ce]", "", 0, 0, false},
+		{"a.tl", "", 0, 0, false},
+		{"a.tl:0", "", 0, 0, false},
+		{":5", "", 0, 0, false},
+		{"", "", 0, 0, false},
+	}
+	for _, tt := range tests {
+		file, line, col, ok := parseSite(tt.site)
+		if file != tt.file || line != tt.line || col != tt.col || ok != tt.ok {
+			t.Errorf("parseSite(%q) = %q %d %d %v, want %q %d %d %v", tt.site, file, line, col, ok, tt.file, tt.line, tt.col, tt.ok)
+		}
+	}
+}
+
+func TestFileURI(t *testing.T) {
+	for path, want := range map[string]string{
+		"a.c":          "a.c",
+		"dir/sub/b.c":  "dir/sub/b.c",
+		"with space.c": "with%20space.c",
+		"/abs/c.c":     "/abs/c.c",
+		"100%.c":       "100%25.c",
+	} {
+		if got := fileURI(path); got != want {
+			t.Errorf("fileURI(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// runCmd runs "tlcheck args..." with stdin and returns the exit code,
+// stdout and stderr.
