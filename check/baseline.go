@@ -43,13 +43,13 @@ const (
 	BaselineVersion = 1
 )
 
-// baselineFinding is a fingerprint with its multiplicity.
+// BaselineFinding is a fingerprint with its multiplicity.
 type BaselineFinding struct {
 	Fingerprint
 	Count int `json:"count"`
 }
 
-// baselineTrace is what the baseline accepts of one trace.
+// BaselineTrace is what the baseline accepts of one trace.
 type BaselineTrace struct {
 	Trace         string            `json:"trace"`
 	Complete      bool              `json:"complete"`
@@ -58,14 +58,14 @@ type BaselineTrace struct {
 	Findings      []BaselineFinding `json:"findings"`
 }
 
-// baseline is the whole file.
+// Baseline is the whole file.
 type Baseline struct {
 	Format  string          `json:"format"`
 	Version int             `json:"version"`
 	Traces  []BaselineTrace `json:"traces"`
 }
 
-// traceKey is the name a trace goes by in the baseline: the path as given
+// TraceKey is the name a trace goes by in the baseline: the path as given
 // on the command line, cleaned and with forward slashes, so that one
 // baseline serves every operating system CI runs on.
 func TraceKey(name string) string {
@@ -75,7 +75,7 @@ func TraceKey(name string) string {
 	return filepath.ToSlash(filepath.Clean(name))
 }
 
-// readBaseline reads and checks a baseline file. Every error names the
+// ReadBaseline reads and checks a baseline file. Every error names the
 // file.
 func ReadBaseline(name string) (*Baseline, error) {
 	data, err := os.ReadFile(name)
@@ -89,6 +89,9 @@ func ReadBaseline(name string) (*Baseline, error) {
 	return b, nil
 }
 
+// ParseBaseline reads a baseline from r strictly: an unknown field, an
+// unknown kind, a trace or finding given twice, a count below 1 or
+// another format or version is an error naming it.
 func ParseBaseline(r io.Reader) (*Baseline, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields() // a misspelt field would silently accept nothing
@@ -130,7 +133,7 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 	return &b, nil
 }
 
-// find returns the baseline's entry for a trace, or nil.
+// Find returns the baseline's entry for a trace, or nil.
 func (b *Baseline) Find(trace string) *BaselineTrace {
 	for i := range b.Traces {
 		if b.Traces[i].Trace == trace {
@@ -140,7 +143,7 @@ func (b *Baseline) Find(trace string) *BaselineTrace {
 	return nil
 }
 
-// newBaseline records what the run found: every unsuppressed finding of
+// NewBaseline records what the run found: every unsuppressed finding of
 // every trace (of every kind: --fail-on decides what fails, not what is
 // accepted), with each trace's leaked and peak live bytes.
 func NewBaseline(outs []Outcome) *Baseline {
@@ -170,7 +173,7 @@ func NewBaseline(outs []Outcome) *Baseline {
 	return b
 }
 
-// marshal is the file's text: indented, one finding a line, sorted, with
+// Marshal is the file's text: indented, one finding a line, sorted, with
 // a final newline.
 func (b *Baseline) Marshal() []byte {
 	var buf bytes.Buffer
@@ -209,7 +212,7 @@ func quote(s string) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// compare marks o's findings against the baseline's entry for its trace:
+// Compare marks o's findings against the baseline's entry for its trace:
 // each fingerprint the baseline accepts n times covers the first n
 // findings with it, in event order; the rest are new, and what the
 // baseline has beyond this run's count is fixed.

@@ -100,7 +100,7 @@ func cmpDesc(a, b uint64) int {
 	return 1
 }
 
-// leakSite is the leaks of one allocation site.
+// LeakSite is the leaks of one allocation site.
 type LeakSite struct {
 	Site    string `json:"site"` // "" when the allocating event had none
 	Objects int    `json:"objects"`

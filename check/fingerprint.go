@@ -9,7 +9,7 @@ import (
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// fingerprint identifies a finding across runs: its kind, the site of the
+// Fingerprint identifies a finding across runs: its kind, the site of the
 // event that did it, and the site where the thing it concerns was
 // allocated (the "allocated" related event), either of which may be "".
 type Fingerprint struct {
@@ -18,7 +18,7 @@ type Fingerprint struct {
 	AllocSite string      `json:"alloc_site"`
 }
 
-// fingerprintOf is v's fingerprint.
+// FingerprintOf is v's fingerprint.
 func FingerprintOf(v *traces.Violation) Fingerprint {
 	f := Fingerprint{Kind: v.Kind, Site: v.Site}
 	for _, r := range v.Related {
@@ -30,7 +30,7 @@ func FingerprintOf(v *traces.Violation) Fingerprint {
 	return f
 }
 
-// hash is the fingerprint as a short opaque string, for SARIF's
+// Hash is the fingerprint as a short opaque string, for SARIF's
 // partialFingerprints. A NUL separates the parts: only sites that hold a
 // NUL of their own could collide, and sites are source locations.
 func (f Fingerprint) Hash() string {
@@ -49,7 +49,7 @@ func (f Fingerprint) String() string {
 	return s
 }
 
-// compare orders fingerprints by kind, site and allocation site.
+// Compare orders fingerprints by kind, site and allocation site.
 func (f Fingerprint) Compare(g Fingerprint) int {
 	return cmp.Or(
 		strings.Compare(string(f.Kind), string(g.Kind)),

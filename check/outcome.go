@@ -35,13 +35,13 @@ type Outcome struct {
 	Growth     []Growth          // leaked and peak live bytes against the baseline
 }
 
-// isNew reports whether violation i counts against the run: not
+// IsNew reports whether violation i counts against the run: not
 // suppressed and, under a gate, not in the baseline.
 func (o *Outcome) IsNew(i int) bool {
 	return o.By[i] == nil && (!o.Gated || !o.Known[i])
 }
 
-// failing lists the indices of the violations that fail the run.
+// Failing lists the indices of the violations that fail the run.
 func (o *Outcome) Failing(p *Policy) []int {
 	var idx []int
 	for i, v := range o.Report.Violations {
@@ -52,7 +52,7 @@ func (o *Outcome) Failing(p *Policy) []int {
 	return idx
 }
 
-// failCount counts the violations that fail the run, listed or not.
+// FailCount counts the violations that fail the run, listed or not.
 func (o *Outcome) FailCount(p *Policy) int {
 	n := len(o.Failing(p))
 	for k, c := range o.Unlisted {
@@ -63,7 +63,7 @@ func (o *Outcome) FailCount(p *Policy) int {
 	return n
 }
 
-// unlistedCount counts the violations --max-findings left out.
+// UnlistedCount counts the violations --max-findings left out.
 func (o *Outcome) UnlistedCount() int {
 	n := o.UnlistedSuppressed
 	for _, c := range o.Unlisted {
@@ -72,7 +72,7 @@ func (o *Outcome) UnlistedCount() int {
 	return n
 }
 
-// suppressedCount counts the suppressed violations.
+// SuppressedCount counts the suppressed violations.
 func (o *Outcome) SuppressedCount() int {
 	n := o.UnlistedSuppressed
 	for _, r := range o.By {
@@ -83,12 +83,12 @@ func (o *Outcome) SuppressedCount() int {
 	return n
 }
 
-// incompleteFails reports whether --require-end fails this file.
+// IncompleteFails reports whether --require-end fails this file.
 func (o *Outcome) IncompleteFails(p *Policy) bool {
 	return o.Err == nil && p.RequireEnd && !o.Report.Complete
 }
 
-// grew lists the metrics that grew beyond the tolerance.
+// Grew lists the metrics that grew beyond the tolerance.
 func (o *Outcome) Grew() []Growth {
 	var g []Growth
 	for _, m := range o.Growth {
@@ -130,7 +130,7 @@ func (s Status) String() string {
 	return "unreadable"
 }
 
-// failureReasons says, in a few words each, why the file fails; empty when
+// FailureReasons says, in a few words each, why the file fails; empty when
 // it passes.
 func (o *Outcome) FailureReasons(p *Policy) []string {
 	var why []string
@@ -153,7 +153,7 @@ func (o *Outcome) FailureReasons(p *Policy) []string {
 	return why
 }
 
-// requireEndMessage is the message for a trace that --require-end fails.
+// RequireEndMessage is the message for a trace that --require-end fails.
 func RequireEndMessage(file string) string {
 	return file + ": the trace stops without an end event, and --require-end demands one (the run crashed or was cut off; no leak check ran)"
 }

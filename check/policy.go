@@ -8,19 +8,19 @@ import (
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// policy decides which findings fail a run.
+// Policy decides which findings fail a run.
 type Policy struct {
 	FailOn     KindSet // empty: every kind fails
 	RequireEnd bool    // a trace without end fails
 	Rules      []*Rule // suppressions, in order
 }
 
-// fails reports whether a finding of kind k fails the run.
+// Fails reports whether a finding of kind k fails the run.
 func (p *Policy) Fails(k traces.Kind) bool {
 	return len(p.FailOn) == 0 || p.FailOn[k]
 }
 
-// kindSet is the value of --fail-on: a comma list of violation kinds.
+// KindSet is the value of --fail-on: a comma list of violation kinds.
 // The flag may be repeated; the kinds add up.
 type KindSet map[traces.Kind]bool
 
@@ -37,6 +37,7 @@ func (s *KindSet) String() string {
 	return strings.Join(names, ",")
 }
 
+// Set adds a comma list of kinds; it is a flag.Value.
 func (s *KindSet) Set(v string) error {
 	if *s == nil {
 		*s = make(KindSet)
@@ -57,7 +58,7 @@ func (s *KindSet) Set(v string) error {
 	return nil
 }
 
-// knownKind reports whether k is one of the contract's kinds.
+// KnownKind reports whether k is one of the contract's kinds.
 func KnownKind(k traces.Kind) bool {
 	for _, c := range traces.Kinds() {
 		if c == k {

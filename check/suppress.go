@@ -27,7 +27,7 @@ import (
 // the suppression. Suppressed findings are never dropped: every report
 // lists them, as suppressed, with the rule.
 
-// rule is one suppression line.
+// Rule is one suppression line.
 type Rule struct {
 	Kind    traces.Kind // "*" for any kind
 	Pattern string
@@ -40,7 +40,7 @@ func (r *Rule) String() string {
 	return fmt.Sprintf("%s:%d (%s:%s)", r.File, r.Line, r.Kind, r.Pattern)
 }
 
-// loadSuppressions reads every suppression file, in order.
+// LoadSuppressions reads every suppression file, in order.
 func LoadSuppressions(files []string) ([]*Rule, error) {
 	var rules []*Rule
 	for _, name := range files {
@@ -58,7 +58,7 @@ func LoadSuppressions(files []string) ([]*Rule, error) {
 	return rules, nil
 }
 
-// parseSuppressions parses one suppression file; an error names the file
+// ParseSuppressions parses one suppression file; an error names the file
 // and line, so that a typo never silently suppresses nothing.
 func ParseSuppressions(r io.Reader, name string) ([]*Rule, error) {
 	var rules []*Rule

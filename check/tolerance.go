@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// tolerance is the value of gate's --tolerance: how much leaked bytes and
+// Tolerance is the value of gate's --tolerance: how much leaked bytes and
 // peak live bytes may grow over the baseline before the gate fails.
 //
 //	0        no growth at all (the default)
@@ -82,7 +82,7 @@ func parseBytes(s string) (uint64, error) {
 	return n * mult, nil
 }
 
-// allowed is the most a metric whose baseline is was may reach.
+// Allowed is the most a metric whose baseline is was may reach.
 func (t Tolerance) Allowed(was uint64) uint64 {
 	byPct := uint64(math.MaxUint64)
 	if f := float64(was) * t.percent / 100; f < math.MaxUint64 { // 2^64: the conversion is exact below it
@@ -95,7 +95,7 @@ func (t Tolerance) Allowed(was uint64) uint64 {
 	return was + grow
 }
 
-// growth is one metric of a trace against the baseline.
+// Growth is one metric of a trace against the baseline.
 type Growth struct {
 	Name    string // "leaked bytes", "peak live bytes"
 	Was     uint64 // in the baseline
@@ -103,7 +103,7 @@ type Growth struct {
 	Allowed uint64 // the most the tolerance allows
 }
 
-// exceeded reports whether the metric grew beyond the tolerance.
+// Exceeded reports whether the metric grew beyond the tolerance.
 func (g Growth) Exceeded() bool { return g.Now > g.Allowed }
 
 func (g Growth) String() string {
