@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/tlcheck/tlcheck/export"
 	"github.com/tlcheck/tlcheck/input"
@@ -69,7 +70,7 @@ func runExport(e *env, args []string) int {
 	if opts.out == "-" {
 		opts.out = "" // "-" is standard output, as it is standard input for the trace
 	}
-	if opts.out == "" && (opts.format == "pprof" || opts.format == string(export.TorchSnapshot)) && e.isTTY != nil && e.isTTY(e.stdout) {
+	if opts.out == "" && export.Format(opts.format).Binary() && e.isTTY != nil && e.isTTY(e.stdout) {
 		fmt.Fprintf(e.stderr, "tlcheck export: a %s export is binary: name a file with --out, or redirect standard output\n", opts.format)
 		return exitInput
 	}
@@ -130,31 +131,18 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 func parseExportArgs(args []string) (exportOptions, string, error) {
 	opts := exportOptions{from: "auto"}
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // export prints its own usage
 	fs.StringVar(&opts.format, "format", "", "")
 	fs.StringVar(&opts.out, "out", "", "")
 	fs.StringVar(&opts.from, "from", "auto", "")
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return opts, "", err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			files = append(files, rest...)
-			break
-		}
-		files = append(files, rest[0])
-		args = rest[1:]
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return opts, "", err
 	}
 	switch {
 	case opts.format == "":
 		return opts, "", errors.New("--format is required: perfetto, pprof, html or torch-snapshot")
-	case opts.format != "perfetto" && opts.format != "pprof" && opts.format != "html" && opts.format != string(export.TorchSnapshot):
-		return opts, "", fmt.Errorf("--format %q: want perfetto, pprof, html or torch-snapshot", opts.format)
+	case !slices.Contains(export.Formats(), export.Format(opts.format)):
+		return opts, "", fmt.Errorf("--format %q: want perfetto, pprof, html or torch-snapshot", clip(opts.format))
 	case checkFrom(opts.from) != nil:
 		return opts, "", checkFrom(opts.from)
 	case len(files) == 0:
