@@ -39,7 +39,9 @@ path as given here, cleaned, with forward slashes.
   --update         write the baseline from this run (atomically) and exit
                    0; nothing is written if a trace is unreadable, and FILE
                    is never a trace, a suppression file, or a file that is
-                   not a tlcheck baseline
+                   not a tlcheck baseline. A FILE that is a symbolic link is
+                   written through it, FILE keeps its permissions, and a
+                   read-only FILE is refused
   --tolerance T    how much each trace's leaked bytes and peak live bytes
                    may grow over the baseline: 10% (of the baseline value),
                    4096 or 4KiB, 2MiB, 1GiB (bytes), or 10%,4KiB (whichever

@@ -387,3 +387,37 @@ func TestFingerprint(t *testing.T) {
 		t.Errorf("hashes %q %q", want[0].Hash(), want[1].Hash())
 	}
 }
+
+// TestGateUpdateKeepsTheBaselineFile: --update writes a baseline that is a
+// symbolic link through the link, keeps its permissions, and refuses a
+// read-only one (exit 2, the file as it was).
+func TestGateUpdateKeepsTheBaselineFile(t *testing.T) {
+	gateDir(t)
+	os.Rename("b.json", "real.json")
+	os.Chmod("real.json", 0o600)
+	os.Symlink("real.json", "b.json")
+	os.WriteFile("t.jsonl", []byte(leakyV5), 0o644)
+	if code, _, stderr := gate("--baseline", "b.json", "--update", "t.jsonl"); code != exitClean {
+		t.Fatalf("--update through a link: exit %d, %s", code, stderr)
+	}
+	if st, _ := os.Lstat("b.json"); st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link became a %v", st.Mode())
+	}
+	if st, _ := os.Stat("real.json"); st.Mode().Perm() != 0o600 {
+		t.Errorf("the baseline's mode became %v, want 0600", st.Mode().Perm())
+	}
+	if got, _ := os.ReadFile("real.json"); !strings.Contains(string(got), "double-free") {
+		t.Errorf("the link's target was not updated:\n%s", got)
+	}
+
+	os.Chmod("real.json", 0o444)
+	before, _ := os.ReadFile("real.json")
+	os.WriteFile("t.jsonl", []byte(leakyV1), 0o644)
+	code, _, stderr := gate("--baseline", "b.json", "--update", "t.jsonl")
+	if code != exitInput || !strings.Contains(stderr, "read-only") {
+		t.Errorf("--update of a read-only baseline: exit %d, stderr %q; want 2 and a word on it", code, stderr)
+	}
+	if after, _ := os.ReadFile("real.json"); string(after) != string(before) {
+		t.Errorf("the read-only baseline changed")
+	}
+}
