@@ -109,7 +109,7 @@ func Open(name string, opts Options) (*Input, error) {
 		sr, err := torchsnap.NewReader(r)
 		if err != nil {
 			in.close()
-			return nil, inFile(fmt.Errorf("reading a PyTorch memory snapshot: %w", err), in.name)
+			return nil, inFile(err, in.name, "reading a PyTorch memory snapshot: %w")
 		}
 		src = sr
 	case Mtrace:
@@ -123,11 +123,11 @@ func Open(name string, opts Options) (*Input, error) {
 			in.close()
 			switch {
 			case isLog:
-				err = fmt.Errorf("%w (this looks like a glibc mtrace log: read it with --from mtrace, or without --from)", err)
+				return nil, inFile(err, in.name, "%w (this looks like a glibc mtrace log: read it with --from mtrace, or without --from)")
 			case isSnap:
-				err = fmt.Errorf("%w (this looks like a pickle, such as a PyTorch memory snapshot: read it with --from torch-snapshot, or without --from)", err)
+				return nil, inFile(err, in.name, "%w (this looks like a pickle, such as a PyTorch memory snapshot: read it with --from torch-snapshot, or without --from)")
 			}
-			return nil, inFile(err, in.name)
+			return nil, inFile(err, in.name, "%w")
 		}
 		src = tr
 	}
@@ -142,9 +142,9 @@ func Open(name string, opts Options) (*Input, error) {
 // trace.
 func (in *Input) Explain(err error) error {
 	if in.format == Mtrace && looksLikeTrace(in.prefix) {
-		err = fmt.Errorf("%w (this looks like a tlcheck trace: read it with --from trace, or without --from)", err)
+		return inFile(err, in.name, "%w (this looks like a tlcheck trace: read it with --from trace, or without --from)")
 	}
-	return inFile(err, in.name)
+	return inFile(err, in.name, "%w")
 }
 
 // sniffSize is how much of an input Open reads to tell the formats apart:
@@ -185,14 +185,16 @@ func looksLikeTrace(prefix []byte) bool {
 }
 
 // inFile puts the file name into an input error, so that its message
-// names the place: "a.jsonl:12: event 10: field "addr": ...".
-func inFile(err error, name string) error {
+// names the place ("a.jsonl:12: event 10: field "addr": ..."), and wraps
+// it as format (one %w) says. The name goes in first: a wrapped error's
+// message is made when it is wrapped.
+func inFile(err error, name, format string) error {
 	var te *traces.Error
 	if errors.As(err, &te) {
 		te.File = name
-		return err
+		return fmt.Errorf(format, err)
 	}
-	return fmt.Errorf("%s: %w", name, err)
+	return fmt.Errorf("%s: "+format, name, err)
 }
 
 // clip shortens user input echoed in a message to a readable length.
