@@ -80,8 +80,10 @@ func TestMaxFindings(t *testing.T) {
 			}
 		})
 	}
-	if code, _, stderr := replay("", "--max-findings", "-3", trace); code != exitInput || !strings.Contains(stderr, "--max-findings -3") {
-		t.Errorf("--max-findings -3: exit %d, %q; want a usage error", code, stderr)
+	for _, n := range []string{"-3", "-1"} { // -1 too: no value means "unlimited" but 0
+		if code, _, stderr := replay("", "--max-findings", n, trace); code != exitInput || !strings.Contains(stderr, "--max-findings "+n) {
+			t.Errorf("--max-findings %s: exit %d, %q; want a usage error", n, code, stderr)
+		}
 	}
 }
 

@@ -183,7 +183,7 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 	fs.StringVar(&opts.from, "from", "auto", "")
 	fs.StringVar(&opts.cpuprofile, "cpuprofile", "", "")
 	fs.StringVar(&opts.binary, "binary", "", "")
-	fs.IntVar(&opts.maxFindings, "max-findings", -1, "")
+	fs.IntVar(&opts.maxFindings, "max-findings", 0, "")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return opts, nil, err
@@ -197,13 +197,13 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 	if err := opts.check.resolve(); err != nil {
 		return opts, nil, err
 	}
+	set := false // whether --max-findings was given: its default depends on the format
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "max-findings" })
 	switch {
-	case opts.maxFindings < -1:
+	case opts.maxFindings < 0:
 		return opts, nil, fmt.Errorf("--max-findings %d: want a count, or 0 for no limit", opts.maxFindings)
-	case opts.maxFindings == -1 && opts.check.format == formatText:
+	case !set && opts.check.format == formatText:
 		opts.maxFindings = defaultMaxFindings
-	case opts.maxFindings == -1:
-		opts.maxFindings = 0
 	}
 	return opts, files, nil
 }
