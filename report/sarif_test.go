@@ -1,7 +1,12 @@
 package report
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/check"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 func TestParseSite(t *testing.T) {
@@ -44,3 +49,24 @@ func TestFileURI(t *testing.T) {
 
 // runCmd runs "tlcheck args..." with stdin and returns the exit code,
 // stdout and stderr.
+
+// TestEveryKindIsARule: the SARIF log has one rule per violation kind of
+// the contract, each with its description: a kind added to traces/ fails
+// here until ruleText describes it.
+func TestEveryKindIsARule(t *testing.T) {
+	var b strings.Builder
+	writeSARIF(&b, nil, &check.Policy{}, Run{Command: "replay"})
+	var log sarifLog
+	if err := json.Unmarshal([]byte(b.String()), &log); err != nil {
+		t.Fatal(err)
+	}
+	rules := log.Runs[0].Tool.Driver.Rules
+	if len(rules) != len(traces.Kinds()) {
+		t.Fatalf("%d rules for %d kinds", len(rules), len(traces.Kinds()))
+	}
+	for i, k := range traces.Kinds() {
+		if rules[i].ID != string(k) || rules[i].ShortDescription.Text == "" {
+			t.Errorf("rule %d: %+v; want kind %s with a description (ruleText, sarif.go)", i, rules[i], k)
+		}
+	}
+}

@@ -58,7 +58,8 @@ path as given here, cleaned, with forward slashes.
                    KIND:PATTERN lines (see replay -h); suppressed findings
                    are listed as such and neither fail nor enter the
                    baseline; may be given several times
-  --from FORMAT    auto (the default), trace or mtrace, as for replay
+  --from FORMAT    auto (the default), trace, mtrace or torch-snapshot, as
+                   for replay
   --binary PROG    turn mtrace callers in PROG into file:line, as for replay
 
 Exit status: 0 nothing beyond the baseline (or --update), 1 a new finding,
