@@ -48,7 +48,7 @@ func (c *collector) add(v traces.Violation, size uint64) {
 
 // addLeak counts a leak to the site that allocated what leaked.
 func (c *collector) addLeak(v *traces.Violation, size uint64) {
-	made := allocated(v)
+	made := Allocated(v)
 	i, ok := c.at[made.Site]
 	if !ok {
 		i = len(c.o.LeakSites)
@@ -60,9 +60,9 @@ func (c *collector) addLeak(v *traces.Violation, size uint64) {
 	s.Bytes += size
 }
 
-// allocated is the event that made what v names: the related "allocated"
+// Allocated is the event that made what v names: the related "allocated"
 // event, else v's own.
-func allocated(v *traces.Violation) traces.Related {
+func Allocated(v *traces.Violation) traces.Related {
 	for _, r := range v.Related {
 		if r.What == "allocated" {
 			return r

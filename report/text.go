@@ -70,10 +70,17 @@ func writeOutcome(w io.Writer, o *check.Outcome, p *check.Policy, colour bool) {
 		fmt.Fprintln(w)
 	}
 	if n := o.SuppressedCount(); n > 0 {
+		// Each on one line, with what it concerns and where that was
+		// allocated: the leaks an end finds are all at one event, with
+		// no site, and only those tell them apart.
 		for i, r := range o.By {
 			if r != nil {
 				v := &o.Report.Violations[i]
-				fmt.Fprintf(w, "%sSUPPRESSED: %s at event %d%s by %s%s\n", s.dim, v.Kind, v.Event, place(v.Line, v.Site), r, s.reset)
+				made := ""
+				if a := check.Allocated(v); a.Event != v.Event {
+					made = ", allocated at event " + strconv.Itoa(a.Event) + place(a.Line, a.Site)
+				}
+				fmt.Fprintf(w, "%sSUPPRESSED: %s at event %d%s%s%s by %s%s\n", s.dim, v.Kind, v.Event, place(v.Line, v.Site), what(v), made, r, s.reset)
 			}
 		}
 		fmt.Fprintln(w)
@@ -115,26 +122,30 @@ func writeLeakSites(w io.Writer, o *check.Outcome, s style) {
 }
 
 func writeViolation(w io.Writer, v *traces.Violation, st, label string, s style) {
-	fmt.Fprintf(w, "%s%s: %s%s at event %d%s", st, label, v.Kind, s.reset, v.Event, place(v.Line, v.Site))
-	var what []string
-	// A broken protocol (a scope_exit with no scope) often names no
-	// address; NULL is worth naming everywhere else (a read of NULL).
-	if v.Addr != 0 || v.Kind != traces.Misuse {
-		what = append(what, "addr "+v.Addr.String())
-	}
-	if v.Object != 0 {
-		what = append(what, "object #"+strconv.Itoa(v.Object))
-	}
-	if len(what) > 0 {
-		fmt.Fprintf(w, ": %s", strings.Join(what, ", "))
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%s%s: %s%s at event %d%s%s\n", st, label, v.Kind, s.reset, v.Event, place(v.Line, v.Site), what(v))
 	if v.Message != "" {
 		fmt.Fprintf(w, "  %s\n", v.Message)
 	}
 	for _, r := range v.Related {
 		fmt.Fprintf(w, "    %s%s here: event %d%s%s\n", s.dim, r.What, r.Event, place(r.Line, r.Site), s.reset)
 	}
+}
+
+// what names what v concerns, after its place: ": addr 0x10, object #2".
+func what(v *traces.Violation) string {
+	var parts []string
+	// A broken protocol (a scope_exit with no scope) often names no
+	// address; NULL is worth naming everywhere else (a read of NULL).
+	if v.Addr != 0 || v.Kind != traces.Misuse {
+		parts = append(parts, "addr "+v.Addr.String())
+	}
+	if v.Object != 0 {
+		parts = append(parts, "object #"+strconv.Itoa(v.Object))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, ", ")
 }
 
 // place is the parenthesis after an event number: its line and site, as

@@ -107,7 +107,7 @@ func TestGate(t *testing.T) {
 		{"new kind not in --fail-on", leakyV5, []string{"--fail-on", "leak"}, exitClean,
 			[]string{"WARNING: double-free at event 2 (line 4, x.c:3): addr 0x300, object #1", "GATE: PASS: nothing beyond b.json (2 known)"}, nil},
 		{"new finding suppressed", leakyV5, []string{"--suppressions", "supp.txt"}, exitClean,
-			[]string{"SUPPRESSED: double-free at event 2 (line 4, x.c:3) by supp.txt:1 (double-free:x.c:*)",
+			[]string{"SUPPRESSED: double-free at event 2 (line 4, x.c:3): addr 0x300, object #1, allocated at event 0 (line 2, x.c:1) by supp.txt:1 (double-free:x.c:*)",
 				"OK: no new findings (2 known, 1 suppressed)"}, nil},
 		{"leaked bytes grew", leakyV6, nil, exitViolation,
 			[]string{"OK: no new findings (2 known)", "  leaked bytes 370 (baseline 364): grew beyond the tolerance",

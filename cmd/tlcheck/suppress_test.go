@@ -20,8 +20,10 @@ func TestReplaySuppressions(t *testing.T) {
 		t.Errorf("all suppressed: exit %d, stderr %q; want 0", code, stderr)
 	}
 	assertLines(t, stdout, []string{
-		"SUPPRESSED: leak at event 4 (line 6) by " + all + ":2 (leak:*.c:*)",
-		"SUPPRESSED: leak at event 4 (line 6) by " + all + ":2 (leak:*.c:*)",
+		// An end's leaks are all at one event, with no site: each line
+		// says what leaked and where it was made.
+		"SUPPRESSED: leak at event 4 (line 6): addr 0x10, object #1, allocated at event 0 (line 2, main.c:5) by " + all + ":2 (leak:*.c:*)",
+		"SUPPRESSED: leak at event 4 (line 6): addr 0x100, object #2, allocated at event 1 (line 3, util.c:17) by " + all + ":2 (leak:*.c:*)",
 		"OK: no violations (2 suppressed)",
 	})
 
@@ -31,7 +33,7 @@ func TestReplaySuppressions(t *testing.T) {
 	}
 	assertLines(t, stdout, []string{
 		"ERROR: leak at event 4 (line 6): addr 0x10, object #1",
-		"SUPPRESSED: leak at event 4 (line 6) by " + one + ":1 (leak:util.c:*)",
+		"SUPPRESSED: leak at event 4 (line 6): addr 0x100, object #2, allocated at event 1 (line 3, util.c:17) by " + one + ":1 (leak:util.c:*)",
 		"SUMMARY: 1 violation: 1 leak (1 suppressed)",
 	})
 
