@@ -23,7 +23,7 @@ func ExampleWrite() {
 		panic(err)
 	}
 	var out bytes.Buffer
-	sum, err := export.Write(&out, export.Perfetto, r, "a.jsonl")
+	sum, err := export.Write(&out, export.Perfetto, r, export.Options{Name: "a.jsonl"})
 	if err != nil {
 		panic(err)
 	}

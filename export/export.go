@@ -31,6 +31,7 @@ type Summary struct {
 	Report     traces.Report // Violations left nil: they stream
 	Violations int
 	ByKind     map[traces.Kind]int
+	snapshot   bool // the trace is a snapshot (Options.Snapshot)
 }
 
 // WriteError is the writer's failure, which is no fault of the input.
@@ -39,24 +40,31 @@ type WriteError struct{ Err error }
 func (e *WriteError) Error() string { return e.Err.Error() }
 func (e *WriteError) Unwrap() error { return e.Err }
 
-// Write replays src against the model and writes it to w in format f;
-// name is the trace's name, which titles show.
-func Write(w io.Writer, f Format, src traces.Source, name string) (*Summary, error) {
+// Options say what an export shows of its input beyond the trace.
+type Options struct {
+	Name string // the trace's name, which titles show
+	// Snapshot says that the trace is a memory snapshot, taken mid-run:
+	// the verdict then says why no leak check ran.
+	Snapshot bool
+}
+
+// Write replays src against the model and writes it to w in format f.
+func Write(w io.Writer, f Format, src traces.Source, opts Options) (*Summary, error) {
 	out := bufio.NewWriterSize(w, 64<<10)
 	var v view
 	switch f {
 	case Perfetto:
-		v = newPerfetto(out, name)
+		v = newPerfetto(out, opts.Name)
 	case Pprof:
 		v = newPprof(out)
 	case HTML:
-		v = newHTML(out, name)
+		v = newHTML(out, opts.Name)
 	case TorchSnapshot:
 		v = newTorchSnap(out)
 	default:
 		return nil, fmt.Errorf("export: unknown format %q", string(f))
 	}
-	sum, err := run(src, v)
+	sum, err := run(src, v, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -96,11 +104,11 @@ type stamp struct {
 
 // run replays src against the model and feeds v. Its error is an input
 // error or, as a *WriteError, v's.
-func run(src traces.Source, v view) (*Summary, error) {
+func run(src traces.Source, v view, opts Options) (*Summary, error) {
 	if err := v.begin(src.Header()); err != nil {
 		return nil, &WriteError{err}
 	}
-	sum := &Summary{ByKind: make(map[traces.Kind]int)}
+	sum := &Summary{ByKind: make(map[traces.Kind]int), snapshot: opts.Snapshot}
 	var (
 		clock clock
 		cur   stamp     // the event being stepped

@@ -1,9 +1,12 @@
 package export
 
 import (
+	"cmp"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
@@ -23,7 +26,21 @@ type htmlExport struct {
 	source   string
 	findings []htmlFinding
 	plots    [2]*plotSeries // by traces.Space
+	sites    map[string]*htmlLeakSite
+	order    []*htmlLeakSite // sites in the order their first leak was found
 }
+
+// htmlLeakSite is the leaks of one allocation site, as the text report's
+// LEAKS BY SITE sums them.
+type htmlLeakSite struct {
+	Site    string // "" where the allocating event had none
+	Objects int
+	Bytes   uint64
+	Event   int // where the first of them was allocated
+}
+
+// maxHTMLSites bounds the leak sites shown, biggest first.
+const maxHTMLSites = 100
 
 // maxHTMLFindings bounds the findings shown; the page says how many more
 // there were (the totals count them all).
@@ -57,7 +74,7 @@ func eventAt(event, line int, site string) string {
 }
 
 func newHTML(w io.Writer, name string) *htmlExport {
-	return &htmlExport{w: w, name: name, plots: [2]*plotSeries{newPlotSeries(), newPlotSeries()}}
+	return &htmlExport{w: w, name: name, plots: [2]*plotSeries{newPlotSeries(), newPlotSeries()}, sites: make(map[string]*htmlLeakSite)}
 }
 
 func (h *htmlExport) begin(hd traces.Header) error {
@@ -73,7 +90,24 @@ func (h *htmlExport) counter(at stamp, sp traces.Space, bytes uint64) {
 	h.plots[sp].set(at.event, bytes)
 }
 
-func (h *htmlExport) violation(v *traces.Violation, _ stamp, _ bool, _ uint64) {
+func (h *htmlExport) violation(v *traces.Violation, _ stamp, _ bool, size uint64) {
+	if v.Kind == traces.Leak {
+		site, event := allocSite(v), v.Event
+		for _, r := range v.Related {
+			if r.What == "allocated" {
+				event = r.Event
+				break
+			}
+		}
+		s := h.sites[site]
+		if s == nil {
+			s = &htmlLeakSite{Site: site, Event: event}
+			h.sites[site] = s
+			h.order = append(h.order, s)
+		}
+		s.Objects++
+		s.Bytes += size
+	}
 	if len(h.findings) < maxHTMLFindings {
 		vv := *v
 		vv.Related = append([]traces.Related(nil), v.Related...) // Step reuses its slices
@@ -92,6 +126,8 @@ type htmlPage struct {
 	Hidden       int // findings past maxHTMLFindings
 	Plots        []htmlPlot
 	TimeNote     string
+	LeakSites    []*htmlLeakSite // biggest first, at most maxHTMLSites
+	MoreSites    int             // sites past maxHTMLSites
 }
 
 type htmlPlot struct {
@@ -99,6 +135,7 @@ type htmlPlot struct {
 	Line, Area string
 	Top        string // the highest value, as text
 	Now        string // the value at the end
+	YTop, YMid string // the y axis' labels: the highest value and half of it
 	Events     int
 	W, H       int
 }
@@ -127,10 +164,29 @@ func (h *htmlExport) finish(sum *Summary, _ []model.Thing, last stamp) error {
 		page.Plots = append(page.Plots, htmlPlot{
 			Space: sp.String(), Line: line, Area: area,
 			Top: bytesText(s.top), Now: bytesText(s.now),
+			YTop: shortBytes(s.top), YMid: shortBytes(s.top / 2),
 			Events: events, W: plotW, H: plotH,
 		})
 	}
+	sites := slices.Clone(h.order)
+	slices.SortStableFunc(sites, func(a, b *htmlLeakSite) int {
+		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(b.Objects, a.Objects)) // first found first
+	})
+	if len(sites) > maxHTMLSites {
+		page.MoreSites = len(sites) - maxHTMLSites
+		sites = sites[:maxHTMLSites]
+	}
+	page.LeakSites = sites
 	return htmlTemplate.Execute(h.w, page)
+}
+
+// shortBytes is "1.5 MiB", or "64 B": an axis label.
+func shortBytes(n uint64) string {
+	if n < 1024 {
+		return strconv.FormatUint(n, 10) + " B"
+	}
+	s := bytesText(n)
+	return s[:strings.IndexByte(s, '(')-1]
 }
 
 // bytesText is "1.5 MiB (1572864 bytes)", or "64 bytes".
@@ -172,10 +228,14 @@ ol.findings { padding-left: 1.6em; }
 li.finding { margin: .6em 0; }
 .kind { font-weight: 600; color: #a50e0e; }
 .history { margin: .2em 0 0 1em; color: #444; }
-svg.plot { width: 100%; height: auto; background: #fafafa; border: 1px solid #ddd; }
+.plotrow { display: flex; align-items: stretch; }
+.yaxis { display: flex; flex-direction: column; justify-content: space-between; min-width: 5.5em; padding-right: .4em; text-align: right; color: #555; font-size: 12px; }
+svg.plot { flex: 1; min-width: 0; height: auto; background: #fafafa; border: 1px solid #ddd; }
 svg.plot .line { fill: none; stroke: #1a73e8; stroke-width: 1.5; vector-effect: non-scaling-stroke; }
 svg.plot .area { fill: #1a73e8; fill-opacity: .15; stroke: none; }
-.axis { color: #555; font-size: 12px; display: flex; justify-content: space-between; }
+.axis { color: #555; font-size: 12px; display: flex; justify-content: space-between; margin-left: 5.9em; }
+table.sites td { padding: .1em 1em .1em 0; }
+table.sites td.n { text-align: right; }
 </style>
 </head>
 <body>
@@ -193,14 +253,24 @@ svg.plot .area { fill: #1a73e8; fill-opacity: .15; stroke: none; }
 <h2>Live bytes</h2>
 {{range .Plots}}<figure class="space" data-space="{{.Space}}">
 <figcaption>{{.Space}}: peak {{.Top}}, at the end {{.Now}}</figcaption>
+<div class="plotrow">
+<div class="yaxis" aria-hidden="true"><span>{{.YTop}}</span><span>{{.YMid}}</span><span>0</span></div>
 <svg class="plot" viewBox="0 0 {{.W}} {{.H}}" preserveAspectRatio="none" role="img" aria-label="live bytes of the {{.Space}} over the trace">
 <title>live {{.Space}} bytes over {{.Events}} events (highest value per step)</title>
 <path class="area" d="{{.Area}}"/>
 <path class="line" d="{{.Line}}"/>
 </svg>
+</div>
 <div class="axis"><span>event 0</span><span>event {{.Events}}</span></div>
 </figure>
 {{else}}<p id="noplot">Nothing was allocated.</p>
+{{end}}
+{{if .LeakSites}}<h2>Leaks by site</h2>
+<table class="sites" id="leaksites">
+<tr><th>bytes</th><th>objects</th><th>allocated at</th><th>the first at</th></tr>
+{{range .LeakSites}}<tr class="site"><td class="n">{{.Bytes}}</td><td class="n">{{.Objects}}</td><td>{{if .Site}}<code>{{.Site}}</code>{{else}}an event with no site{{end}}</td><td>event {{.Event}}</td></tr>
+{{end}}</table>
+{{if .MoreSites}}<p id="moresites">and {{.MoreSites}} more sites, not shown.</p>{{end}}
 {{end}}
 <h2>Findings</h2>
 {{if .Findings}}<ol class="findings">

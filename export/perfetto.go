@@ -248,7 +248,12 @@ func verdict(sum *Summary) string {
 			}
 		}
 	}
-	if !sum.Report.Complete {
+	switch {
+	case sum.Report.Complete:
+	case sum.snapshot:
+		// As the text report says it: what a snapshot holds is in use.
+		s += " (a memory snapshot is taken mid-run: what it still holds is live, not leaked, so no leak check ran)"
+	default:
 		s += " (incomplete: the trace stops without an end event, so no leak check ran)"
 	}
 	return s

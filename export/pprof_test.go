@@ -37,7 +37,7 @@ func TestExportPprofPeak(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPprof(io.Discard)
-			if _, err := run(mustSource(t, tc.trace), p); err != nil {
+			if _, err := run(mustSource(t, tc.trace), p, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			got := map[string]int64{}

@@ -35,7 +35,7 @@ func agreeWithModel(h traces.Header, events []traces.Event) error {
 		return nil // input the model refuses: the export refuses it too
 	}
 	var buf bytes.Buffer
-	if _, err := export.Write(&buf, export.Pprof, &sliceSource{h: h, evs: events}, "t"); err != nil {
+	if _, err := export.Write(&buf, export.Pprof, &sliceSource{h: h, evs: events}, export.Options{Name: "t"}); err != nil {
 		return fmt.Errorf("pprof export: %v", err)
 	}
 	prof, err := profile.Parse(&buf)
@@ -61,7 +61,7 @@ func agreeWithModel(h traces.Header, events []traces.Event) error {
 	}
 
 	buf.Reset()
-	if _, err := export.Write(&buf, export.Perfetto, &sliceSource{h: h, evs: events}, "t"); err != nil {
+	if _, err := export.Write(&buf, export.Perfetto, &sliceSource{h: h, evs: events}, export.Options{Name: "t"}); err != nil {
 		return fmt.Errorf("perfetto export: %v", err)
 	}
 	var doc struct {

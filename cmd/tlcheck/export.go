@@ -28,8 +28,9 @@ what it did in a form other tools show:
             (the default), leaked_objects, peak_live_bytes and
             peak_live_objects (what each site held when the trace's live
             bytes peaked), alloc_bytes and alloc_objects
-  html      one self-contained page (no network): the verdict, each finding
-            with its history, and plots of live bytes per address space
+  html      one self-contained page (no network): the verdict, plots of
+            live bytes per address space, the leaks by allocation site and
+            each finding with its history
   torch-snapshot
             the device layer (segments and pool blocks) as a PyTorch memory
             snapshot, a pickle for pytorch.org/memory_viz: each life's start
@@ -110,7 +111,8 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 	}
 	defer in.Close()
 
-	sum, err := export.Write(dst, export.Format(opts.format), in, filepath.Base(in.Name()))
+	sum, err := export.Write(dst, export.Format(opts.format), in,
+		export.Options{Name: filepath.Base(in.Name()), Snapshot: in.Format() == input.TorchSnapshot})
 	var werr *export.WriteError
 	switch {
 	case errors.As(err, &werr):

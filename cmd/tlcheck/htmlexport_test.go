@@ -92,7 +92,7 @@ func checkSelfContained(t *testing.T, page string) {
 	allowed := map[string]bool{"html": true, "head": true, "meta": true, "title": true, "style": true,
 		"body": true, "h1": true, "h2": true, "p": true, "span": true, "table": true, "tr": true, "td": true,
 		"figure": true, "figcaption": true, "svg": true, "path": true, "div": true, "ol": true, "ul": true,
-		"li": true, "code": true}
+		"li": true, "code": true, "th": true}
 	tag := regexp.MustCompile(`<(/?)([a-zA-Z][a-zA-Z0-9]*)([^>]*)>`)
 	attr := regexp.MustCompile(`(?i)\s(on\w+|src|href|xlink:href|action|srcset)\s*=`)
 	for _, m := range tag.FindAllStringSubmatch(page, -1) {
@@ -124,3 +124,30 @@ func around(s, sub string) string {
 // maxPageFindings is how many findings the HTML page lists (package
 // export's bound).
 const maxPageFindings = 1000
+
+// TestExportHTMLPage holds the page to what a reader needs beyond the
+// findings: labels on the plots' y axis, the leaks summed by allocation
+// site as the text report sums them, and for a snapshot the reason no leak
+// check ran that the text report gives.
+func TestExportHTMLPage(t *testing.T) {
+	_, page, _ := exportCmd(sitesTrace, "--format", "html", "-")
+	// Live bytes peak at 600 (sitesTrace): the axis says so, and half.
+	if y := between(page, `<div class="yaxis"`, "</div>"); !strings.Contains(y, "<span>600 B</span><span>300 B</span><span>0</span>") {
+		t.Errorf("y axis %q, want labels 600 B, 300 B and 0", y)
+	}
+	sites := between(page, `<table class="sites" id="leaksites">`, "</table>")
+	for _, want := range []string{"<td class=\"n\">300</td><td class=\"n\">1</td><td><code>a.c:1</code>",
+		"<code>c.c:3</code>", "<code>./prog:[0x11ce]</code>"} {
+		if !strings.Contains(sites, want) {
+			t.Errorf("leaks by site lacks %q:\n%s", want, sites)
+		}
+	}
+	if i, j := strings.Index(sites, "a.c:1"), strings.Index(sites, "./prog"); i < 0 || j < i {
+		t.Errorf("sites not biggest first:\n%s", sites)
+	}
+	_, page, _ = exportCmd("", "--format", "html", "../../traces/torchsnap/testdata/real-cuda.pickle")
+	v := between(page, `<p id="verdict"`, "</p>")
+	if !strings.Contains(v, "a memory snapshot is taken mid-run") || strings.Contains(v, "without an end event") {
+		t.Errorf("a snapshot's verdict %q; want the text report's reason", v)
+	}
+}

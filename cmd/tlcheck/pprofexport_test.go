@@ -142,7 +142,7 @@ func TestExportPprofTotalsMatchReport(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, rep := replayJSON(t, tc.trace)
 			var buf bytes.Buffer
-			if _, err := export.Write(&buf, export.Pprof, mustSource(t, tc.trace), "t"); err != nil {
+			if _, err := export.Write(&buf, export.Pprof, mustSource(t, tc.trace), export.Options{Name: "t"}); err != nil {
 				t.Fatal(err)
 			}
 			prof, err := profile.Parse(&buf)
