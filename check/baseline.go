@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -203,13 +204,14 @@ func (b *Baseline) Marshal() []byte {
 	return buf.Bytes()
 }
 
-// quote is s as a JSON string, without HTML escaping (sites hold < and >).
+// quote is s as a JSON string, without HTML escaping (sites hold < and >),
+// every control character escaped (safetext.JSON).
 func quote(s string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.Encode(s) // a string always encodes
-	return strings.TrimSuffix(buf.String(), "\n")
+	return strings.TrimSuffix(string(safetext.JSON(buf.Bytes())), "\n")
 }
 
 // Compare marks o's findings against the baseline's entry for its trace:

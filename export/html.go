@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -74,11 +75,11 @@ func eventAt(event, line int, site string) string {
 }
 
 func newHTML(w io.Writer, name string) *htmlExport {
-	return &htmlExport{w: w, name: name, plots: [2]*plotSeries{newPlotSeries(), newPlotSeries()}, sites: make(map[string]*htmlLeakSite)}
+	return &htmlExport{w: w, name: safetext.Escape(name), plots: [2]*plotSeries{newPlotSeries(), newPlotSeries()}, sites: make(map[string]*htmlLeakSite)}
 }
 
 func (h *htmlExport) begin(hd traces.Header) error {
-	h.source = hd.Source
+	h.source = safetext.Escape(hd.Source)
 	return nil
 }
 
@@ -101,7 +102,7 @@ func (h *htmlExport) violation(v *traces.Violation, _ stamp, _ bool, size uint64
 		}
 		s := h.sites[site]
 		if s == nil {
-			s = &htmlLeakSite{Site: site, Event: event}
+			s = &htmlLeakSite{Site: safetext.Escape(site), Event: event}
 			h.sites[site] = s
 			h.order = append(h.order, s)
 		}
@@ -109,8 +110,14 @@ func (h *htmlExport) violation(v *traces.Violation, _ stamp, _ bool, size uint64
 		s.Bytes += size
 	}
 	if len(h.findings) < maxHTMLFindings {
+		// What the trace wrote is shown escaped (safetext): the page is
+		// valid UTF-8 with no control characters, whatever the input.
 		vv := *v
+		vv.Site, vv.Message = safetext.Escape(v.Site), safetext.Escape(v.Message)
 		vv.Related = append([]traces.Related(nil), v.Related...) // Step reuses its slices
+		for i := range vv.Related {
+			vv.Related[i].Site, vv.Related[i].What = safetext.Escape(vv.Related[i].Site), safetext.Escape(vv.Related[i].What)
+		}
 		h.findings = append(h.findings, htmlFinding{vv})
 	}
 }

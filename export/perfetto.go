@@ -290,7 +290,9 @@ func appendKey(b []byte, k string) []byte {
 }
 
 // appendJSONString appends s as a JSON string. Invalid UTF-8 becomes
-// U+FFFD, so that a site of raw bytes cannot make the file unreadable.
+// U+FFFD, so that a site of raw bytes cannot make the file unreadable,
+// and every control character (C0, DEL, C1) is escaped, so that none
+// reaches a terminal that shows the file.
 func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
@@ -315,9 +317,12 @@ func appendJSONString(b []byte, s string) []byte {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
+		switch {
+		case r == utf8.RuneError && n == 1:
 			b = append(b, `\ufffd`...)
-		} else {
+		case r < 0xa0: // a C1 control
+			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
+		default:
 			b = append(b, s[i:i+n]...)
 		}
 		i += n

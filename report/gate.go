@@ -19,7 +19,7 @@ func writeGateLines(w io.Writer, o *check.Outcome, s style) {
 		return
 	}
 	for _, f := range o.Fixed {
-		fmt.Fprintf(w, "  %sFIXED%s: %s, %d fewer than the baseline accepts (--update tightens it)\n", s.ok, s.reset, f.Fingerprint, f.Count)
+		fmt.Fprintf(w, "  %sFIXED%s: %s, %d fewer than the baseline accepts (--update tightens it)\n", s.ok, s.reset, safe(f.Fingerprint.String()), f.Count)
 	}
 	for _, g := range o.Growth {
 		st, reset := "", ""
@@ -33,7 +33,7 @@ func writeGateLines(w io.Writer, o *check.Outcome, s style) {
 // writeGateVerdict is the last line of a gate's human report.
 func writeGateVerdict(w io.Writer, outs []check.Outcome, p *check.Policy, info Run, s style) {
 	for _, n := range info.Notes {
-		fmt.Fprintf(w, "NOTE: %s\n", n)
+		fmt.Fprintf(w, "NOTE: %s\n", safe(n))
 	}
 	var fails, passes []string
 	var newN, grew, noEnd, bad, known, fixed int

@@ -61,7 +61,7 @@ func writeJUnit(w io.Writer, outs []check.Outcome, p *check.Policy, info Run) {
 		}
 		switch o.Status(p) {
 		case check.Unreadable:
-			c.Error = &junitProblem{Message: o.Err.Error(), Type: "unreadable", Text: o.Err.Error()}
+			c.Error = &junitProblem{Message: safe(o.Err.Error()), Type: "unreadable", Text: safe(o.Err.Error())}
 			suite.Errors++
 		case check.Fail:
 			c.Failure = &junitProblem{Message: strings.Join(o.FailureReasons(p), ", "), Type: "tlcheck." + info.Command, Text: report.String()}

@@ -1,15 +1,14 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
-	"github.com/tlcheck/tlcheck/check"
 	"io"
 	"net/url"
 	"path/filepath"
 	"regexp"
 	"strconv"
 
+	"github.com/tlcheck/tlcheck/check"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -235,10 +234,7 @@ func writeSARIF(w io.Writer, outs []check.Outcome, p *check.Policy, info Run) {
 	}
 	run.Invocations = []sarifInvocation{inv}
 
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	enc.Encode(sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}}) // always marshals
+	writeJSON(w, sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}}, true)
 }
 
 // siteRE is a site of the form file:line or file:line:column.

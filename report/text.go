@@ -1,14 +1,16 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/tlcheck/tlcheck/check"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/check"
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -40,7 +42,7 @@ func newStyle(colour bool) style {
 // writeHeading names the file whose report follows, when there are several.
 func writeHeading(w io.Writer, name string, colour bool) {
 	s := newStyle(colour)
-	fmt.Fprintf(w, "%s== %s ==%s\n", s.bold, name, s.reset)
+	fmt.Fprintf(w, "%s== %s ==%s\n", s.bold, safetext.Escape(name), s.reset)
 }
 
 // TextReport writes a report in hand (model.Replay's) for a person,
@@ -80,7 +82,7 @@ func writeOutcome(w io.Writer, o *check.Outcome, p *check.Policy, colour bool) {
 				if a := check.Allocated(v); a.Event != v.Event {
 					made = ", allocated at event " + strconv.Itoa(a.Event) + place(a.Line, a.Site)
 				}
-				fmt.Fprintf(w, "%sSUPPRESSED: %s at event %d%s%s%s by %s%s\n", s.dim, v.Kind, v.Event, place(v.Line, v.Site), what(v), made, r, s.reset)
+				fmt.Fprintf(w, "%sSUPPRESSED: %s at event %d%s%s%s by %s%s\n", s.dim, safe(string(v.Kind)), v.Event, place(v.Line, v.Site), what(v), made, safe(r.String()), s.reset)
 			}
 		}
 		fmt.Fprintln(w)
@@ -107,7 +109,7 @@ func writeLeakSites(w io.Writer, o *check.Outcome, s style) {
 			fmt.Fprintf(w, "  ... and %s\n", plural(len(o.LeakSites)-i, "more site"))
 			break
 		}
-		from := site.Site
+		from := safe(site.Site)
 		if from == "" {
 			from = "an event with no site"
 		}
@@ -122,12 +124,12 @@ func writeLeakSites(w io.Writer, o *check.Outcome, s style) {
 }
 
 func writeViolation(w io.Writer, v *traces.Violation, st, label string, s style) {
-	fmt.Fprintf(w, "%s%s: %s%s at event %d%s%s\n", st, label, v.Kind, s.reset, v.Event, place(v.Line, v.Site), what(v))
+	fmt.Fprintf(w, "%s%s: %s%s at event %d%s%s\n", st, label, safe(string(v.Kind)), s.reset, v.Event, place(v.Line, v.Site), what(v))
 	if v.Message != "" {
-		fmt.Fprintf(w, "  %s\n", v.Message)
+		fmt.Fprintf(w, "  %s\n", safe(v.Message))
 	}
 	for _, r := range v.Related {
-		fmt.Fprintf(w, "    %s%s here: event %d%s%s\n", s.dim, r.What, r.Event, place(r.Line, r.Site), s.reset)
+		fmt.Fprintf(w, "    %s%s here: event %d%s%s\n", s.dim, safe(r.What), r.Event, place(r.Line, r.Site), s.reset)
 	}
 }
 
@@ -156,13 +158,19 @@ func place(line int, site string) string {
 		parts = append(parts, "line "+strconv.Itoa(line))
 	}
 	if site != "" {
-		parts = append(parts, site)
+		parts = append(parts, safe(site))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
 }
+
+// safe is a string from an input (a site, a message that quotes one, a
+// name) as the report may show it on a terminal: control characters and
+// bytes that are not UTF-8 escaped as strconv.Quote shows them, so that
+// a trace cannot clear the screen, set a window title or forge a line.
+func safe(s string) string { return safetext.Escape(s) }
 
 func writeSummary(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
 	rep := o.Report
@@ -266,9 +274,22 @@ func plural[N ~int | ~uint64](n N, noun string) string {
 
 // JSONReport writes rep as the contract's JSON object, on one line.
 func JSONReport(w io.Writer, rep traces.Report) {
-	enc := json.NewEncoder(w)
+	writeJSON(w, contractShape(rep), false)
+}
+
+// writeJSON writes v as JSON and a newline, without HTML escaping (sites
+// hold < and >), indented or on one line, with the control characters
+// encoding/json leaves raw escaped (safetext.JSON). The report's values
+// always marshal; w's errors surface where the caller flushes.
+func writeJSON(w io.Writer, v any, indent bool) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.Encode(contractShape(rep)) // a Report always marshals; w's errors surface at Flush
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	enc.Encode(v)
+	w.Write(safetext.JSON(buf.Bytes()))
 }
 
 // fileReport is the JSON of one file's verdict: the contract's report,
@@ -327,9 +348,7 @@ func writeJSONOutcome(w io.Writer, o *check.Outcome, p *check.Policy, withFile b
 			line.gateJSON = newGateJSON(o, p, known)
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(line) // always marshals; w's errors surface at Flush
+	writeJSON(w, line, false)
 }
 
 // contractShape returns rep with empty lists as [] rather than null, as
