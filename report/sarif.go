@@ -214,6 +214,8 @@ func writeSARIF(w io.Writer, outs []check.Outcome, p *check.Policy, info Run) {
 		switch {
 		case o.IncompleteFails(p):
 			note("error", o.File, check.RequireEndMessage(o.File))
+		case !o.Report.Complete && o.Snapshot:
+			note("warning", o.File, o.File+": a memory snapshot is taken mid-run: what it still holds is live, not leaked, so no leak check ran")
 		case !o.Report.Complete:
 			note("warning", o.File, o.File+": the trace stops without an end event, so no leak check ran")
 		}

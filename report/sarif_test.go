@@ -70,3 +70,16 @@ func TestEveryKindIsARule(t *testing.T) {
 		}
 	}
 }
+
+// TestSARIFSaysWhyNoLeakCheckRan: a trace without end and a snapshot (taken
+// mid-run) each get the reason the text report gives them.
+func TestSARIFSaysWhyNoLeakCheckRan(t *testing.T) {
+	outs := []check.Outcome{{File: "cut.jsonl"}, {File: "snap.pickle", Snapshot: true}}
+	var b strings.Builder
+	writeSARIF(&b, outs, &check.Policy{}, Run{Command: "replay"})
+	for _, want := range []string{"cut.jsonl: the trace stops without an end event", "snap.pickle: a memory snapshot is taken mid-run"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, b.String())
+		}
+	}
+}
