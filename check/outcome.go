@@ -63,7 +63,8 @@ func (o *Outcome) FailCount(p *Policy) int {
 	return n
 }
 
-// UnlistedCount counts the violations --max-findings left out.
+// UnlistedCount counts the violations the bound on listed findings left
+// out (Max), suppressed or not.
 func (o *Outcome) UnlistedCount() int {
 	n := o.UnlistedSuppressed
 	for _, c := range o.Unlisted {
@@ -83,7 +84,8 @@ func (o *Outcome) SuppressedCount() int {
 	return n
 }
 
-// IncompleteFails reports whether --require-end fails this file.
+// IncompleteFails reports whether p fails this file for stopping
+// without end (Policy.RequireEnd).
 func (o *Outcome) IncompleteFails(p *Policy) bool {
 	return o.Err == nil && p.RequireEnd && !o.Report.Complete
 }
@@ -153,7 +155,8 @@ func (o *Outcome) FailureReasons(p *Policy) []string {
 	return why
 }
 
-// RequireEndMessage is the message for a trace that --require-end fails.
+// RequireEndMessage is the message for a trace that Policy.RequireEnd
+// fails, in the words of the command (whose flag is --require-end).
 func RequireEndMessage(file string) string {
 	return file + ": the trace stops without an end event, and --require-end demands one (the run crashed or was cut off; no leak check ran)"
 }
