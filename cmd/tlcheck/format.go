@@ -9,6 +9,7 @@ import (
 	"github.com/tlcheck/tlcheck/check"
 	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/report"
+	"github.com/tlcheck/tlcheck/traces/mtrace"
 )
 
 // What replay and gate share: the output format, which findings fail the
@@ -92,6 +93,35 @@ func (o *checkOptions) policy() (*check.Policy, error) {
 		return nil, fmt.Errorf("--suppressions: %w", err)
 	}
 	return &check.Policy{FailOn: o.failOn, RequireEnd: o.requireEnd, Rules: rules}, nil
+}
+
+// inputOptions says how replay and gate open their files. It reads
+// --binary's program once for all the files, and before any: a binary
+// without line information fails the command, not each file.
+func inputOptions(e *env, command, from, binary string) (input.Options, bool) {
+	opts := input.Options{Format: input.Format(from), Stdin: e.stdin}
+	if binary != "" {
+		syms, err := mtrace.NewSymbols(binary)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck %s: --binary: %v\n", command, err)
+			return opts, false
+		}
+		opts.Symbols = syms
+	}
+	return opts, true
+}
+
+// checkFile checks one file as check.File does, and says on standard
+// error why it could not be read, or that p fails it for want of an end.
+func checkFile(e *env, name string, in input.Options, p *check.Policy, max int) check.Outcome {
+	o := check.File(name, in, p, max)
+	if o.Err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck: %v\n", o.Err)
+	}
+	if o.IncompleteFails(p) {
+		fmt.Fprintf(e.stderr, "tlcheck: %s\n", check.RequireEndMessage(name))
+	}
+	return o
 }
 
 // exitCode is the exit code of a status, as the contract fixes them.

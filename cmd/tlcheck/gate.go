@@ -9,10 +9,8 @@ import (
 	"strconv"
 
 	"github.com/tlcheck/tlcheck/check"
-	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/report"
-	"github.com/tlcheck/tlcheck/traces/mtrace"
 )
 
 const gateUsage = `usage: tlcheck gate --baseline FILE [flags] TRACE...
@@ -127,30 +125,20 @@ func runGate(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "tlcheck gate: %v\n", err)
 		return exitInput
 	}
-	var syms *mtrace.Symbols
-	if opts.binary != "" {
-		if syms, err = mtrace.NewSymbols(opts.binary); err != nil {
-			fmt.Fprintf(e.stderr, "tlcheck gate: --binary: %v\n", err)
-			return exitInput
-		}
+	from, ok := inputOptions(e, "gate", opts.from, opts.binary)
+	if !ok {
+		return exitInput
 	}
 
-	from := input.Options{Format: input.Format(opts.from), Symbols: syms, Stdin: e.stdin}
 	outs := make([]check.Outcome, 0, len(files))
 	given := make(map[string]bool)
 	worst := check.Pass
 	for _, name := range files {
 		// The gate compares every finding with the baseline: it lists all.
-		o := check.File(name, from, p, 0)
-		if o.Err != nil {
-			fmt.Fprintf(e.stderr, "tlcheck: %v\n", o.Err)
-		}
+		o := checkFile(e, name, from, p, 0)
 		key := check.TraceKey(name)
 		given[key] = true
 		o.Compare(base.Find(key), opts.tolerance)
-		if o.IncompleteFails(p) {
-			fmt.Fprintf(e.stderr, "tlcheck: %s\n", check.RequireEndMessage(name))
-		}
 		worst = max(worst, o.Status(p))
 		outs = append(outs, o)
 	}
@@ -196,6 +184,9 @@ func runGate(e *env, args []string) int {
 // (a typo must not replace someone's trace or notes).
 func loadGateBaseline(opts gateOptions, files []string) (*check.Baseline, error) {
 	if opts.update {
+		if err := atomicfile.CheckReplace(opts.baseline); err != nil {
+			return nil, fmt.Errorf("--update: %w", err)
+		}
 		for _, in := range append(append([]string(nil), files...), opts.check.suppressions...) {
 			if in != "-" && samePath(in, opts.baseline) {
 				return nil, fmt.Errorf("--update: %s is one of the inputs; the baseline must be a file of its own", opts.baseline)

@@ -413,9 +413,9 @@ func TestGateUpdateKeepsTheBaselineFile(t *testing.T) {
 	os.Chmod("real.json", 0o444)
 	before, _ := os.ReadFile("real.json")
 	os.WriteFile("t.jsonl", []byte(leakyV1), 0o644)
-	code, _, stderr := gate("--baseline", "b.json", "--update", "t.jsonl")
-	if code != exitInput || !strings.Contains(stderr, "read-only") {
-		t.Errorf("--update of a read-only baseline: exit %d, stderr %q; want 2 and a word on it", code, stderr)
+	code, stdout, stderr := gate("--baseline", "b.json", "--update", "t.jsonl")
+	if code != exitInput || !strings.Contains(stderr, "read-only") || stdout != "" {
+		t.Errorf("--update of a read-only baseline: exit %d, stderr %q, stdout %q; want 2 and a word on it, before any replay", code, stderr, stdout)
 	}
 	if after, _ := os.ReadFile("real.json"); string(after) != string(before) {
 		t.Errorf("the read-only baseline changed")

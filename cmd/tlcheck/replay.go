@@ -7,9 +7,7 @@ import (
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/check"
-	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/report"
-	"github.com/tlcheck/tlcheck/traces/mtrace"
 )
 
 const replayUsage = `usage: tlcheck replay [flags] FILE...
@@ -114,14 +112,9 @@ func runReplay(e *env, args []string) (code int) {
 		return exitInput
 	}
 
-	var syms *mtrace.Symbols
-	if opts.binary != "" {
-		// Read once for all the files, and before any: a binary without
-		// line information fails the command, not each file.
-		if syms, err = mtrace.NewSymbols(opts.binary); err != nil {
-			fmt.Fprintf(e.stderr, "tlcheck replay: --binary: %v\n", err)
-			return exitInput
-		}
+	from, ok := inputOptions(e, "replay", opts.from, opts.binary)
+	if !ok {
+		return exitInput
 	}
 
 	if opts.cpuprofile != "" {
@@ -142,17 +135,10 @@ func runReplay(e *env, args []string) (code int) {
 	defer out.Flush()
 	format := report.Format(opts.check.format)
 	colour := format == report.Text && e.colour(e.stdout)
-	from := input.Options{Format: input.Format(opts.from), Symbols: syms, Stdin: e.stdin}
 	worst := check.Pass
 	var whole []check.Outcome // for the formats that are one document
 	for i, name := range files {
-		o := check.File(name, from, p, opts.maxFindings)
-		if o.Err != nil {
-			fmt.Fprintf(e.stderr, "tlcheck: %v\n", o.Err)
-		}
-		if o.IncompleteFails(p) {
-			fmt.Fprintf(e.stderr, "tlcheck: %s\n", check.RequireEndMessage(name))
-		}
+		o := checkFile(e, name, from, p, opts.maxFindings)
 		worst = max(worst, o.Status(p))
 		if !format.Streams() {
 			whole = append(whole, o)

@@ -35,6 +35,18 @@ func Replace(path string, data []byte) error {
 	return os.Rename(tmp, target)
 }
 
+// CheckReplace reports whether Replace could replace path (see resolve),
+// without writing anything: a command calls it before long work whose
+// result goes there, so that a read-only file fails at the start.
+func CheckReplace(path string) error {
+	target, _, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	_, err = os.Stat(filepath.Dir(target))
+	return err // *PathError: "stat DIR: no such file or directory"
+}
+
 // resolve returns the file that replacing path replaces (path, or the
 // file a symbolic link at path leads to) and the permissions the new file
 // gets: the old file's, or 0644 for a new one. It refuses a file that is
