@@ -15,18 +15,10 @@ import (
 // What replay and gate share: the output format, which findings fail the
 // run, and the verdict on each file under those flags.
 
-// The output formats of --format.
-const (
-	formatText  = string(report.Text)
-	formatJSON  = string(report.JSON)
-	formatSARIF = string(report.SARIF)
-	formatJUnit = string(report.JUnit)
-)
-
 // checkOptions are the flags of replay and gate that decide what fails
 // and how the verdict is written.
 type checkOptions struct {
-	format       string
+	format       report.Format
 	json         bool // --json: the alias of --format json
 	failOn       check.KindSet
 	requireEnd   bool
@@ -35,7 +27,7 @@ type checkOptions struct {
 
 // register adds the shared flags to fs.
 func (o *checkOptions) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.format, "format", "", "")
+	fs.StringVar((*string)(&o.format), "format", "", "")
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.Var(&o.failOn, "fail-on", "")
 	fs.BoolVar(&o.requireEnd, "require-end", false, "")
@@ -46,14 +38,14 @@ func (o *checkOptions) register(fs *flag.FlagSet) {
 // --format json, and a contradiction between the two is bad usage.
 func (o *checkOptions) resolve() error {
 	switch {
-	case o.json && o.format != "" && o.format != formatJSON:
+	case o.json && o.format != "" && o.format != report.JSON:
 		return fmt.Errorf("--json and --format %s contradict each other", o.format)
 	case o.json:
-		o.format = formatJSON
+		o.format = report.JSON
 	case o.format == "":
-		o.format = formatText
+		o.format = report.Text
 	}
-	if _, err := report.ParseFormat(o.format); err != nil {
+	if _, err := report.ParseFormat(string(o.format)); err != nil {
 		return fmt.Errorf("--format %w", err)
 	}
 	return nil

@@ -150,7 +150,7 @@ func runGate(e *env, args []string) int {
 	}
 
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
-	report.Write(out, report.Format(opts.check.format), outs, p, run)
+	report.Write(out, opts.check.format, outs, p, run)
 	if err := out.Flush(); err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck: writing the report: %v\n", err)
 		return exitInput

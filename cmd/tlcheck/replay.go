@@ -133,7 +133,7 @@ func runReplay(e *env, args []string) (code int) {
 
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
 	defer out.Flush()
-	format := report.Format(opts.check.format)
+	format := opts.check.format
 	colour := format == report.Text && e.colour(e.stdout)
 	worst := check.Pass
 	var whole []check.Outcome // for the formats that are one document
@@ -188,7 +188,7 @@ func parseReplayArgs(args []string) (replayOptions, []string, error) {
 	switch {
 	case opts.maxFindings < 0:
 		return opts, nil, fmt.Errorf("--max-findings %d: want a count, or 0 for no limit", opts.maxFindings)
-	case !set && opts.check.format == formatText:
+	case !set && opts.check.format == report.Text:
 		opts.maxFindings = defaultMaxFindings
 	}
 	return opts, files, nil
