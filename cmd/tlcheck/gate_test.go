@@ -334,7 +334,7 @@ func TestParseBaseline(t *testing.T) {
 	}
 }
 
-// TestBaselineRoundTrip: what newBaseline writes, parseBaseline reads
+// TestBaselineRoundTrip: what check.NewBaseline writes, check.ParseBaseline reads
 // back unchanged, and writing it again gives the same bytes.
 func TestBaselineRoundTrip(t *testing.T) {
 	p := files(t, "a.jsonl", leakyV5, "b.jsonl", `{"format":"tlcheck-trace","version":1}
