@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -155,7 +156,9 @@ func (p *pprofExport) finish(*Summary, []model.Thing, stamp) error {
 	for i, name := range names {
 		s := p.sites[name]
 		file, line := splitSite(name)
-		fn := &profile.Function{ID: uint64(i + 1), Name: name, SystemName: name, Filename: file, StartLine: line}
+		// go tool pprof prints names to a terminal: they are escaped.
+		shown := safetext.Escape(name)
+		fn := &profile.Function{ID: uint64(i + 1), Name: shown, SystemName: shown, Filename: safetext.Escape(file), StartLine: line}
 		loc := &profile.Location{ID: uint64(i + 1), Line: []profile.Line{{Function: fn, Line: line}}}
 		prof.Function = append(prof.Function, fn)
 		prof.Location = append(prof.Location, loc)

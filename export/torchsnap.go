@@ -3,6 +3,7 @@ package export
 import (
 	"io"
 
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 	"github.com/tlcheck/tlcheck/traces/torchsnap"
@@ -15,7 +16,8 @@ import (
 // is what the model holds happened: a free of what was never live, which
 // the model reports, has no entry (memory_viz could not draw it). A freed
 // block gets free_requested and free_completed, as PyTorch writes them;
-// every entry's frames are the site that made the thing.
+// every entry's frames are the site that made the thing, escaped
+// (safetext): Python refuses a pickle whose strings are not UTF-8.
 type torchSnapExport struct {
 	w   *torchsnap.Writer
 	err error // the first write that failed; born and died cannot return it
@@ -29,7 +31,7 @@ func (x *torchSnapExport) write(action string, l *model.Thing, at stamp) {
 	if x.err != nil {
 		return
 	}
-	e := torchsnap.Entry{Action: action, Addr: uint64(l.Addr), Size: l.Size, Site: l.Site}
+	e := torchsnap.Entry{Action: action, Addr: uint64(l.Addr), Size: l.Size, Site: safetext.Escape(l.Site)}
 	if at.hasT {
 		e.TimeUS = at.t / 1000
 	}
@@ -72,7 +74,7 @@ func (x *torchSnapExport) finish(_ *Summary, live []model.Thing, _ stamp) error 
 	for _, l := range live {
 		if l.Kind == model.Segment {
 			index[l.ID] = len(segs)
-			segs = append(segs, torchsnap.Segment{Addr: uint64(l.Addr), Size: l.Size, Site: l.Site})
+			segs = append(segs, torchsnap.Segment{Addr: uint64(l.Addr), Size: l.Size, Site: safetext.Escape(l.Site)})
 		}
 	}
 	for _, l := range live {
@@ -80,7 +82,7 @@ func (x *torchSnapExport) finish(_ *Summary, live []model.Thing, _ stamp) error 
 			continue
 		}
 		if i, ok := index[l.Segment]; ok {
-			segs[i].Blocks = append(segs[i].Blocks, torchsnap.Block{Addr: uint64(l.Addr), Size: l.Size, Site: l.Site})
+			segs[i].Blocks = append(segs[i].Blocks, torchsnap.Block{Addr: uint64(l.Addr), Size: l.Size, Site: safetext.Escape(l.Site)})
 		}
 	}
 	return x.w.Close(segs)

@@ -5,6 +5,12 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/tlcheck/tlcheck/internal/safetext"
+	"github.com/tlcheck/tlcheck/traces"
+	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
 
 // hostileSites is a trace whose sites would clear the screen and set the
@@ -59,5 +65,64 @@ func TestOutputIsSafe(t *testing.T) {
 	_, out, _ = replay(hostileLog, "-")
 	if !strings.Contains(out, `./prog\xff\x1b[2J:[0x11ce]`) {
 		t.Errorf("the report does not show the mtrace caller escaped:\n%s", out)
+	}
+}
+
+// TestBinaryExportsAreSafe: the names a profile gives go tool pprof, which
+// prints them, and the frames of a snapshot, which Python must decode as
+// UTF-8, are escaped too.
+func TestBinaryExportsAreSafe(t *testing.T) {
+	dev := `{"format":"tlcheck-trace","version":1}
+{"op":"dev_malloc","addr":"0x1000","size":4096,"site":"seg\u001b[2J\u0000"}
+{"op":"pool_get","addr":"0x1000","size":64,"site":"pool\u009b"}
+{"op":"malloc","addr":"0x10","size":8,"site":"\u001b]0;pwned\u0007.c:3"}
+{"op":"end"}
+`
+	var stdout, stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(dev), stdout: &stdout, stderr: &stderr}
+	if code := run(e, []string{"export", "--format", "pprof", "-"}); code != exitViolation {
+		t.Fatalf("pprof: exit %d, %s", code, stderr.String())
+	}
+	prof, err := profile.Parse(&stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range prof.Function {
+		for _, s := range []string{fn.Name, fn.SystemName, fn.Filename} {
+			if safetext.Escape(s) != s {
+				t.Errorf("the profile names %q raw", s)
+			}
+		}
+	}
+	stdout.Reset()
+	e = &env{stdin: strings.NewReader(dev), stdout: &stdout, stderr: &stderr}
+	if code := run(e, []string{"export", "--format", "torch-snapshot", "-"}); code != exitViolation {
+		t.Fatalf("torch-snapshot: exit %d, %s", code, stderr.String())
+	}
+	evs := snapshotEvents(t, stdout.Bytes())
+	if len(evs) == 0 {
+		t.Fatal("the snapshot holds no events")
+	}
+	for _, ev := range evs {
+		if safetext.Escape(ev.Site) != ev.Site {
+			t.Errorf("the snapshot holds the frame %q raw", ev.Site)
+		}
+	}
+}
+
+// snapshotEvents reads a snapshot's events back.
+func snapshotEvents(t *testing.T, data []byte) []traces.Event {
+	t.Helper()
+	r, err := torchsnap.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []traces.Event
+	for {
+		var ev traces.Event
+		if err := r.Next(&ev); err != nil {
+			return evs
+		}
+		evs = append(evs, ev)
 	}
 }
