@@ -49,6 +49,8 @@ type Checker struct {
 	callOp   traces.Op
 	out      []traces.Violation
 	order    *orderer // Replay's: where violations go instead of out
+	watch    *Watch   // the hooks views hear lives by; nil: none
+	born     *thing   // watched: the thing the event made, told of after it
 	work     []*thing
 	stateBuf []*thing // State's scratch: the live objects, by id
 }
@@ -102,10 +104,16 @@ func (c *Checker) Step(ev *traces.Event, pos traces.Pos) ([]traces.Violation, er
 	c.events++
 	c.pos = pos
 	c.here, c.hereW = hist{event: pos.Event, line: pos.Line, site: ev.Site}, nil
+	if c.watch != nil && c.watch.Event != nil {
+		c.watch.Event(ev, pos)
+	}
 	if ev.Op != traces.OpFree {
 		c.settle()
 	}
 	err := c.dispatch(ev)
+	if c.born != nil {
+		c.watchBorn()
+	}
 	if ev.Op != traces.OpFree {
 		c.call, c.callOp = c.here, ev.Op
 	}
@@ -190,6 +198,7 @@ func (c *Checker) Close() []traces.Violation {
 	if !c.closed {
 		c.closed = true
 		c.abandon()
+		c.watchClosed()
 	}
 	return c.out
 }
@@ -238,8 +247,13 @@ func Replay(src traces.Source) (traces.Report, error) {
 // The report's Violations is nil. On an input error f has seen the
 // violations of the events before it, and the report is empty.
 func ReplayFunc(src traces.Source, f func(v traces.Violation, size uint64)) (traces.Report, error) {
+	return replayFunc(src, nil, f)
+}
+
+func replayFunc(src traces.Source, w *Watch, f func(v traces.Violation, size uint64)) (traces.Report, error) {
 	r := replay{c: reuse(src.Header())}
 	defer retire(r.c)
+	r.c.watch = w
 	r.c.order = &orderer{f: f}
 	if err := r.feed(src); err != nil {
 		return traces.Report{}, err
@@ -272,7 +286,7 @@ const maxSpareThings = 1 << 12
 
 // retire hands c, which its replay is done with, to spare.
 func retire(c *Checker) {
-	c.order = nil // nothing of the replay's caller is kept alive
+	c.order, c.watch = nil, nil // nothing of the replay's caller is kept alive
 	if c.made <= maxSpareThings {
 		spare.Put(c)
 	}

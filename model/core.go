@@ -30,6 +30,9 @@ func (c *Checker) make(op traces.Op, k kind, a traces.Addr, size uint64) *thing 
 		c.liveBytes += size
 		c.peak = max(c.peak, c.liveBytes)
 	}
+	if c.watch != nil {
+		c.born = t // told of once the event is done with it
+	}
 	if len(met) > 0 {
 		c.reportOverlap(op, t, met)
 	}
@@ -77,6 +80,9 @@ func (c *Checker) kill(t *thing, at hist) {
 		w = c.wheres.of(at)
 	}
 	t.Died, t.diedWhere = at.event+1, w
+	if c.watch != nil {
+		c.watchDied(t, at.event)
+	}
 	c.mem.died(t)
 	c.nlive--
 	if t.kind().counted() {

@@ -132,5 +132,8 @@ func (c *Checker) freeLiveBlock(op traces.Op, a traces.Addr) (*thing, bool) {
 	t.Died, t.diedWhere = c.here.event+1, c.hereWhere()
 	c.nlive--
 	c.liveBytes -= size
+	if c.watch != nil {
+		c.watchDied(t, c.here.event)
+	}
 	return nil, true
 }
