@@ -6,8 +6,9 @@ import "math/bits"
 // it touches, hashed by cell number. Entries of a cell are kept in buckets
 // of eight, two cache lines each; a cell with more has several buckets,
 // all full but the last, so a walk ends at the first bucket with room.
-// Most cells have one bucket: a heap of small blocks puts four or five in
-// a level-0 cell, and buckets of four made most walks visit two. The table
+// Most cells have one bucket: a heap of small blocks puts six or seven in
+// a level-0 cell (see levelShifts), and buckets of four made most walks
+// visit two. The table
 // is open addressing with Robin Hood ordering: along the table, buckets
 // are sorted by their home, so a cell's buckets lie together and a lookup
 // stops at the first bucket homed after the cell's. Its size is not bound

@@ -33,8 +33,18 @@ type hugeEntry[T any] struct {
 
 const nLevels = 3
 
-// levelShifts are log2 of the cell widths: 512 B, 32 KiB, 2 MiB.
-var levelShifts = [nLevels]uint{9, 15, 21}
+// levelShifts are log2 of the cell widths: 1 KiB, 32 KiB, 2 MiB.
+//
+// Level 0 holds most of a heap log, and its cells' width sets what a
+// block costs: a cell's entries take a bucket of eight (128 bytes) however
+// few they are. Cells of 1 KiB hold six or seven blocks of a typical heap
+// (chunks of 32 to 272 bytes), so the buckets are mostly full; cells of
+// 512 B left them half empty, about 20 bytes more per live block
+// (BenchmarkLiveBlocks in the model: 123 against 101), and were no faster.
+// A heap of the smallest chunks (32 bytes) fills a cell's bucket four
+// times over, so its lookups walk four buckets instead of two; replaying
+// such a log was as fast either way.
+var levelShifts = [nLevels]uint{10, 15, 21}
 
 type level struct {
 	tab cellTable
