@@ -267,8 +267,15 @@ func (tb *cellTable) add(e entry) (first bool) {
 	// At most three quarters full: past that, the runs a lookup walks to
 	// find a cell, or to learn that it has no bucket, grow fast, and most
 	// of a malloc or free is such a walk.
+	//
+	// The table doubles. A table that grew by a quarter at a time held
+	// more per bucket on average, but left a trail of old tables, each too
+	// small to hold the next, that the garbage collector frees only later
+	// and the runtime seldom returns: an mtrace replay of a million live
+	// blocks peaked at about 190 bytes of RSS per block, against about 130
+	// when the table doubles (sizes from 400,000 to 1.3 million blocks).
 	if (tb.used+1)*4 > len(tb.buckets)*3 {
-		tb.resize(len(tb.buckets) * 5 / 4)
+		tb.resize(len(tb.buckets) * 2)
 	}
 	tb.place(bucket{e})
 	tb.used++
