@@ -1,0 +1,217 @@
+package drive
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// Runner runs programs on a driver, starting it when it is needed: first,
+// and again after a run that broke it (a crash, a hang, output that is
+// not the protocol), so that shrinking such a failure can run the
+// candidates that crash it. Close ends the driver.
+type Runner struct {
+	cfg    Config
+	d      *Driver
+	hello  Hello
+	offers map[traces.Op]bool
+	starts int
+}
+
+// NewRunner starts the driver and returns a Runner over it.
+func NewRunner(cfg Config) (*Runner, error) {
+	r := &Runner{cfg: cfg}
+	if err := r.ensure(); err != nil {
+		return nil, err
+	}
+	r.hello, r.offers = r.d.Hello(), r.d.Hello().offers()
+	return r, nil
+}
+
+func (r *Runner) ensure() error {
+	if r.d != nil && r.d.broken == nil {
+		return nil
+	}
+	if r.d != nil {
+		r.d.kill()
+	}
+	d, err := Start(r.cfg)
+	if err != nil {
+		r.d = nil
+		return err
+	}
+	r.d = d
+	r.starts++
+	return nil
+}
+
+// Hello returns the driver's hello.
+func (r *Runner) Hello() Hello { return r.hello }
+
+// Starts returns how many times the driver was started.
+func (r *Runner) Starts() int { return r.starts }
+
+// Close ends the driver; a driver that wrote anything after its last
+// answer, or exited with a failure, is an error (a *Trouble).
+func (r *Runner) Close() error {
+	if r.d == nil {
+		return nil
+	}
+	d := r.d
+	r.d = nil
+	return d.Close()
+}
+
+// Run runs calls on the driver (see Driver.Run), starting it again first
+// if the last run broke it. A driver that cannot be started again is an
+// error.
+func (r *Runner) Run(calls []Call) (*Result, error) {
+	if err := r.ensure(); err != nil {
+		return nil, err
+	}
+	return r.d.Run(calls)
+}
+
+// RunProgram lowers p to calls the driver takes (see Lower) and runs them.
+// It returns p as run, its refs canonical.
+func (r *Runner) RunProgram(p properties.Program) (properties.Program, *Result, error) {
+	made, calls := Lower(p, r.offers)
+	res, err := r.Run(calls)
+	return made, res, err
+}
+
+// Finding is a failing program, shrunk, with its run: the calls, the
+// driver's answers, the trace its runtime wrote and the failure.
+type Finding struct {
+	Program  properties.Program // the shrunk program, as generated
+	Result   *Result            // its run on the driver
+	Seed     uint64             // the seed of the search that found it
+	Index    int                // the failing program's number in that search, from 1
+	Steps    int                // its steps before shrinking
+	Shrinks  int                // the runs shrinking made
+	Duration time.Duration      // from the search's start to the finding, shrinking not included
+}
+
+// Failure returns the shrunk run's failure.
+func (f *Finding) Failure() *Failure { return f.Result.Failure }
+
+// Options steer Search.
+type Options struct {
+	Seed uint64
+	// More says whether to run another program after n; nil runs 1000.
+	More func(n int) bool
+	// Restart: after a finding in which the driver crashed, hung or broke
+	// the protocol, start it again and search on; without it the search
+	// stops at the first finding of any kind.
+	Restart bool
+	// ShrinkRuns bounds the runs that shrinking one failure may make
+	// (default 2000); ShrinkTime bounds its time (default 30s).
+	ShrinkRuns int
+	ShrinkTime time.Duration
+	// Found, if set, is told of each finding as it is made.
+	Found func(*Finding)
+}
+
+// Search runs programs generated from opts.Seed on the driver, each
+// checked against the model, and shrinks each failure on the driver. It
+// returns the findings (at most one unless opts.Restart) and how many
+// programs ran. The same seed gives the same programs.
+func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
+	more := opts.More
+	if more == nil {
+		more = func(n int) bool { return n < 1000 }
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x746c636865636b)) // as properties.Search
+	start := time.Now()
+	var found []*Finding
+	n := 0
+	for more(n) {
+		p := properties.Generate(rng)
+		n++
+		made, res, err := r.RunProgram(p)
+		if err != nil {
+			return found, n, err
+		}
+		if res.Failure == nil {
+			continue
+		}
+		took := time.Since(start)
+		f, err := r.Shrink(made, res.Failure, opts)
+		if err != nil {
+			return found, n, err
+		}
+		f.Seed, f.Index, f.Duration = opts.Seed, n, took
+		found = append(found, f)
+		if opts.Found != nil {
+			opts.Found(f)
+		}
+		if !opts.Restart || !res.Failure.Trouble() {
+			return found, n, nil
+		}
+	}
+	return found, n, nil
+}
+
+// Shrink returns the smallest program it finds that fails on the driver
+// the way p did with failure (the same kind, at the same op), by
+// properties.ShrinkWith's passes, each candidate lowered and run on the
+// driver; first the steps after the failing one go.
+func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*Finding, error) {
+	limit, until := opts.ShrinkRuns, opts.ShrinkTime
+	if limit <= 0 {
+		limit = 2000
+	}
+	if until <= 0 {
+		until = 30 * time.Second
+	}
+	deadline := time.Now().Add(until)
+	f := &Finding{Program: p, Steps: len(p.Steps)}
+	var runErr error
+	fails := func(c properties.Program) (properties.Program, bool) {
+		if f.Shrinks >= limit || runErr != nil || time.Now().After(deadline) {
+			return c, false
+		}
+		f.Shrinks++
+		made, res, err := r.RunProgram(c)
+		if err != nil {
+			runErr = err
+			return c, false
+		}
+		return made, res.Failure != nil && res.Failure.sig == failure.sig
+	}
+	best := p
+	if failure.Call+1 < len(p.Steps) {
+		if made, ok := fails(properties.Program{Steps: p.Steps[:failure.Call+1]}); ok {
+			best = made
+		}
+	}
+	best = properties.ShrinkWith(best, fails)
+	if runErr != nil {
+		return nil, fmt.Errorf("drive: shrinking: %w", runErr)
+	}
+	// Run the smallest once more for its result: the driver's runtime is
+	// deterministic in what the protocol sees, or the finding says so.
+	made, res, err := r.RunProgram(best)
+	if err != nil {
+		return nil, fmt.Errorf("drive: shrinking: %w", err)
+	}
+	if res.Failure == nil || res.Failure.sig != failure.sig {
+		if best.Steps == nil || len(best.Steps) == len(p.Steps) {
+			// Nothing shrank and the program no longer fails: a flaky
+			// driver. Keep what failed first.
+			made, res, err = r.RunProgram(p)
+			if err != nil {
+				return nil, fmt.Errorf("drive: %w", err)
+			}
+		}
+		if res.Failure == nil {
+			res.Failure = failure
+			failure.Message += " (the driver did not fail again when the program was run again: it is not deterministic)"
+		}
+	}
+	f.Program, f.Result = made, res
+	return f, nil
+}
