@@ -24,7 +24,7 @@ type Outcome struct {
 	Events  int // how many events it recorded
 	Refused bool
 	Message string
-	Kind    traces.Kind
+	Kinds   []traces.Kind
 }
 
 // Failure is what was wrong with a run, at the earliest call.
@@ -105,7 +105,10 @@ func (c *checker) addr(h int) traces.Addr {
 // answer takes the driver's answer to call i.
 func (c *checker) answer(i int, a *Answer) {
 	call := &c.res.Calls[i]
-	out := Outcome{Event: -1, Events: len(a.Events), Refused: a.Refused, Message: a.Message, Kind: a.Kind}
+	out := Outcome{Event: -1, Events: len(a.Events), Refused: a.Refused, Message: a.Message}
+	if len(a.Kinds) > 0 {
+		out.Kinds = slices.Clone(a.Kinds)
+	}
 	if len(a.Events) == 0 {
 		c.res.Outcomes = append(c.res.Outcomes, out)
 		c.mismatch(i, "record", "the runtime recorded nothing for %v", call.Op)
@@ -224,7 +227,7 @@ func (c *checker) explained(v verdict) bool {
 	if c.res.Calls[v.call].Op == traces.OpEnd && v.Kind == traces.Leak {
 		return c.before.Objects[v.Addr] > 0
 	}
-	return out.Refused && (out.Kind == "" || out.Kind == v.Kind)
+	return out.Refused && (len(out.Kinds) == 0 || slices.Contains(out.Kinds, v.Kind))
 }
 
 // checkRefusal checks that a refused call is one the model finds misuse in.
@@ -234,11 +237,15 @@ func (c *checker) checkRefusal(i int, kinds []traces.Kind) {
 	if !out.Refused || out.Event < 0 {
 		return
 	}
-	switch {
-	case len(kinds) == 0:
+	if len(kinds) == 0 {
 		c.mismatch(i, "refusal", "the runtime refused %v (%q); the model finds nothing wrong with it", c.res.Calls[i].Op, out.Message)
-	case out.Kind != "" && !slices.Contains(kinds, out.Kind):
-		c.mismatch(i, "refusal", "the runtime refused %v as %s (%q); the model reports %v", c.res.Calls[i].Op, out.Kind, out.Message, kinds)
+		return
+	}
+	for _, k := range out.Kinds {
+		if !slices.Contains(kinds, k) {
+			c.mismatch(i, "refusal", "the runtime refused %v as %s (%q); the model reports %v", c.res.Calls[i].Op, k, out.Message, kinds)
+			return
+		}
 	}
 }
 

@@ -244,8 +244,8 @@ type Answer struct {
 	ID      int64
 	Events  []traces.Event
 	Refused bool
-	Message string      // the runtime's message for a refusal
-	Kind    traces.Kind // optional: the violation kind the runtime names for a refusal
+	Message string        // the runtime's message for a refusal
+	Kinds   []traces.Kind // optional: the violation kinds the runtime names for a refusal
 }
 
 // answerParser reads answer lines, reusing its event decoder and the
@@ -259,7 +259,7 @@ func (p *answerParser) parse(line []byte, a *Answer) error {
 	if p.dec == nil {
 		p.dec = traces.NewEventDecoder()
 	}
-	*a = Answer{ID: -1, Events: a.Events[:0]}
+	*a = Answer{ID: -1, Events: a.Events[:0], Kinds: a.Kinds[:0]}
 	s := scanner{b: line}
 	outcome := ""
 	err := s.object(func(key []byte) error {
@@ -273,10 +273,12 @@ func (p *answerParser) parse(line []byte, a *Answer) error {
 			outcome, err = s.str()
 		case "message":
 			a.Message, err = s.str()
-		case "kind":
-			var k string
-			k, err = s.str()
-			a.Kind = traces.Kind(k)
+		case "kinds":
+			err = s.array(func() error {
+				k, err := s.str()
+				a.Kinds = append(a.Kinds, traces.Kind(k))
+				return err
+			})
 		case "events":
 			err = s.array(func() error {
 				obj, err := s.value()
@@ -315,8 +317,10 @@ func (p *answerParser) parse(line []byte, a *Answer) error {
 	default:
 		return fmt.Errorf(`"outcome" %q: want "done" or "refused"`, outcome)
 	}
-	if a.Kind != "" && !slices.Contains(traces.Kinds(), a.Kind) {
-		return fmt.Errorf(`"kind" %q is not a violation kind (%v)`, a.Kind, traces.Kinds())
+	for _, k := range a.Kinds {
+		if !slices.Contains(traces.Kinds(), k) {
+			return fmt.Errorf(`"kinds": %q is not a violation kind (%v)`, k, traces.Kinds())
+		}
 	}
 	return nil
 }

@@ -113,11 +113,15 @@ func (s *server) serve(line []byte) error {
 	} else {
 		b = append(b, `,"outcome":"refused","message":`...)
 		b = strconv.AppendQuote(b, err.Error())
-		var e *impl.Error
-		if errors.As(err, &e) {
-			b = append(b, `,"kind":"`...)
-			b = append(b, e.Kind...)
-			b = append(b, '"')
+		if kinds := kindsOf(err, nil); len(kinds) > 0 {
+			b = append(b, `,"kinds":[`...)
+			for i, k := range kinds {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendQuote(b, string(k))
+			}
+			b = append(b, ']')
 		}
 		b = append(b, '}')
 	}
@@ -189,4 +193,20 @@ func (s *server) call(c *drive.Call) error {
 		return rt.Write(s.addr(c.Target), c.Size, c.Var)
 	}
 	return fmt.Errorf("impldriver: no call %v", c.Op)
+}
+
+// kindsOf appends the violation kinds of the *impl.Error values in err's
+// tree (a call that trips over several things joins them) to out.
+func kindsOf(err error, out []traces.Kind) []traces.Kind {
+	switch e := err.(type) {
+	case *impl.Error:
+		return append(out, e.Kind)
+	case interface{ Unwrap() []error }:
+		for _, w := range e.Unwrap() {
+			out = kindsOf(w, out)
+		}
+	case interface{ Unwrap() error }:
+		return kindsOf(e.Unwrap(), out)
+	}
+	return out
 }
