@@ -101,25 +101,29 @@ func Start(cfg Config) (*Driver, error) {
 	d.cmd.Stderr = d.stderr
 	d.cmd.WaitDelay = time.Second // a grandchild holding stderr open does not hold Wait
 	setProcessGroup(d.cmd)
+	// Pipes of our own, not the Cmd's: Wait closes a StdoutPipe when the
+	// process exits, and the answers it wrote before it died would be lost.
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("drive: %w", err)
 	}
-	d.cmd.Stdin = stdinR
-	stdout, err := d.cmd.StdoutPipe()
+	stdoutR, stdoutW, err := os.Pipe()
 	if err != nil {
 		stdinR.Close()
 		stdinW.Close()
 		return nil, fmt.Errorf("drive: %w", err)
 	}
-	if err := d.cmd.Start(); err != nil {
-		stdinR.Close()
+	d.cmd.Stdin, d.cmd.Stdout = stdinR, stdoutW
+	err = d.cmd.Start()
+	stdinR.Close()
+	stdoutW.Close()
+	if err != nil {
 		stdinW.Close()
+		stdoutR.Close()
 		return nil, &Trouble{Kind: TroubleStart, What: fmt.Sprintf("starting %q: %v", cfg.Command, err)}
 	}
-	stdinR.Close()
 	d.stdin = stdinW
-	d.out = lineReader{f: stdout.(*os.File), max: cfg.MaxLine, buf: make([]byte, 64<<10)}
+	d.out = lineReader{f: stdoutR, max: cfg.MaxLine, buf: make([]byte, 64<<10)}
 	go func() {
 		d.waitErr = d.cmd.Wait()
 		close(d.exited)

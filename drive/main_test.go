@@ -80,7 +80,9 @@ func serveAs(kind string) int {
 		fmt.Fprintf(out, `{"id":%d,"events":[],"outcome":"done"}`+"\n", id+7)
 		time.Sleep(time.Hour)
 		return 0
-	case "stderr": // writes GiB to stderr, then its hello and nothing more
+	case "stderr": // on the reset, writes GiB to stderr, then exits
+		fmt.Fprint(out, hello)
+		in.ReadString('\n')
 		n := 1 << 30
 		if fault != "" {
 			fmt.Sscan(fault, &n)
@@ -91,9 +93,8 @@ func serveAs(kind string) int {
 				return 1
 			}
 		}
-		fmt.Fprint(out, hello)
-		time.Sleep(time.Hour)
-		return 0
+		fmt.Fprintln(os.Stderr, "the last words of the flood")
+		return 1
 	case "no-hello":
 		fmt.Fprintln(out, `{"protocol":"something-else","version":1}`)
 		time.Sleep(time.Hour)

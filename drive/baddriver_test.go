@@ -1,0 +1,114 @@
+package drive_test
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/properties"
+)
+
+// Each bad driver is a clear finding or error, in about its timeout: never
+// a hang of the harness, never memory that grows with what the driver
+// writes.
+func TestBadDrivers(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	p, err := properties.ParseProgram("scope_enter\nalloc 16\nrelease live[0]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		driver string
+		start  bool   // Start itself fails
+		what   string // the failure's kind, or Start's error's
+		says   string // in its message
+		stderr string // in the stderr shown with it
+	}{
+		{driver: "garbage", what: "protocol", says: `"Segmentation fault? no: just garbage", which is not an answer`},
+		{driver: "exit", what: "exit", says: "exited: exit status 3", stderr: "about to die in the middle of a program"},
+		{driver: "sleep", what: "timeout", says: "no answer within 300ms while waiting for the answer to the reset"},
+		{driver: "wrong-id", what: "protocol", says: "a call it was not given"},
+		{driver: "no-hello", start: true, what: "start", says: `"protocol" is "something-else"`},
+		{driver: "stderr:" + stderrBytes(), what: "exit", says: "exit status 1", stderr: "earlier bytes dropped]"},
+	} {
+		t.Run(strings.Split(tc.driver, ":")[0], func(t *testing.T) {
+			start := time.Now()
+			cfg := testDriver(tc.driver, timeout)
+			if strings.HasPrefix(tc.driver, "stderr") {
+				cfg.CallTimeout = 60 * time.Second // the answer would come after the flood
+			}
+			d, err := drive.Start(cfg)
+			if tc.start {
+				var tr *drive.Trouble
+				if !errors.As(err, &tr) || string(tr.Kind) != tc.what || !strings.Contains(err.Error(), tc.says) {
+					t.Fatalf("Start: %v, want a %s trouble saying %q", err, tc.what, tc.says)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			_, calls := drive.Lower(p, nil)
+			res, err := runWithTimeout(t, d, calls, cfg.CallTimeout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := res.Failure
+			if f == nil || f.What != tc.what || !strings.Contains(f.Message, tc.says) || !strings.Contains(f.Stderr, tc.stderr) {
+				t.Fatalf("failure %+v, want %s saying %q with stderr %q", f, tc.what, tc.says, tc.stderr)
+			}
+			if strings.HasPrefix(tc.driver, "stderr") {
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				if m.HeapInuse > 256<<20 {
+					t.Errorf("heap in use %d MiB after the driver's stderr flood", m.HeapInuse>>20)
+				}
+				if got := len(f.Stderr); got > 65<<10 || !strings.Contains(f.Stderr, "the last words of the flood") {
+					t.Errorf("kept %d bytes of stderr, want at most 64 KiB and a note, ending with its last words", got)
+				}
+			}
+			if !f.Trouble() || d.Broken() == nil {
+				t.Errorf("Trouble() = %v, Broken() = %v: want the driver broken", f.Trouble(), d.Broken())
+			}
+			if took := time.Since(start); took > timeout+5*time.Second && !strings.HasPrefix(tc.driver, "stderr") {
+				t.Errorf("took %v", took)
+			}
+			t.Logf("%v (stderr %d bytes)", f, len(f.Stderr))
+		})
+	}
+}
+
+// stderrBytes is how much the stderr driver writes: 1 GiB, or 64 MiB
+// with -short.
+func stderrBytes() string {
+	if testing.Short() {
+		return "67108864"
+	}
+	return "1073741824"
+}
+
+// runWithTimeout runs calls on d, failing the test if the harness itself
+// does not return in time.
+func runWithTimeout(t *testing.T, d *drive.Driver, calls []drive.Call, timeout time.Duration) (*drive.Result, error) {
+	t.Helper()
+	type out struct {
+		res *drive.Result
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		res, err := d.Run(calls)
+		done <- out{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-time.After(timeout + 10*time.Second):
+		t.Fatal("the harness hung")
+		return nil, nil
+	}
+}
