@@ -1,10 +1,12 @@
 package drive_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,25 +21,41 @@ var cFaults = []string{
 	"scope-exit-oldest-first",
 }
 
-// buildCDriver builds examples/cruntime's driver with the C compiler, or
-// skips the test where there is none.
+// buildCDriver builds examples/cruntime's driver with the C compiler,
+// once per test process, or skips the test where there is none.
 func buildCDriver(t testing.TB) string {
 	t.Helper()
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "gcc"
+	cBuild.Do(func() {
+		cc := os.Getenv("CC")
+		if cc == "" {
+			cc = "gcc"
+		}
+		if _, err := exec.LookPath(cc); err != nil {
+			cBuild.skip = fmt.Sprintf("no C compiler (%s): %v", cc, err)
+			return
+		}
+		src := filepath.Join("..", "examples", "cruntime")
+		bin := filepath.Join(buildDir, "tlrt-driver")
+		out, err := exec.Command(cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-o", bin,
+			filepath.Join(src, "tlrt.c"), filepath.Join(src, "driver.c")).CombinedOutput()
+		if err != nil {
+			cBuild.err = fmt.Sprintf("building the C driver: %v\n%s", err, out)
+			return
+		}
+		cBuild.bin = bin
+	})
+	switch {
+	case cBuild.skip != "":
+		t.Skip(cBuild.skip)
+	case cBuild.err != "":
+		t.Fatal(cBuild.err)
 	}
-	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("no C compiler (%s): %v", cc, err)
-	}
-	src := filepath.Join("..", "examples", "cruntime")
-	bin := filepath.Join(t.TempDir(), "tlrt-driver")
-	out, err := exec.Command(cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-o", bin,
-		filepath.Join(src, "tlrt.c"), filepath.Join(src, "driver.c")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("building the C driver: %v\n%s", err, out)
-	}
-	return bin
+	return cBuild.bin
+}
+
+var cBuild struct {
+	sync.Once
+	bin, skip, err string
 }
 
 func cDriver(bin string, faults string) drive.Config {

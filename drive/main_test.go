@@ -18,11 +18,22 @@ import (
 // tests start drivers without building anything.
 const driverEnv = "TLCHECK_TEST_DRIVER"
 
+// buildDir holds what the tests build (the C driver), for the process.
+var buildDir string
+
 func TestMain(m *testing.M) {
 	if kind := os.Getenv(driverEnv); kind != "" {
 		os.Exit(serveAs(kind))
 	}
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "tlcheck-drive-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	buildDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // testDriver returns a Config that starts this test binary as driver kind.
