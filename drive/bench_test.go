@@ -46,14 +46,18 @@ func benchDriver(b *testing.B, cfg drive.Config) {
 	defer r.Close()
 	b.ResetTimer()
 	start := time.Now()
-	for i := 0; i < b.N; i++ {
-		_, res, err := r.RunProgram(ps[i%len(ps)])
-		if err != nil {
-			b.Fatal(err)
-		}
+	i := 0
+	err = r.Stream(func() (properties.Program, bool) {
+		i++
+		return ps[i%len(ps)], i <= b.N
+	}, func(_ properties.Program, res *drive.Result) bool {
 		if res.Failure != nil {
 			b.Fatal(res.Failure)
 		}
+		return true
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "programs/s")
 }
@@ -61,3 +65,64 @@ func benchDriver(b *testing.B, cfg drive.Config) {
 func BenchmarkDriveGoDriver(b *testing.B) { benchDriver(b, testDriver("impl", 5*time.Second)) }
 
 func BenchmarkDriveCDriver(b *testing.B) { benchDriver(b, cDriver(buildCDriver(b), "")) }
+
+// BenchmarkDriveRatios runs the programs three ways in turn, 32 at a
+// time (in process, over the pipe to the Go driver, over the pipe to the
+// C driver, each driver with two programs in flight as Search runs them),
+// so that load on the machine falls on all three alike, and reports each
+// one's programs/s and the pipes' cost as ratios of time per program.
+func BenchmarkDriveRatios(b *testing.B) {
+	ps := programs(1024)
+	goRunner, err := drive.NewRunner(testDriver("impl", 5*time.Second))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer goRunner.Close()
+	cRunner, err := drive.NewRunner(cDriver(buildCDriver(b), ""))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cRunner.Close()
+	var inProc, overGo, overC time.Duration
+	stream := func(r *drive.Runner, chunk []properties.Program) time.Duration {
+		t0 := time.Now()
+		i := 0
+		err := r.Stream(func() (properties.Program, bool) {
+			if i == len(chunk) {
+				return properties.Program{}, false
+			}
+			i++
+			return chunk[i-1], true
+		}, func(_ properties.Program, res *drive.Result) bool {
+			if res.Failure != nil {
+				b.Fatal(res.Failure)
+			}
+			return true
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	b.ResetTimer()
+	const chunk = 32
+	for done := 0; done < b.N; done += chunk {
+		lo := done % len(ps)
+		c := ps[lo:min(lo+chunk, len(ps), lo+b.N-done)]
+		t0 := time.Now()
+		for _, p := range c {
+			if _, f := properties.Run(p, impl.Config{}); f != nil {
+				b.Fatal(f)
+			}
+		}
+		inProc += time.Since(t0)
+		overGo += stream(goRunner, c)
+		overC += stream(cRunner, c)
+	}
+	n := float64(b.N)
+	b.ReportMetric(n/inProc.Seconds(), "inprocess-programs/s")
+	b.ReportMetric(n/overGo.Seconds(), "godriver-programs/s")
+	b.ReportMetric(n/overC.Seconds(), "cdriver-programs/s")
+	b.ReportMetric(overGo.Seconds()/inProc.Seconds(), "godriver/inprocess")
+	b.ReportMetric(overC.Seconds()/inProc.Seconds(), "cdriver/inprocess")
+}

@@ -128,7 +128,7 @@ func Start(cfg Config) (*Driver, error) {
 		d.waitErr = d.cmd.Wait()
 		close(d.exited)
 	}()
-	line, t := d.readLine("its hello")
+	line, t := d.readLine(func() string { return "its hello" })
 	if t != nil {
 		t.Kind = TroubleStart
 		d.kill()
@@ -161,7 +161,7 @@ func (d *Driver) Close() error {
 		return nil // already reported
 	}
 	d.stdin.Close()
-	line, t := d.readLine("the end of its output")
+	line, t := d.readLine(func() string { return "the end of its output" })
 	switch {
 	case t != nil && t.Kind == TroubleExit:
 		// EOF: what a driver does at the end.
@@ -205,8 +205,12 @@ func (d *Driver) trouble(kind TroubleKind, what string) *Trouble {
 
 // readLine reads the next line of the driver's stdout within the call
 // timeout. On EOF it waits a moment for the exit status, for the message.
-func (d *Driver) readLine(waitingFor string) ([]byte, *Trouble) {
+func (d *Driver) readLine(what func() string) ([]byte, *Trouble) {
 	line, err := d.out.line(d.cfg.CallTimeout)
+	if err == nil {
+		return line, nil
+	}
+	waitingFor := what()
 	switch {
 	case err == nil:
 		return line, nil

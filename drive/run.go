@@ -3,6 +3,7 @@ package drive
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/tlcheck/tlcheck/traces"
@@ -14,6 +15,24 @@ import (
 // the protocol makes the run's Failure one of Trouble's kinds, and the
 // driver unusable (Broken): start another.
 func (d *Driver) Run(calls []Call) (*Result, error) {
+	b, err := d.send(calls)
+	if err != nil {
+		return nil, err
+	}
+	return d.receive(b), nil
+}
+
+// batch is a program sent to the driver and not yet answered.
+type batch struct {
+	calls   []Call
+	first   int64 // the reset's id; call i has first+1+i
+	trouble *Trouble
+}
+
+// send writes a program to the driver: the reset and the calls, in one
+// write. The driver may still be answering the program before it: the
+// protocol lets a harness send ahead (see Runner.Stream).
+func (d *Driver) send(calls []Call) (*batch, error) {
 	if d.broken != nil {
 		return nil, fmt.Errorf("drive: the driver is broken: %w", d.broken)
 	}
@@ -22,43 +41,54 @@ func (d *Driver) Run(calls []Call) (*Result, error) {
 			return nil, fmt.Errorf("drive: call %d: the driver does not take %v (its hello offers %v)", i, calls[i].Op, d.hello.Calls)
 		}
 	}
-	c := &d.check
-	c.start(d.header(), calls)
-	first := d.seq + 1
+	bt := &batch{calls: calls, first: d.seq + 1}
 	b := d.wbuf[:0]
-	b = fmt.Appendf(b, `{"id":%d,"op":"reset"}`+"\n", first)
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, bt.first, 10)
+	b = append(b, `,"op":"reset"}`+"\n"...)
 	for i := range calls {
-		b = calls[i].appendJSON(b, first+1+int64(i))
+		b = calls[i].appendJSON(b, bt.first+1+int64(i))
 		b = append(b, '\n')
 	}
 	d.wbuf = b
 	d.seq += 1 + int64(len(calls))
-	if t := d.write(b); t != nil {
-		c.trouble(0, t)
-		return c.res, nil
+	bt.trouble = d.write(b)
+	return bt, nil
+}
+
+// receive reads and checks the answers to a batch sent.
+func (d *Driver) receive(bt *batch) *Result {
+	c := &d.check
+	c.start(d.header(), bt.calls)
+	if bt.trouble != nil {
+		c.trouble(0, bt.trouble)
+		return c.res
 	}
 	var a Answer
-	for i := -1; i < len(calls); i++ {
-		what := "the answer to the reset"
-		if i >= 0 {
-			what = fmt.Sprintf("the answer to call %d (%v, id %d)", i, calls[i].Op, first+1+int64(i))
+	for i := -1; i < len(bt.calls); i++ {
+		id := bt.first + 1 + int64(i)
+		what := func() string {
+			if i < 0 {
+				return "the answer to the reset"
+			}
+			return fmt.Sprintf("the answer to call %d (%v, id %d)", i, bt.calls[i].Op, id)
 		}
 		line, t := d.readLine(what)
 		if t == nil {
-			t = d.parseAnswer(line, &a, first+1+int64(i), what)
+			t = d.parseAnswer(line, &a, id, what)
 		}
 		if t == nil && i < 0 && (a.Refused || len(a.Events) > 0) {
 			t = d.trouble(TroubleProtocol, fmt.Sprintf("the answer to the reset, %s, has events or a refusal", clip(line)))
 		}
 		if t != nil {
 			c.trouble(max(i, 0), t)
-			return c.res, nil
+			return c.res
 		}
 		if i >= 0 {
 			c.answer(i, &a)
 		}
 	}
-	return c.res, nil
+	return c.res
 }
 
 // Broken returns why the driver can no longer be used, or nil.
@@ -74,14 +104,14 @@ func (d *Driver) header() traces.Header {
 }
 
 // parseAnswer reads line as the answer with id want.
-func (d *Driver) parseAnswer(line []byte, a *Answer, want int64, what string) *Trouble {
+func (d *Driver) parseAnswer(line []byte, a *Answer, want int64, what func() string) *Trouble {
 	if err := d.parse.parse(line, a); err != nil {
 		d.kill()
-		return d.trouble(TroubleProtocol, fmt.Sprintf("while waiting for %s it wrote %s, which is not an answer: %v", what, clip(line), err))
+		return d.trouble(TroubleProtocol, fmt.Sprintf("while waiting for %s it wrote %s, which is not an answer: %v", what(), clip(line), err))
 	}
 	if a.ID != want {
 		d.kill()
-		return d.trouble(TroubleProtocol, fmt.Sprintf("while waiting for %s it answered id %d, a call it was not given", what, a.ID))
+		return d.trouble(TroubleProtocol, fmt.Sprintf("while waiting for %s it answered id %d, a call it was not given", what(), a.ID))
 	}
 	return nil
 }

@@ -115,6 +115,61 @@ type Options struct {
 	Found func(*Finding)
 }
 
+// Stream runs the programs next gives, each lowered (see Lower) and run
+// on the driver, and hands each one's run to got, in order, until next
+// says there are no more or got returns false. It keeps two programs in
+// flight: the next is lowered and sent while the driver answers the one
+// before, so that the harness and the driver work at once and the pipe's
+// round trip is paid once per program at most. A program whose run broke
+// the driver is handed to got like any other; if got goes on, the driver
+// is started again and the program sent after it is sent again.
+func (r *Runner) Stream(next func() (properties.Program, bool), got func(made properties.Program, res *Result) bool) error {
+	type flight struct {
+		made  properties.Program
+		calls []Call
+		b     *batch
+	}
+	send := func(f *flight) error {
+		if err := r.ensure(); err != nil {
+			return err
+		}
+		var err error
+		f.b, err = r.d.send(f.calls)
+		return err
+	}
+	var prev *flight
+	for {
+		var cur *flight
+		if p, ok := next(); ok {
+			cur = &flight{}
+			cur.made, cur.calls = Lower(p, r.offers)
+			if prev == nil || r.d.broken == nil {
+				if err := send(cur); err != nil {
+					return err
+				}
+			}
+		}
+		if prev != nil {
+			res := r.d.receive(prev.b)
+			if !got(prev.made, res) {
+				if cur != nil && cur.b != nil && r.d.broken == nil {
+					r.d.receive(cur.b) // drain: its answers are not wanted
+				}
+				return nil
+			}
+			if cur != nil && (cur.b == nil || r.d.broken != nil) { // sent to a driver that broke
+				if err := send(cur); err != nil {
+					return err
+				}
+			}
+		}
+		if cur == nil {
+			return nil
+		}
+		prev = cur
+	}
+}
+
 // Search runs programs generated from opts.Seed on the driver, each
 // checked against the model, and shrinks each failure on the driver. It
 // returns the findings (at most one unless opts.Restart) and how many
@@ -127,32 +182,46 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x746c636865636b)) // as properties.Search
 	start := time.Now()
 	var found []*Finding
-	n := 0
-	for more(n) {
-		p := properties.Generate(rng)
-		n++
-		made, res, err := r.RunProgram(p)
-		if err != nil {
-			return found, n, err
-		}
-		if res.Failure == nil {
-			continue
+	generated, judged := 0, 0
+	for {
+		var failed *Result
+		var failedP properties.Program
+		err := r.Stream(func() (properties.Program, bool) {
+			if !more(generated) {
+				return properties.Program{}, false
+			}
+			generated++
+			return properties.Generate(rng), true
+		}, func(made properties.Program, res *Result) bool {
+			judged++
+			if res.Failure != nil {
+				failed, failedP = res, made
+				return false
+			}
+			return true
+		})
+		if err != nil || failed == nil {
+			return found, judged, err
 		}
 		took := time.Since(start)
-		f, err := r.Shrink(made, res.Failure, opts)
+		f, err := r.Shrink(failedP, failed.Failure, opts)
 		if err != nil {
-			return found, n, err
+			return found, judged, err
 		}
-		f.Seed, f.Index, f.Duration = opts.Seed, n, took
+		f.Seed, f.Index, f.Duration = opts.Seed, judged, took
 		found = append(found, f)
 		if opts.Found != nil {
 			opts.Found(f)
 		}
-		if !opts.Restart || !res.Failure.Trouble() {
-			return found, n, nil
+		if !opts.Restart || !failed.Failure.Trouble() {
+			return found, judged, nil
+		}
+		generated = judged // the program in flight behind the failure was not judged: run it again
+		rng = rand.New(rand.NewPCG(opts.Seed, 0x746c636865636b))
+		for range judged {
+			properties.Generate(rng)
 		}
 	}
-	return found, n, nil
 }
 
 // Shrink returns the smallest program it finds that fails on the driver
