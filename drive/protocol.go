@@ -124,11 +124,11 @@ func (c *Call) appendJSON(b []byte, id int64) []byte {
 	if f&cHandle != 0 {
 		num("handle", c.Handle)
 	}
-	if f&cTarget != 0 {
-		num("target", c.Target)
-	}
 	if f&cName != 0 {
 		str("name", c.Name)
+	}
+	if f&cTarget != 0 {
+		num("target", c.Target)
 	}
 	if f&cSlots != 0 {
 		num("slots", c.Slots)
