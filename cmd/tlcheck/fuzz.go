@@ -48,7 +48,8 @@ see below.
 
 Exit status: 0 no failure found, 1 a failure found (trace printed, and
 written unless the error says otherwise), 2 bad usage or an unusable --out.
-`
+
+` + fuzzExecUsage
 
 // fuzzOptions are fuzz's flags.
 type fuzzOptions struct {
@@ -64,7 +65,7 @@ func runFuzz(e *env, args []string) int {
 		return runFuzzExec(e, args)
 	}
 	opts, err := parseFuzzArgs(args)
-	if code, ok := badFlags(e, "fuzz", fuzzUsage+"\n"+fuzzExecUsage, err); !ok {
+	if code, ok := badFlags(e, "fuzz", fuzzUsage, err); !ok {
 		return code
 	}
 	cfg := impl.Config{}

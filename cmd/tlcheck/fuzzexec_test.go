@@ -77,12 +77,12 @@ func TestFuzzExecUsage(t *testing.T) {
 
 func TestSplitWords(t *testing.T) {
 	for in, want := range map[string][]string{
-		`./drv -x`:                  {"./drv", "-x"},
-		`'a b' "c \"d\"" e\ f`:      {"a b", `c "d"`, "e f"},
-		`  spaced   out  `:          {"spaced", "out"},
-		`python3 -c 'print("hi")'`:  {"python3", "-c", `print("hi")`},
-		`x''`:                       {"x"},
-		`''`:                        {""},
+		`./drv -x`:                 {"./drv", "-x"},
+		`'a b' "c \"d\"" e\ f`:     {"a b", `c "d"`, "e f"},
+		`  spaced   out  `:         {"spaced", "out"},
+		`python3 -c 'print("hi")'`: {"python3", "-c", `print("hi")`},
+		`x''`:                      {"x"},
+		`''`:                       {""},
 	} {
 		got, err := splitWords(in)
 		if err != nil || !slices.Equal(got, want) {
