@@ -248,6 +248,11 @@ type Answer struct {
 	Kinds   []traces.Kind // optional: the violation kinds the runtime names for a refusal
 }
 
+// maxAnswerEvents bounds the events of one answer: a call frees at most
+// what the program made (a few hundred objects), so more is not a runtime
+// at work but a driver gone wrong, and the harness will not hold it.
+const maxAnswerEvents = 1 << 14
+
 // answerParser reads answer lines, reusing its event decoder and the
 // answer's event slice.
 type answerParser struct {
@@ -286,6 +291,9 @@ func (p *answerParser) parse(line []byte, a *Answer) error {
 					return err
 				}
 				n := len(a.Events)
+				if n == maxAnswerEvents {
+					return fmt.Errorf("more than %d events", maxAnswerEvents)
+				}
 				a.Events = slices.Grow(a.Events, 1)[:n+1]
 				ev := &a.Events[n]
 				ev.Fields = ev.Fields[:0]

@@ -82,3 +82,20 @@ func TestRingKeepsTheLast(t *testing.T) {
 		t.Errorf("got %q (%d kept), want %q", got, r.Kept(), want)
 	}
 }
+
+func TestParseAnswerBoundsEvents(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"id":1,"outcome":"done","events":[`)
+	for i := range maxAnswerEvents + 1 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"op":"free","addr":"0x10"}`)
+	}
+	b.WriteString(`]}`)
+	var p answerParser
+	var a Answer
+	if err := p.parse([]byte(b.String()), &a); err == nil || !strings.Contains(err.Error(), "more than 16384 events") {
+		t.Errorf("an answer of %d events: %v", maxAnswerEvents+1, err)
+	}
+}

@@ -56,6 +56,10 @@ func (d *Driver) send(calls []Call) (*batch, error) {
 	return bt, nil
 }
 
+// maxProgramEvents bounds the events of one program's answers, which the
+// harness holds until the program ends (see maxAnswerEvents).
+const maxProgramEvents = 1 << 16
+
 // receive reads and checks the answers to a batch sent.
 func (d *Driver) receive(bt *batch) *Result {
 	c := &d.check
@@ -76,6 +80,10 @@ func (d *Driver) receive(bt *batch) *Result {
 		line, t := d.readLine(what)
 		if t == nil {
 			t = d.parseAnswer(line, &a, id, what)
+		}
+		if t == nil && len(c.res.Trace)+len(a.Events) > maxProgramEvents {
+			d.kill()
+			t = d.trouble(TroubleProtocol, fmt.Sprintf("more than %d events in one program, at %s", maxProgramEvents, what()))
 		}
 		if t == nil && i < 0 && (a.Refused || len(a.Events) > 0) {
 			t = d.trouble(TroubleProtocol, fmt.Sprintf("the answer to the reset, %s, has events or a refusal", clip(line)))

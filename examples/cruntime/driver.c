@@ -170,7 +170,7 @@ static int number(uint64_t *u) {
 static int skip(void) { /* any value, for fields this driver does not use */
     ws();
     if (*p == '"') {
-        char tmp[MAX_LINE > 4096 ? 4096 : MAX_LINE];
+        char tmp[4096];
         return string(tmp, sizeof tmp);
     }
     if (*p == '[' || *p == '{') {
