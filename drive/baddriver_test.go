@@ -112,3 +112,31 @@ func runWithTimeout(t *testing.T, d *drive.Driver, calls []drive.Call, timeout t
 		return nil, nil
 	}
 }
+
+// TestRestart: a driver that crashes is a finding, shrunk by starting it
+// again for each candidate; with Restart the search goes on after it.
+func TestRestart(t *testing.T) {
+	r, err := drive.NewRunner(testDriver("crash-on:param_release", 5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	found, n, err := r.Search(drive.Options{Seed: 1, Restart: true, More: func(n int) bool { return n < 30 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) < 2 {
+		t.Fatalf("%d findings in %d programs, want several", len(found), n)
+	}
+	for _, f := range found {
+		fail := f.Failure()
+		if fail.What != "exit" || !strings.Contains(fail.Stderr, "crashing on") || len(f.Result.Calls) > 4 {
+			t.Errorf("finding %v, %d calls, stderr %q; want an exit with its stderr, in at most 4 calls:\n%s",
+				fail, len(f.Result.Calls), fail.Stderr, f.Result.Listing())
+		}
+	}
+	if r.Starts() <= len(found) {
+		t.Errorf("%d starts for %d findings: shrinking and restarting start the driver again", r.Starts(), len(found))
+	}
+	t.Logf("%d findings in %d programs, %d starts; the first:\n%s", len(found), n, r.Starts(), found[0].Result.Listing())
+}

@@ -1,6 +1,8 @@
 package drive_test
 
 import (
+	"bytes"
+	"io"
 	"bufio"
 	"fmt"
 	"os"
@@ -63,6 +65,13 @@ func serveAs(kind string) int {
 			return 1
 		}
 		return 0
+	case "crash-on": // impldriver, which dies when a call of op fault comes
+		needle := []byte(`"op":"` + fault + `"`)
+		if err := impldriver.Serve(crashOn{in, needle}, out, impl.Config{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
 	case "garbage": // a hello, then a line that is not JSON for every call
 		fmt.Fprint(out, hello)
 		for {
@@ -113,4 +122,20 @@ func serveAs(kind string) int {
 	}
 	fmt.Fprintln(os.Stderr, "unknown test driver", kind)
 	return 2
+}
+
+// crashOn is stdin for a driver that dies (exit 3) when input holding
+// needle arrives: a crash in the middle of a program.
+type crashOn struct {
+	r      io.Reader
+	needle []byte
+}
+
+func (c crashOn) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if bytes.Contains(p[:n], c.needle) {
+		fmt.Fprintf(os.Stderr, "driver: crashing on %s\n", c.needle)
+		os.Exit(3)
+	}
+	return n, err
 }

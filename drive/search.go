@@ -121,8 +121,10 @@ type Options struct {
 // flight: the next is lowered and sent while the driver answers the one
 // before, so that the harness and the driver work at once and the pipe's
 // round trip is paid once per program at most. A program whose run broke
-// the driver is handed to got like any other; if got goes on, the driver
-// is started again and the program sent after it is sent again.
+// the driver while the next was in flight is run again alone, on the
+// driver started again, so that a crash is blamed on the program that
+// caused it; a program whose run broke the driver is handed to got like
+// any other, and if got goes on, the program after it is sent again.
 func (r *Runner) Stream(next func() (properties.Program, bool), got func(made properties.Program, res *Result) bool) error {
 	type flight struct {
 		made  properties.Program
@@ -151,6 +153,16 @@ func (r *Runner) Stream(next func() (properties.Program, bool), got func(made pr
 		}
 		if prev != nil {
 			res := r.d.receive(prev.b)
+			if res.Failure != nil && res.Failure.Trouble() && cur != nil && cur.b != nil {
+				// The driver broke with the next program sent too: the
+				// crash may be the next one's (a driver may not have
+				// flushed the answers before it). Run this one alone.
+				cur.b = nil
+				var err error
+				if res, err = r.Run(prev.calls); err != nil {
+					return err
+				}
+			}
 			if !got(prev.made, res) {
 				if cur != nil && cur.b != nil && r.d.broken == nil {
 					r.d.receive(cur.b) // drain: its answers are not wanted

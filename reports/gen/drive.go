@@ -72,9 +72,9 @@ func writeDriveReport(out string, count int, clean time.Duration) error {
 	p("")
 	p("| fault | programs | time | shrunk steps (calls) | shrink runs | failure |")
 	p("|---|---|---|---|---|---|")
-	line := regexp.MustCompile(`--- (?:PASS|FAIL): TestCRuntimeFaults/(\S+)[^\n]*\n\s+cruntime_test.go:\d+: caught at program (\d+) after (\S+), shrunk from \d+ to (\d+) steps \((\d+) calls with teardown\) in (\d+) runs: (\S+) at`)
+	line := regexp.MustCompile(`=== RUN   TestCRuntimeFaults/(\S+)\n\s+cruntime_test.go:\d+: caught at program (\d+) after (\S+), shrunk from \d+ to (\d+) steps \((\d+) calls with teardown\) in (\d+) runs: (\S+) at`)
 	rows := 0
-	for _, m := range line.FindAllSubmatch(reorder(res), -1) {
+	for _, m := range line.FindAllSubmatch(res, -1) {
 		p("| `%s` | %s | %s | %s (%s) | %s | %s |", m[1], m[2], m[3], m[4], m[5], m[6], m[7])
 		rows++
 	}
@@ -112,11 +112,4 @@ func writeDriveReport(out string, count int, clean time.Duration) error {
 	p("%s", bytes.ReplaceAll(bytes.TrimSpace(res), []byte(drv), []byte("./tlrt-driver")))
 	p("```")
 	return atomicfile.Replace(out, b.Bytes())
-}
-
-// reorder puts each subtest's log line after its PASS line, where go test
-// -v prints the log before it: the regexp reads them in that order.
-func reorder(out []byte) []byte {
-	logs := regexp.MustCompile(`(?m)^=== RUN   TestCRuntimeFaults/(\S+)\n(\s+cruntime_test.go:\d+: caught[^\n]*)\n--- (PASS|FAIL): (TestCRuntimeFaults/\S+[^\n]*)`)
-	return logs.ReplaceAll(out, []byte("--- $3: $4\n$2"))
 }
