@@ -1,10 +1,10 @@
 package drive_test
 
 import (
-	"bytes"
-	"io"
 	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
