@@ -115,6 +115,13 @@ func serveAs(kind string) int {
 		}
 		fmt.Fprintln(os.Stderr, "the last words of the flood")
 		return 1
+	case "long-line": // answers the reset with a line of 4 MiB
+		fmt.Fprint(out, hello)
+		in.ReadString('\n')
+		out.Write(bytes.Repeat([]byte("x"), 4<<20))
+		fmt.Fprintln(out)
+		time.Sleep(time.Hour)
+		return 0
 	case "no-hello":
 		fmt.Fprintln(out, `{"protocol":"something-else","version":1}`)
 		time.Sleep(time.Hour)

@@ -30,7 +30,7 @@ func Serve(in io.Reader, out io.Writer, cfg impl.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	s := server{in: bufio.NewReaderSize(in, 64<<10), out: bufio.NewWriterSize(out, 64<<10), cfg: cfg}
+	s := server{in: bufio.NewReaderSize(in, MaxLine), out: bufio.NewWriterSize(out, 64<<10), cfg: cfg}
 	s.cfg.Record = func(ev traces.Event) { s.events = append(s.events, ev) }
 	s.rt = impl.New(s.cfg)
 	if err := s.hello(); err != nil {
