@@ -273,26 +273,23 @@ func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*
 	if runErr != nil {
 		return nil, fmt.Errorf("drive: shrinking: %w", runErr)
 	}
-	// Run the smallest once more for its result: the driver's runtime is
-	// deterministic in what the protocol sees, or the finding says so.
-	made, res, err := r.RunProgram(best)
-	if err != nil {
-		return nil, fmt.Errorf("drive: shrinking: %w", err)
-	}
-	if res.Failure == nil || res.Failure.sig != failure.sig {
-		if best.Steps == nil || len(best.Steps) == len(p.Steps) {
-			// Nothing shrank and the program no longer fails: a flaky
-			// driver. Keep what failed first.
-			made, res, err = r.RunProgram(p)
-			if err != nil {
-				return nil, fmt.Errorf("drive: %w", err)
-			}
+	// Run the smallest once more for its result, or the original if that
+	// no longer fails: a driver's runtime is deterministic in what the
+	// protocol sees, or the finding says it is not.
+	var made properties.Program
+	var res *Result
+	for _, c := range []properties.Program{best, p} {
+		var err error
+		if made, res, err = r.RunProgram(c); err != nil {
+			return nil, fmt.Errorf("drive: shrinking: %w", err)
 		}
-		if res.Failure == nil {
-			res.Failure = failure
-			failure.Message += " (the driver did not fail again when the program was run again: it is not deterministic)"
+		if res.Failure != nil && res.Failure.sig == failure.sig {
+			f.Program, f.Result = made, res
+			return f, nil
 		}
 	}
+	failure.Message += " (the driver did not fail so again when the program was run again: it is not deterministic)"
+	res.Failure = failure
 	f.Program, f.Result = made, res
 	return f, nil
 }
