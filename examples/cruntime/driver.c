@@ -345,7 +345,8 @@ int main(int argc, char **argv) {
         if (!strcmp(c.op, "reset")) {
             tl_destroy(rt);
             rt = tl_new(faults, on_event, NULL);
-            memset(handles, 0, nhandles * sizeof *handles);
+            if (handles)
+                memset(handles, 0, nhandles * sizeof *handles);
         } else {
             err = make(rt, &c);
         }
