@@ -65,3 +65,4 @@ build_target $m/traces FuzzReader FuzzReader
 build_target $m/traces/mtrace FuzzParseLine FuzzParseLine
 build_target $m/traces/mtrace FuzzHexDigits FuzzHexDigits
 build_target $m/traces/torchsnap FuzzReader FuzzTorchSnapshot
+build_target $m/drive FuzzCRuntime FuzzCRuntime

@@ -7,10 +7,9 @@ import (
 	"github.com/tlcheck/tlcheck/drive"
 )
 
-// The README's five lines, against the C runtime.
+// The README's property test, against the C runtime (its fuzz target is
+// FuzzCRuntime, in a file of its own for ClusterFuzzLite).
 func TestCRuntimeGoTest(t *testing.T) { drive.Test(t, buildCDriver(t)) }
-
-func FuzzCRuntime(f *testing.F) { drive.Fuzz(f, buildCDriver(f)) }
 
 // Test fails, with the shrunk calls, on a runtime with a fault.
 func TestGoTestFails(t *testing.T) {
