@@ -103,7 +103,7 @@ func (c *checker) addr(h int) traces.Addr {
 }
 
 // answer takes the driver's answer to call i.
-func (c *checker) answer(i int, a *Answer) {
+func (c *checker) answer(i int, a *answerLine) {
 	call := &c.res.Calls[i]
 	out := Outcome{Event: -1, Events: len(a.Events), Refused: a.Refused, Message: a.Message}
 	if len(a.Kinds) > 0 {

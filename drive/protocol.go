@@ -238,9 +238,9 @@ func fieldNames(f callField) string {
 	return fmt.Sprint(out)
 }
 
-// Answer is the driver's line for one call: what its runtime recorded and
+// answerLine is the driver's line for one call: what its runtime recorded and
 // whether it did the call or refused it.
-type Answer struct {
+type answerLine struct {
 	ID      int64
 	Events  []traces.Event
 	Refused bool
@@ -260,11 +260,11 @@ type answerParser struct {
 }
 
 // parse reads line into a, whose Events it reuses.
-func (p *answerParser) parse(line []byte, a *Answer) error {
+func (p *answerParser) parse(line []byte, a *answerLine) error {
 	if p.dec == nil {
 		p.dec = traces.NewEventDecoder()
 	}
-	*a = Answer{ID: -1, Events: a.Events[:0], Kinds: a.Kinds[:0]}
+	*a = answerLine{ID: -1, Events: a.Events[:0], Kinds: a.Kinds[:0]}
 	s := scanner{b: line}
 	outcome := ""
 	err := s.object(func(key []byte) error {
