@@ -111,7 +111,8 @@ type Options struct {
 	// (default 2000); ShrinkTime bounds its time (default 30s).
 	ShrinkRuns int
 	ShrinkTime time.Duration
-	// Found, if set, is told of each finding as it is made.
+	// Found, if set, is handed each finding as it is made, and Search
+	// keeps none: a long search with Restart holds no more than one.
 	Found func(*Finding)
 }
 
@@ -184,8 +185,8 @@ func (r *Runner) Stream(next func() (properties.Program, bool), got func(made pr
 
 // Search runs programs generated from opts.Seed on the driver, each
 // checked against the model, and shrinks each failure on the driver. It
-// returns the findings (at most one unless opts.Restart) and how many
-// programs ran. The same seed gives the same programs.
+// returns the findings (at most one unless opts.Restart; none if
+// opts.Found takes them) and how many programs ran. The same seed gives the same programs.
 func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 	more := opts.More
 	if more == nil {
@@ -221,9 +222,10 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 			return found, judged, err
 		}
 		f.Seed, f.Index, f.Duration = opts.Seed, judged, took
-		found = append(found, f)
 		if opts.Found != nil {
-			opts.Found(f)
+			opts.Found(f) // the caller keeps what it wants: a long search holds none
+		} else {
+			found = append(found, f)
 		}
 		if !opts.Restart || !failed.Failure.Trouble() {
 			return found, judged, nil

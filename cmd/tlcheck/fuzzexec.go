@@ -118,8 +118,8 @@ func runFuzzExec(e *env, args []string) int {
 	}
 	start := time.Now()
 	prog := newProgress(e, start)
-	code := exitClean
-	found, n, err := r.Search(drive.Options{
+	code, found := exitClean, 0
+	_, n, err := r.Search(drive.Options{
 		Seed:    opts.seed,
 		Restart: opts.restart,
 		More: func(n int) bool {
@@ -128,20 +128,20 @@ func runFuzzExec(e *env, args []string) int {
 		},
 		Found: func(f *drive.Finding) {
 			prog.done()
-			code = exitViolation
+			code, found = exitViolation, found+1
 			showFinding(e, f, opts)
 		},
 	})
 	prog.done()
 	elapsed := time.Since(start)
-	if cerr := r.Close(); cerr != nil && err == nil && len(found) == 0 {
+	if cerr := r.Close(); cerr != nil && err == nil && found == 0 {
 		err = cerr // a driver that misbehaved at the end is a finding too
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
 		return max(code, exitViolation)
 	}
-	if len(found) == 0 {
+	if found == 0 {
 		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d programs on %s in %s (%.0f programs/s), seed %d: no failure\n",
 			n, describeDriver(r.Hello(), opts.line), elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), opts.seed)
 	}
