@@ -18,9 +18,13 @@ type Config struct {
 	Command []string
 	// Env, where set, is the driver's environment (os.Environ() else).
 	Env []string
-	// CallTimeout bounds the wait for each answer (and for the hello):
-	// a driver that takes longer has hung. Default 2s.
+	// CallTimeout bounds the wait for each answer: a driver that takes
+	// longer has hung. Default 2s.
 	CallTimeout time.Duration
+	// StartTimeout bounds the wait for the hello, which may come after a
+	// slow start (a JIT, a large binary, a loaded machine). Default 10s,
+	// and never less than CallTimeout.
+	StartTimeout time.Duration
 	// MaxLine bounds an answer's length; a longer line is not the
 	// protocol. Default 1 MiB.
 	MaxLine int
@@ -33,6 +37,10 @@ func (c Config) withDefaults() Config {
 	if c.CallTimeout <= 0 {
 		c.CallTimeout = 2 * time.Second
 	}
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = 10 * time.Second
+	}
+	c.StartTimeout = max(c.StartTimeout, c.CallTimeout)
 	if c.MaxLine <= 0 {
 		c.MaxLine = 1 << 20
 	}
@@ -128,7 +136,7 @@ func Start(cfg Config) (*Driver, error) {
 		d.waitErr = d.cmd.Wait()
 		close(d.exited)
 	}()
-	line, t := d.readLine(func() string { return "its hello" })
+	line, t := d.readLineWithin(cfg.StartTimeout, func() string { return "its hello" })
 	if t != nil {
 		t.Kind = TroubleStart
 		d.kill()
@@ -206,7 +214,11 @@ func (d *Driver) trouble(kind TroubleKind, what string) *Trouble {
 // readLine reads the next line of the driver's stdout within the call
 // timeout. On EOF it waits a moment for the exit status, for the message.
 func (d *Driver) readLine(what func() string) ([]byte, *Trouble) {
-	line, err := d.out.line(d.cfg.CallTimeout)
+	return d.readLineWithin(d.cfg.CallTimeout, what)
+}
+
+func (d *Driver) readLineWithin(timeout time.Duration, what func() string) ([]byte, *Trouble) {
+	line, err := d.out.line(timeout)
 	if err == nil {
 		return line, nil
 	}
@@ -216,7 +228,7 @@ func (d *Driver) readLine(what func() string) ([]byte, *Trouble) {
 		return line, nil
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		d.kill()
-		return nil, d.trouble(TroubleTimeout, fmt.Sprintf("no answer within %v while waiting for %s", d.cfg.CallTimeout, waitingFor))
+		return nil, d.trouble(TroubleTimeout, fmt.Sprintf("no answer within %v while waiting for %s", timeout, waitingFor))
 	case errors.Is(err, errLineTooLong):
 		d.kill()
 		return nil, d.trouble(TroubleProtocol, fmt.Sprintf("a line longer than %d bytes while waiting for %s", d.cfg.MaxLine, waitingFor))
