@@ -1,6 +1,7 @@
 package drive_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,9 @@ func TestImplDriverFaults(t *testing.T) {
 			}
 			if len(found) == 0 {
 				t.Fatalf("not caught in %d programs (10 s)", n)
+			}
+			if !strings.Contains(found[0].Failure().Stderr, "impldriver: serving") {
+				t.Errorf("the finding does not show the driver's stderr: %q", found[0].Failure().Stderr)
 			}
 			if steps := len(found[0].Program.Steps); steps > 8 {
 				t.Errorf("shrunk to %d steps, want at most 8:\n%s", steps, found[0].Result.Listing())

@@ -56,6 +56,7 @@ func serveAs(kind string) int {
 	hello := fmt.Sprintf(`{"protocol":%q,"version":1,"layers":[2],"source":"bad driver %s"}`+"\n", drive.ProtocolName, name)
 	switch name {
 	case "impl":
+		fmt.Fprintln(os.Stderr, "impldriver: serving") // every finding shows the driver's stderr
 		var cfg impl.Config
 		if fault != "" {
 			cfg.Faults = []impl.Fault{impl.Fault(fault)}

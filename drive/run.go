@@ -96,6 +96,9 @@ func (d *Driver) receive(bt *batch) *Result {
 			c.answer(i, &a)
 		}
 	}
+	if f := c.res.Failure; f != nil {
+		f.Stderr = d.stderr.String() // shown with every finding, not only a crash's
+	}
 	return c.res
 }
 
