@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 // Config says how to start and talk to a driver.
@@ -58,7 +60,7 @@ type Driver struct {
 	out     lineReader
 	stderr  *ring
 	hello   Hello
-	offers  map[string]bool
+	offers  map[traces.Op]bool
 	seq     int64  // ids sent so far
 	wbuf    []byte // the batch being written
 	parse   answerParser
@@ -146,10 +148,7 @@ func Start(cfg Config) (*Driver, error) {
 		d.kill()
 		return nil, d.trouble(TroubleStart, fmt.Sprintf("its first line %s is not a hello: %v", clip(line), err))
 	}
-	d.offers = map[string]bool{}
-	for op := range d.hello.offers() {
-		d.offers[op.String()] = true
-	}
+	d.offers = d.hello.offers()
 	return d, nil
 }
 

@@ -37,7 +37,7 @@ func (d *Driver) send(calls []Call) (*batch, error) {
 		return nil, fmt.Errorf("drive: the driver is broken: %w", d.broken)
 	}
 	for i := range calls {
-		if !d.offers[calls[i].Op.String()] {
+		if !d.offers[calls[i].Op] {
 			return nil, fmt.Errorf("drive: call %d: the driver does not take %v (its hello offers %v)", i, calls[i].Op, d.hello.Calls)
 		}
 	}
