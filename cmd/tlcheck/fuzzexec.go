@@ -196,12 +196,14 @@ func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
 		return exitInput
 	}
 	res, err := r.Run(calls)
-	if cerr := r.Close(); err == nil && res != nil && res.Failure == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err != nil { // calls the driver does not take
+		r.Close()
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay %s: %v\n", opts.replay, err)
-		return exitViolation
+		return exitInput
+	}
+	if cerr := r.Close(); cerr != nil && res.Failure == nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay %s: %v\n", opts.replay, cerr)
+		return exitViolation // a driver that misbehaved at the end is a finding
 	}
 	fmt.Fprintf(e.stdout, "%s", res.Listing())
 	if fail := res.Failure; fail != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -53,6 +54,13 @@ func TestFuzzExec(t *testing.T) {
 	}
 	if code, rout, rerr := tlcheck(false, "fuzz", "--exec", line, "--replay", calls); code != exitClean {
 		t.Errorf("--replay on the clean runtime: exit %d, want 0\n%s%s", code, rout, rerr)
+	}
+	layer3 := filepath.Join(t.TempDir(), "frames.calls.jsonl")
+	if err := os.WriteFile(layer3, []byte(`{"op":"fn_enter","slots":1}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, rout, rerr := tlcheck(false, "fuzz", "--exec", line, "--replay", layer3); code != exitInput || !strings.Contains(rerr, "does not take fn_enter") {
+		t.Errorf("--replay of a call the driver does not take: exit %d, want 2\n%s%s", code, rout, rerr)
 	}
 }
 
