@@ -1,7 +1,6 @@
 package drive
 
 import (
-	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/properties"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -12,7 +11,7 @@ import (
 // The program names objects by position among those alive (properties.Ref);
 // the protocol names them by handle. Lower resolves the positions by running
 // the program against package impl's Runtime, without faults, with the
-// model (properties.Run): a correct runtime is alive exactly where that one
+// model (properties.Resolve): a correct runtime is alive exactly where that one
 // is, and a driver whose runtime is not gets the same calls, as a program's
 // code would make them whatever its runtime did. The calls end with the
 // teardown a well-behaved caller makes (frames and scopes exited, params
@@ -22,7 +21,7 @@ func Lower(p properties.Program, offers map[traces.Op]bool) (properties.Program,
 	if offers != nil {
 		p = filter(p, offers)
 	}
-	r, _ := properties.Run(p, impl.Config{})
+	r := properties.Resolve(p)
 	made := properties.Program{Steps: make([]properties.Step, len(p.Steps))}
 	handles := map[traces.Addr]int{} // the newest handle given to each address
 	calls := make([]Call, 0, len(r.Calls))
