@@ -45,6 +45,7 @@ type Failure struct {
 	sig string
 }
 
+// Error reads "premature-free at call 2: ...".
 func (f *Failure) Error() string {
 	return fmt.Sprintf("%s at call %d: %s", f.What, f.Call, f.Message)
 }

@@ -89,6 +89,7 @@ type Trouble struct {
 	Stderr string // the last bytes the driver wrote to stderr
 }
 
+// Error reads "driver timeout: no answer within 2s ...", then the last stderr.
 func (t *Trouble) Error() string {
 	msg := fmt.Sprintf("driver %s: %s", t.Kind, t.What)
 	if t.Stderr != "" {
