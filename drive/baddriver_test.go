@@ -121,7 +121,7 @@ func runWithTimeout(t *testing.T, d *drive.Driver, calls []drive.Call, timeout t
 // TestRestart: a driver that crashes is a finding, shrunk by starting it
 // again for each candidate; with Restart the search goes on after it.
 func TestRestart(t *testing.T) {
-	r, err := drive.NewRunner(testDriver("crash-on:param_release", 5*time.Second))
+	r, err := drive.NewRunner(testDriver("crash-on:param_release", hangTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ var cBuild struct {
 }
 
 func cDriver(bin string, faults string) drive.Config {
-	return drive.Config{Command: []string{bin, "--faults=" + faults}, CallTimeout: 5 * time.Second}
+	return drive.Config{Command: []string{bin, "--faults=" + faults}, CallTimeout: hangTimeout}
 }
 
 // TestCRuntimeClean: the C runtime without faults passes generated

@@ -10,7 +10,7 @@ import (
 )
 
 func TestImplDriverClean(t *testing.T) {
-	r, err := drive.NewRunner(testDriver("impl", 5*time.Second))
+	r, err := drive.NewRunner(testDriver("impl", hangTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestImplDriverFaults(t *testing.T) {
 			continue
 		}
 		t.Run(string(f.Name), func(t *testing.T) {
-			r, err := drive.NewRunner(testDriver("impl:"+string(f.Name), 5*time.Second))
+			r, err := drive.NewRunner(testDriver("impl:"+string(f.Name), hangTimeout))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,7 +20,7 @@ import (
 //	func TestRuntime(t *testing.T) { drive.Test(t, "./myrt-driver") }
 func Test(t testing.TB, command ...string) {
 	t.Helper()
-	r, err := NewRunner(Config{Command: command})
+	r, err := NewRunner(Config{Command: command, CallTimeout: testCallTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func Fuzz(f *testing.F, command ...string) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if r == nil {
 			var err error
-			if r, err = NewRunner(Config{Command: command}); err != nil {
+			if r, err = NewRunner(Config{Command: command, CallTimeout: testCallTimeout}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -78,6 +78,10 @@ func Fuzz(f *testing.F, command ...string) {
 		}
 	})
 }
+
+// testCallTimeout is Test's and Fuzz's call timeout: longer than the
+// command's, as test machines are often loaded, and still a bound.
+const testCallTimeout = 10 * time.Second
 
 // report writes a finding for a test's failure message.
 func report(f *Finding) string {

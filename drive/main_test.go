@@ -20,6 +20,10 @@ import (
 // tests start drivers without building anything.
 const driverEnv = "TLCHECK_TEST_DRIVER"
 
+// hangTimeout is the call timeout of tests that do not test timeouts: long,
+// so that a loaded machine never passes for a hung driver.
+const hangTimeout = 30 * time.Second
+
 // buildDir holds what the tests build (the C driver), for the process.
 var buildDir string
 
