@@ -15,7 +15,8 @@ import (
 // -short) from a fixed seed, checking each against the model, and fails
 // with the first failure, shrunk, its calls listed as a calls file that
 // `tlcheck fuzz --exec CMD --replay FILE` runs again. A driver that cannot
-// be started fails the test.
+// be started fails the test, and so does one that crashes, or hangs on a
+// call for 10 s.
 //
 //	func TestRuntime(t *testing.T) { drive.Test(t, "./myrt-driver") }
 func Test(t testing.TB, command ...string) {
