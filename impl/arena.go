@@ -121,7 +121,7 @@ func (r *Runtime) FnEnter(slots int) error {
 // fault can skip the frame, as TensorLogic's codegen did before commit
 // 3e006db. A method's frame is left with FnExit.
 func (r *Runtime) MethodEnter(slots int) error {
-	if r.faults.has(fMethodWithoutFrame) && slots >= 0 && slots <= MaxSlots {
+	if r.HasFault(FaultMethodWithoutFrame) && slots >= 0 && slots <= MaxSlots {
 		return nil // the bug: no frame, and so nothing to record
 	}
 	return r.FnEnter(slots)
@@ -188,7 +188,7 @@ func (r *Runtime) ArenaGet(slot int, size uint64, v string) (traces.Addr, error)
 				return 0, err
 			}
 		}
-		if old.addr != 0 && r.faults.has(fArenaGrowFreesOld) {
+		if old.addr != 0 && r.HasFault(FaultArenaGrowFreesOld) {
 			f.freed = append(f.freed, span{old.addr, old.cap})
 		}
 		*s = slotBuf{addr, need}

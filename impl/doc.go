@@ -82,12 +82,13 @@
 //
 // Config.Faults switches on faults from Catalog, each a bug from the
 // TensorLogic runtime's history with the shortest call sequence that shows
-// it; see faults.go for the table. Catalog is the one home of every
-// fault, whichever package it breaks: the code built on a Runtime (the
-// lowering of impl/lang, the autograd engine of impl/autograd) asks
-// HasFault for its own (Engine EngineSource, EngineAutograd), and Config
-// refuses those of the GPU pool and the registry, which have no Runtime
-// to break.
+// it. A fault is one row (FaultInfo), declared with DeclareFault by the
+// package whose code it breaks: this package the runtime's own
+// (faultrows.go), impl/lang, impl/autograd, impl/gpu and impl/registry
+// theirs. The code built on a Runtime (the lowering of impl/lang, the
+// autograd engine of impl/autograd) asks HasFault for its own (Engine
+// EngineSource, EngineAutograd), and Config refuses those of the GPU pool
+// and the registry, which have no Runtime to break.
 //
 // A Runtime is not safe for concurrent use.
 package impl

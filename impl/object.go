@@ -7,7 +7,7 @@ import "github.com/tlcheck/tlcheck/traces"
 // With no scope open the object is still made (the recorded alloc says
 // so) but has no record, and the call returns its address with a misuse.
 func (r *Runtime) Alloc(size uint64) (traces.Addr, error) {
-	if size == 0 && !r.faults.has(fZSTAllocates) {
+	if size == 0 && !r.HasFault(FaultZSTAllocates) {
 		r.emit(traces.Event{Op: traces.OpAlloc})
 		return 0, nil
 	}
@@ -29,7 +29,7 @@ func (r *Runtime) Alloc(size uint64) (traces.Addr, error) {
 // whose fields are all NULL (zero-sized too) is NULL; size 0 with a
 // non-NULL field is a misuse.
 func (r *Runtime) StructInit(size uint64, fields []traces.Addr) (traces.Addr, error) {
-	if size == 0 && (holdsObject(fields) || !r.faults.has(fZSTAllocates)) {
+	if size == 0 && (holdsObject(fields) || !r.HasFault(FaultZSTAllocates)) {
 		r.emit(traces.Event{Op: traces.OpStructInit, Fields: r.copyFields(fields)})
 		if holdsObject(fields) {
 			return 0, &Error{Kind: traces.Misuse, Op: traces.OpStructInit,
@@ -67,7 +67,7 @@ func (r *Runtime) StructInit(size uint64, fields []traces.Addr) (traces.Addr, er
 		// block to the struct, which only the heap-double-handout fault
 		// does; then the field's object is gone.
 		if fb := r.heap.lookup(f.addr); fb != nil && fb.live && fb.gen == f.gen {
-			if !r.faults.has(fStructInitNoAcquire) {
+			if !r.HasFault(FaultStructInitNoAcquire) {
 				fb.count++
 			}
 			b.fields = append(b.fields, f)
@@ -118,7 +118,7 @@ func (r *Runtime) newObject(size uint64) (traces.Addr, *block, error) {
 			return 0, nil, err
 		}
 	}
-	if b.records > 0 && !r.faults.has(fStaleRecordNotPurged) {
+	if b.records > 0 && !r.HasFault(FaultStaleRecordNotPurged) {
 		r.purge(a, b)
 	}
 	b.count = 1
@@ -148,7 +148,7 @@ func (r *Runtime) object(op traces.Op, a traces.Addr, name string) *block {
 // release drops one reference to the live object at a, which dies at 0.
 func (r *Runtime) release(op traces.Op, a traces.Addr, b *block) {
 	b.count--
-	if b.count == 0 && !r.faults.has(fReleaseIgnoresZero) {
+	if b.count == 0 && !r.HasFault(FaultReleaseIgnoresZero) {
 		r.die(op, a, b)
 	}
 }
@@ -171,12 +171,12 @@ func (r *Runtime) die(op traces.Op, a traces.Addr, b *block) {
 	if b.isStruct {
 		fields := b.fields
 		b.fields = b.fields[:0]
-		if !r.faults.has(fStructDeathNoFieldRelease) {
+		if !r.HasFault(FaultStructDeathNoFieldRelease) {
 			for _, f := range fields {
 				r.releaseRef(op, "", f, "a field of the dying struct is already freed")
 			}
 		}
-		if r.faults.has(fStructDeathFieldsOnly) {
+		if r.HasFault(FaultStructDeathFieldsOnly) {
 			return
 		}
 	}

@@ -21,7 +21,7 @@ func (r *Runtime) ParamRegister(name string, a traces.Addr) error {
 		return r.errs.take()
 	}
 	old, had := r.params[name]
-	if had && r.faults.has(fParamReregisterReleaseFirst) {
+	if had && r.HasFault(FaultParamReregisterReleaseFirst) {
 		r.releaseRef(traces.OpParamRegister, name, old, "the object the name held is already freed")
 		had = false
 		if b = r.object(traces.OpParamRegister, a, name); b == nil {
@@ -29,11 +29,11 @@ func (r *Runtime) ParamRegister(name string, a traces.Addr) error {
 			return r.errs.take()
 		}
 	}
-	if !r.faults.has(fParamRegisterNoAcquire) {
+	if !r.HasFault(FaultParamRegisterNoAcquire) {
 		b.count++
 	}
 	r.params[name] = ref{a, b.gen}
-	if had && !r.faults.has(fParamReregisterNoRelease) {
+	if had && !r.HasFault(FaultParamReregisterNoRelease) {
 		r.releaseRef(traces.OpParamRegister, name, old, "the object the name held is already freed")
 	}
 	return r.errs.take()

@@ -16,7 +16,7 @@ var poolTriggers = map[impl.Fault]struct {
 	run  func(faults []impl.Fault) string
 	want string // the faulty run's observation
 }{
-	impl.FaultPoolDuplicateFreeEntry: {func(fs []impl.Fault) string {
+	gpu.FaultPoolDuplicateFreeEntry: {func(fs []impl.Fault) string {
 		p, _ := gpu.NewPersistent(gpu.NewDevice(64<<20, nil), gpu.PersistentOptions{Faults: fs})
 		k := gpu.Key{Elements: 256, DType: gpu.F32}
 		a, _ := p.Acquire(k)
@@ -26,7 +26,7 @@ var poolTriggers = map[impl.Fault]struct {
 		c, _ := p.Acquire(k)
 		return fmt.Sprintf("second release refused: %v; b==c: %v", err != nil, b == c)
 	}, "second release refused: false; b==c: true"},
-	impl.FaultPoolKeyNeverMatches: {func(fs []impl.Fault) string {
+	gpu.FaultPoolKeyNeverMatches: {func(fs []impl.Fault) string {
 		p, _ := gpu.NewPersistent(gpu.NewDevice(64<<20, nil), gpu.PersistentOptions{Faults: fs})
 		k := gpu.Key{Elements: 256, DType: gpu.F32}
 		a, _ := p.Acquire(k)
@@ -34,7 +34,7 @@ var poolTriggers = map[impl.Fault]struct {
 		b, _ := p.Acquire(k)
 		return fmt.Sprintf("reused: %v; hits %d", a == b, p.Stats().Hits)
 	}, "reused: false; hits 0"},
-	impl.FaultPoolSplitRemainderLost: {func(fs []impl.Fault) string {
+	gpu.FaultPoolSplitRemainderLost: {func(fs []impl.Fault) string {
 		dev := gpu.NewDevice(64<<20, nil)
 		c, _ := gpu.NewCaching(dev, gpu.CachingOptions{Faults: fs})
 		a, _ := c.Malloc(512, 0)
@@ -42,7 +42,7 @@ var poolTriggers = map[impl.Fault]struct {
 		c.EmptyCache()
 		return fmt.Sprintf("reserved after empty_cache: %d", dev.Used())
 	}, "reserved after empty_cache: 2097152"},
-	impl.FaultPoolFreeNoMerge: {func(fs []impl.Fault) string {
+	gpu.FaultPoolFreeNoMerge: {func(fs []impl.Fault) string {
 		c, _ := gpu.NewCaching(gpu.NewDevice(20<<20, nil), gpu.CachingOptions{Faults: fs})
 		a, _ := c.Malloc(2<<20, 0)
 		b, _ := c.Malloc(2<<20, 0)
@@ -50,7 +50,7 @@ var poolTriggers = map[impl.Fault]struct {
 		_, err := c.Malloc(20<<20, 0)
 		return fmt.Sprintf("out of memory: %v", err != nil)
 	}, "out of memory: true"},
-	impl.FaultPoolStatsDrift: {func(fs []impl.Fault) string {
+	gpu.FaultPoolStatsDrift: {func(fs []impl.Fault) string {
 		c, _ := gpu.NewCaching(gpu.NewDevice(64<<20, nil), gpu.CachingOptions{Faults: fs})
 		a, _ := c.Malloc(1000, 0)
 		_ = c.Free(a)

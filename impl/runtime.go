@@ -70,8 +70,8 @@ func New(cfg Config) *Runtime {
 		faults: faults,
 		record: cfg.Record,
 	}
-	r.heap.twice = faults.has(fHeapDoubleHandout)
-	r.heap.zstOn = faults.has(fZSTAllocates)
+	r.heap.twice = r.HasFault(FaultHeapDoubleHandout)
+	r.heap.zstOn = r.HasFault(FaultZSTAllocates)
 	return r
 }
 

@@ -32,7 +32,7 @@ func (r *Runtime) ScopeExit() error {
 	recs := r.scopes[r.depth]
 	for k := range recs {
 		i := len(recs) - 1 - k
-		if r.faults.has(fScopeExitOldestFirst) {
+		if r.HasFault(FaultScopeExitOldestFirst) {
 			i = k
 		}
 		rec := recs[i]
@@ -44,7 +44,7 @@ func (r *Runtime) ScopeExit() error {
 		switch {
 		case r.names(rec, b):
 			r.release(traces.OpScopeExit, rec.addr, b)
-		case r.faults.has(fScopeExitReleasesDead) && !b.live && b.gen == rec.gen:
+		case r.HasFault(FaultScopeExitReleasesDead) && !b.live && b.gen == rec.gen:
 			// The bug frees the dead object's block again; the heap
 			// ignores the second free, the trace shows it.
 			r.heap.free(rec.addr, b)
@@ -69,12 +69,12 @@ func (r *Runtime) Register(a traces.Addr) error {
 	if b == nil {
 		return r.errs.take()
 	}
-	if r.faults.has(fRegisterCountsNoRecord) && b.records > 0 {
+	if r.HasFault(FaultRegisterCountsNoRecord) && b.records > 0 {
 		b.count++
 		return nil
 	}
 	r.push(a, b)
-	if r.faults.has(fRegisterDuplicatesRecord) {
+	if r.HasFault(FaultRegisterDuplicatesRecord) {
 		r.push(a, b)
 	}
 	return nil
@@ -93,16 +93,16 @@ func (r *Runtime) Unregister(a traces.Addr) error {
 	if b == nil {
 		return r.errs.take()
 	}
-	if b.isStruct && r.faults.has(fStructUnregisterNone) {
+	if b.isStruct && r.HasFault(FaultStructUnregisterNone) {
 		return nil
 	}
 	if !r.unrecord(a, b) {
 		return &Error{Kind: traces.Misuse, Op: traces.OpUnregister, Addr: a, Msg: "the object has no record in any open scope"}
 	}
-	if b.isStruct && r.faults.has(fStructUnregisterDeep) {
+	if b.isStruct && r.HasFault(FaultStructUnregisterDeep) {
 		r.unrecordFields(b)
 	}
-	if r.faults.has(fUnregisterReleases) {
+	if r.HasFault(FaultUnregisterReleases) {
 		r.release(traces.OpUnregister, a, b)
 	}
 	return r.errs.take()
@@ -127,7 +127,7 @@ func (r *Runtime) push(a traces.Addr, b *block) {
 // of the generation the record was made for. The stale-record fault keeps
 // records by address alone, so there any live object at the address will do.
 func (r *Runtime) names(rec ref, b *block) bool {
-	return b.live && (rec.gen == b.gen || r.faults.has(fStaleRecordNotPurged))
+	return b.live && (rec.gen == b.gen || r.HasFault(FaultStaleRecordNotPurged))
 }
 
 // unrecord removes the newest record naming the object at a and reports
@@ -136,7 +136,7 @@ func (r *Runtime) unrecord(a traces.Addr, b *block) bool {
 	if b.records == 0 {
 		return false
 	}
-	if r.faults.has(fUnregisterOldestRecord) {
+	if r.HasFault(FaultUnregisterOldestRecord) {
 		for s := 0; s < r.depth; s++ {
 			for i, rec := range r.scopes[s] {
 				if rec.addr == a && r.names(rec, b) {

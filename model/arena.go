@@ -64,7 +64,7 @@ func (f *frame) binding(name string) *binding {
 	return nil
 }
 
-func (c *Checker) fnEnter(slots int) {
+func (c *Checker) fnEnter(op traces.Op, slots int) {
 	n := len(c.frames)
 	if n < cap(c.frames) {
 		c.frames = c.frames[:n+1] // reuse the popped frame's arrays
@@ -76,10 +76,10 @@ func (c *Checker) fnEnter(slots int) {
 	f.slots, f.bufs, f.vars, f.sparse = f.slots[:0], f.bufs[:0], f.vars[:0], nil
 }
 
-func (c *Checker) fnExit() {
+func (c *Checker) fnExit(op traces.Op) {
 	n := len(c.frames)
 	if n == 0 {
-		c.misuse(traces.OpFnExit, 0, nil, "No function frame")
+		c.misuse(op, 0, nil, "No function frame")
 		return
 	}
 	f := &c.frames[n-1]

@@ -29,13 +29,13 @@ func (s *savedVar) alive() bool {
 }
 
 // save records a saved tensor of the live object at a.
-func (c *Checker) save(name string, a traces.Addr, data bool) {
+func (c *Checker) save(op traces.Op, name string, a traces.Addr, data bool) {
 	if s, ok := c.saved[name]; ok && !s.unsaved {
-		c.misuse(traces.OpSave, a, s.t, "saved tensor "+strconv.Quote(name)+" is already saved and not unsaved",
+		c.misuse(op, a, s.t, "saved tensor "+strconv.Quote(name)+" is already saved and not unsaved",
 			s.made.related("saved"))
 		return
 	}
-	t := c.lookup(traces.OpSave, a, objectMask)
+	t := c.lookup(op, a)
 	if t == nil {
 		return
 	}
@@ -46,10 +46,10 @@ func (c *Checker) save(name string, a traces.Addr, data bool) {
 }
 
 // unpack checks a saved tensor as backward reads it.
-func (c *Checker) unpack(name string) {
-	s := c.usable(traces.OpUnpack, name)
+func (c *Checker) unpack(op traces.Op, name string) {
+	s := c.usable(op, name)
 	if s != nil && !s.data && heldVersion(s.t) != s.version {
-		c.report(traces.SavedModified, s.t.addr(), s.t, traces.OpUnpack.String()+": saved tensor "+strconv.Quote(name)+" of "+
+		c.report(traces.SavedModified, s.t.addr(), s.t, op.String()+": saved tensor "+strconv.Quote(name)+" of "+
 			s.t.String()+heldPhrase(s.t)+"; it was saved at version "+
 			strconv.Itoa(s.version), s.made.related("saved"))
 	}
@@ -118,12 +118,12 @@ func (c *Checker) wroteInto(t *thing) {
 // snapshot makes the live object at a a snapshot of saved tensor name's
 // storage. The object is looked up first, so that a dead one is only a
 // use-after-free.
-func (c *Checker) snapshot(name string, a traces.Addr) {
-	t := c.lookup(traces.OpSnapshot, a, objectMask)
+func (c *Checker) snapshot(op traces.Op, name string, a traces.Addr) {
+	t := c.lookup(op, a)
 	if t == nil {
 		return
 	}
-	s := c.usable(traces.OpSnapshot, name)
+	s := c.usable(op, name)
 	if s == nil {
 		return
 	}
@@ -132,29 +132,29 @@ func (c *Checker) snapshot(name string, a traces.Addr) {
 
 // restore checks a saved tensor read from the snapshot at a: a snapshot
 // of its storage, at its saved version.
-func (c *Checker) restore(name string, a traces.Addr) {
-	t := c.lookup(traces.OpRestore, a, objectMask)
+func (c *Checker) restore(op traces.Op, name string, a traces.Addr) {
+	t := c.lookup(op, a)
 	if t == nil {
 		return
 	}
-	s := c.usable(traces.OpRestore, name)
+	s := c.usable(op, name)
 	if s == nil {
 		return
 	}
 	sn := t.ext().snap
 	switch {
 	case sn == nil:
-		c.misuse(traces.OpRestore, a, t, t.String()+" is not a snapshot (no snapshot event made it one)")
+		c.misuse(op, a, t, t.String()+" is not a snapshot (no snapshot event made it one)")
 	case sn.of != s.t || sn.ofID != s.id:
-		c.misuse(traces.OpRestore, a, t, t.String()+" is a snapshot of saved tensor "+strconv.Quote(sn.name)+"'s storage, "+
+		c.misuse(op, a, t, t.String()+" is a snapshot of saved tensor "+strconv.Quote(sn.name)+"'s storage, "+
 			"not of "+strconv.Quote(name)+"'s ("+s.t.String()+")", sn.made.related("snapshot taken"), s.made.related("saved"))
 	case !s.data && sn.written != nil:
-		c.report(traces.SavedModified, a, t, traces.OpRestore.String()+": saved tensor "+strconv.Quote(name)+" of "+
+		c.report(traces.SavedModified, a, t, op.String()+": saved tensor "+strconv.Quote(name)+" of "+
 			s.t.String()+" from the snapshot "+t.String()+", which was written at "+sn.written.at()+
 			" after it was taken: it no longer holds version "+strconv.Itoa(sn.version),
 			s.made.related("saved"), sn.made.related("snapshot taken"), sn.written.related("snapshot written"))
 	case !s.data && sn.version != s.version:
-		c.report(traces.SavedModified, a, t, traces.OpRestore.String()+": saved tensor "+strconv.Quote(name)+" of "+
+		c.report(traces.SavedModified, a, t, op.String()+": saved tensor "+strconv.Quote(name)+" of "+
 			s.t.String()+" was saved at version "+strconv.Itoa(s.version)+"; the snapshot "+t.String()+
 			" holds version "+strconv.Itoa(sn.version), s.made.related("saved"), sn.made.related("snapshot taken"))
 	}
@@ -162,21 +162,21 @@ func (c *Checker) restore(name string, a traces.Addr) {
 
 // recompute puts the values of saved tensor name's version back into
 // its storage: a runtime computed them again from the node's inputs.
-func (c *Checker) recompute(name string) {
-	if s := c.usable(traces.OpRecompute, name); s != nil && !s.data {
+func (c *Checker) recompute(op traces.Op, name string) {
+	if s := c.usable(op, name); s != nil && !s.data {
 		s.t.ext().holds = s.version + 1
 	}
 }
 
 // unsave ends a saved tensor. The record stays, marked, so that a later
 // unpack is told from a name never saved; a save of the name replaces it.
-func (c *Checker) unsave(name string) {
+func (c *Checker) unsave(op traces.Op, name string) {
 	s, ok := c.saved[name]
 	switch {
 	case !ok:
-		c.misuse(traces.OpUnsave, 0, nil, "no tensor was saved as "+strconv.Quote(name))
+		c.misuse(op, 0, nil, "no tensor was saved as "+strconv.Quote(name))
 	case s.unsaved:
-		c.report(traces.DoubleFree, s.t.addr(), s.t, traces.OpUnsave.String()+": saved tensor "+strconv.Quote(name)+
+		c.report(traces.DoubleFree, s.t.addr(), s.t, op.String()+": saved tensor "+strconv.Quote(name)+
 			" was unsaved at "+s.gone.at(), s.made.related("saved"), s.gone.related("unsaved"))
 	default:
 		s.unsaved, s.gone = true, c.here
@@ -185,21 +185,21 @@ func (c *Checker) unsave(name string) {
 
 // bump counts an in-place op on the live object at a. On a leaf that
 // requires grad it is a misuse, unless grad mode was off.
-func (c *Checker) bump(a traces.Addr, kind string) {
-	t := c.lookup(traces.OpBump, a, objectMask)
+func (c *Checker) bump(op traces.Op, a traces.Addr, kind string) {
+	t := c.lookup(op, a)
 	if t == nil {
 		return
 	}
 	t.ext().version++
 	t.ext().holds = 0
 	if t.ext().leafGrad && kind != "no_grad" {
-		c.misuse(traces.OpBump, a, t, "a leaf Variable that requires grad is being used in an in-place operation: "+t.String())
+		c.misuse(op, a, t, "a leaf Variable that requires grad is being used in an in-place operation: "+t.String())
 	}
 }
 
 // leafGrad marks the live object at a as a leaf's storage that requires grad.
-func (c *Checker) leafGrad(a traces.Addr) {
-	if t := c.lookup(traces.OpLeafGrad, a, objectMask); t != nil {
+func (c *Checker) leafGrad(op traces.Op, a traces.Addr) {
+	if t := c.lookup(op, a); t != nil {
 		t.ext().leafGrad = true
 	}
 }

@@ -61,7 +61,7 @@ func BenchmarkStep(b *testing.B) {
 				var after runtime.MemStats
 				runtime.GC()
 				runtime.ReadMemStats(&after)
-				things, _ := c.idx.Size(heapSpace.index())
+				things, _ := c.mem.ix.Size(heapSpace.index())
 				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(things), "B/thing")
 				runtime.KeepAlive(c)
 			}

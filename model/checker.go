@@ -5,7 +5,6 @@ import (
 	"io"
 	"sync"
 
-	"github.com/tlcheck/tlcheck/model/internal/index"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -17,7 +16,7 @@ import (
 type Checker struct {
 	effects bool
 
-	idx    *things    // the things remembered, by address, in each space
+	mem    memory     // the things remembered, by address, in each space
 	wheres whereTable // lines and sites of things' events, shared
 	nlive  int        // live and due things
 	scopes []scope
@@ -50,15 +49,15 @@ type Checker struct {
 	callOp   traces.Op
 	out      []traces.Violation
 	order    *orderer // Replay's: where violations go instead of out
-	found    []hit    // buffer: what an allocation's range meets
-	met      []*thing // buffer: the live things among them of its class
+	watch    *Watch   // the hooks views hear lives by; nil: none
+	born     *thing   // watched: the thing the event made, told of after it
 	work     []*thing
 	stateBuf []*thing // State's scratch: the live objects, by id
 }
 
 // New returns a Checker for a trace with header h.
 func New(h traces.Header) *Checker {
-	c := &Checker{idx: index.New[thing](indexConfig()), wheres: newWhereTable(), params: make(map[string]param)}
+	c := &Checker{mem: newMemory(), wheres: newWhereTable(), params: make(map[string]param)}
 	c.Reset(h)
 	return c
 }
@@ -74,11 +73,11 @@ func New(h traces.Header) *Checker {
 // one's.
 func (c *Checker) Reset(h traces.Header) {
 	keep := Checker{
-		idx: c.idx, wheres: c.wheres,
+		mem: c.mem, wheres: c.wheres,
 		scopes: c.scopes[:0], frames: c.frames[:0],
 		params: c.params, saved: c.saved,
 		due: c.due[:0], stale: c.stale[:0],
-		out: c.out[:0], found: c.found[:0], met: c.met[:0], work: c.work[:0], stateBuf: c.stateBuf[:0],
+		out: c.out[:0], work: c.work[:0], stateBuf: c.stateBuf[:0],
 	}
 	for i := range c.frames {
 		c.frames[i].empty() // an open frame's arrays, as fnExit leaves a popped one's
@@ -86,7 +85,7 @@ func (c *Checker) Reset(h traces.Header) {
 	*c = keep // every field not kept is zero
 	c.effects = h.Effects
 	c.call = hist{event: -1}
-	c.idx.Reset()
+	c.mem.reset()
 	c.wheres.reset()
 	clear(c.params)
 	clear(c.saved)
@@ -105,10 +104,16 @@ func (c *Checker) Step(ev *traces.Event, pos traces.Pos) ([]traces.Violation, er
 	c.events++
 	c.pos = pos
 	c.here, c.hereW = hist{event: pos.Event, line: pos.Line, site: ev.Site}, nil
+	if c.watch != nil && c.watch.Event != nil {
+		c.watch.Event(ev, pos)
+	}
 	if ev.Op != traces.OpFree {
 		c.settle()
 	}
 	err := c.dispatch(ev)
+	if c.born != nil {
+		c.watchBorn()
+	}
 	if ev.Op != traces.OpFree {
 		c.call, c.callOp = c.here, ev.Op
 	}
@@ -126,57 +131,57 @@ func (c *Checker) dispatch(ev *traces.Event) error {
 	case traces.OpRead, traces.OpWrite:
 		c.access(ev)
 	case traces.OpScopeEnter:
-		c.scopeEnter()
+		c.scopeEnter(ev.Op)
 	case traces.OpScopeExit:
-		c.scopeExit()
+		c.scopeExit(ev.Op)
 	case traces.OpAlloc, traces.OpStructInit:
 		c.alloc(ev)
 	case traces.OpAcquire:
-		c.acquire(ev.Addr)
+		c.acquire(ev.Op, ev.Addr)
 	case traces.OpRelease:
-		c.releaseOp(ev.Addr)
+		c.releaseOp(ev.Op, ev.Addr)
 	case traces.OpRegister:
-		c.register(ev.Addr)
+		c.register(ev.Op, ev.Addr)
 	case traces.OpUnregister:
-		c.unregister(ev.Addr)
+		c.unregister(ev.Op, ev.Addr)
 	case traces.OpParamRegister:
-		c.paramRegister(ev.Name, ev.Addr)
+		c.paramRegister(ev.Op, ev.Name, ev.Addr)
 	case traces.OpParamRelease:
-		c.paramRelease(ev.Name)
+		c.paramRelease(ev.Op, ev.Name)
 	case traces.OpEnd:
-		c.end()
+		c.end(ev.Op)
 	case traces.OpFnEnter:
-		c.fnEnter(ev.Slots)
+		c.fnEnter(ev.Op, ev.Slots)
 	case traces.OpFnExit:
-		c.fnExit()
+		c.fnExit(ev.Op)
 	case traces.OpArenaGet:
 		c.arenaGet(ev)
 	case traces.OpDevMalloc:
-		c.devMalloc(ev.Addr, ev.Size)
+		c.devMalloc(ev.Op, ev.Addr, ev.Size)
 	case traces.OpDevFree:
-		c.devFree(ev.Addr)
+		c.devFree(ev.Op, ev.Addr)
 	case traces.OpPoolGet:
-		c.poolGet(ev.Addr, ev.Size)
+		c.poolGet(ev.Op, ev.Addr, ev.Size)
 	case traces.OpPoolPut:
-		c.poolPut(ev.Addr)
+		c.poolPut(ev.Op, ev.Addr)
 	case traces.OpRecordStream:
-		c.recordStream(ev.Addr)
+		c.recordStream(ev.Op, ev.Addr)
 	case traces.OpSave:
-		c.save(ev.Name, ev.Addr, ev.Kind == "data")
+		c.save(ev.Op, ev.Name, ev.Addr, ev.Kind == "data")
 	case traces.OpUnpack:
-		c.unpack(ev.Name)
+		c.unpack(ev.Op, ev.Name)
 	case traces.OpUnsave:
-		c.unsave(ev.Name)
+		c.unsave(ev.Op, ev.Name)
 	case traces.OpBump:
-		c.bump(ev.Addr, ev.Kind)
+		c.bump(ev.Op, ev.Addr, ev.Kind)
 	case traces.OpLeafGrad:
-		c.leafGrad(ev.Addr)
+		c.leafGrad(ev.Op, ev.Addr)
 	case traces.OpSnapshot:
-		c.snapshot(ev.Name, ev.Addr)
+		c.snapshot(ev.Op, ev.Name, ev.Addr)
 	case traces.OpRestore:
-		c.restore(ev.Name, ev.Addr)
+		c.restore(ev.Op, ev.Name, ev.Addr)
 	case traces.OpRecompute:
-		c.recompute(ev.Name)
+		c.recompute(ev.Op, ev.Name)
 	default:
 		return c.inputError("op", errors.New("the model has no rule for op "+ev.Op.String()))
 	}
@@ -193,6 +198,7 @@ func (c *Checker) Close() []traces.Violation {
 	if !c.closed {
 		c.closed = true
 		c.abandon()
+		c.watchClosed()
 	}
 	return c.out
 }
@@ -241,8 +247,13 @@ func Replay(src traces.Source) (traces.Report, error) {
 // The report's Violations is nil. On an input error f has seen the
 // violations of the events before it, and the report is empty.
 func ReplayFunc(src traces.Source, f func(v traces.Violation, size uint64)) (traces.Report, error) {
+	return replayFunc(src, nil, f)
+}
+
+func replayFunc(src traces.Source, w *Watch, f func(v traces.Violation, size uint64)) (traces.Report, error) {
 	r := replay{c: reuse(src.Header())}
 	defer retire(r.c)
+	r.c.watch = w
 	r.c.order = &orderer{f: f}
 	if err := r.feed(src); err != nil {
 		return traces.Report{}, err
@@ -275,7 +286,7 @@ const maxSpareThings = 1 << 12
 
 // retire hands c, which its replay is done with, to spare.
 func retire(c *Checker) {
-	c.order = nil // nothing of the replay's caller is kept alive
+	c.order, c.watch = nil, nil // nothing of the replay's caller is kept alive
 	if c.made <= maxSpareThings {
 		spare.Put(c)
 	}

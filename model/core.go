@@ -3,20 +3,8 @@ package model
 import (
 	"strconv"
 
-	"github.com/tlcheck/tlcheck/model/internal/index"
 	"github.com/tlcheck/tlcheck/traces"
 )
-
-// span returns the range an allocation of size bytes at a owns,
-// [a, a+max(size,1)), clamped at the top of the space.
-func span(a traces.Addr, size uint64) (lo, hi uint64) { return index.Span(uint64(a), size) }
-
-// things is the model's index of things by address (package index: the
-// tuned one, or with the build tag naiveindex the naive one).
-type things = index.Index[thing, *thing]
-
-// hit is a thing an index's range query found.
-type hit = index.Hit[thing]
 
 // make records a new thing of kind k at a, made by op, the current event.
 // It reports an overlap with live things of the same class, and forgets
@@ -25,26 +13,12 @@ type hit = index.Hit[thing]
 // reported and otherwise ignored, so the block keeps its size and site, as
 // glibc's mtrace script does.
 func (c *Checker) make(op traces.Op, k kind, a traces.Addr, size uint64) *thing {
-	sp := k.row().space.index()
 	lo, hi := span(a, size)
-	t := c.idx.TryReuse(sp, index.Kind(k), lo, hi, size)
-	var met []*thing // the live things of k's class the new range meets
-	if t == nil {
-		found := c.idx.Overlapping(sp, lo, hi, c.found[:0])
-		met = c.liveOfClass(found, k, c.met[:0])
-		if b := blockAt(k, lo, met); b != nil {
-			c.report(traces.Overlap, traces.Addr(lo), b, op.String()+" of "+strconv.FormatUint(size, 10)+
-				" bytes at "+traces.Addr(lo).String()+", where "+b.String()+" is still allocated; the block keeps its size and site",
-				b.madeAt().related("allocated"))
-		} else {
-			t = c.idx.Place(sp, index.Kind(k), lo, hi, size, found)
-		}
-		clear(found) // keep the buffer, holding nothing alive
-		c.found = found[:0]
-	}
-	if t == nil {
-		clear(met)
-		c.met = met[:0]
+	t, met, b := c.mem.make(k, lo, hi, size, blockAt)
+	if b != nil {
+		c.report(traces.Overlap, traces.Addr(lo), b, op.String()+" of "+strconv.FormatUint(size, 10)+
+			" bytes at "+traces.Addr(lo).String()+", where "+b.String()+" is still allocated; the block keeps its size and site",
+			b.madeAt().related("allocated"))
 		return nil
 	}
 	// Number the new thing and count it live.
@@ -56,23 +30,13 @@ func (c *Checker) make(op traces.Op, k kind, a traces.Addr, size uint64) *thing 
 		c.liveBytes += size
 		c.peak = max(c.peak, c.liveBytes)
 	}
+	if c.watch != nil {
+		c.born = t // told of once the event is done with it
+	}
 	if len(met) > 0 {
 		c.reportOverlap(op, t, met)
-		clear(met)
-		c.met = met[:0]
 	}
 	return t
-}
-
-// liveOfClass appends to out the live things among found of k's overlap
-// class, and returns out.
-func (c *Checker) liveOfClass(found []hit, k kind, out []*thing) []*thing {
-	for i := range found {
-		if h := &found[i]; !h.Dead && kind(h.Kind).row().class == k.row().class {
-			out = append(out, h.Thing)
-		}
-	}
-	return out
 }
 
 // blockAt returns, for a new block at lo, the live block among met that
@@ -116,9 +80,10 @@ func (c *Checker) kill(t *thing, at hist) {
 		w = c.wheres.of(at)
 	}
 	t.Died, t.diedWhere = at.event+1, w
-	if row := t.kind().row(); row.keep == lean { // the index reads other kinds' deaths from the thing
-		c.idx.Died(row.space.index(), t)
+	if c.watch != nil {
+		c.watchDied(t, at.event)
 	}
+	c.mem.died(t)
 	c.nlive--
 	if t.kind().counted() {
 		c.liveBytes -= t.Size
@@ -137,30 +102,21 @@ func (c *Checker) hereWhere() *where {
 	return c.hereW
 }
 
-// freeLiveBlock is a free's fast path: where the index can tell from its
-// entries alone that a live block starts at a, it records the block's
-// death and says its size, so the block is only written to, and
-// freeLiveBlock does the rest of kill and reports true. Else it returns
-// the block or object that starts at a (see lookup), and false.
-func (c *Checker) freeLiveBlock(a traces.Addr) (*thing, bool) {
-	t, size, killed := c.idx.KillLiveAt(heapSpace.index(), uint64(a), index.Kind(kBlock), freeable)
-	if !killed {
-		return t, false
-	}
-	t.Died, t.diedWhere = c.here.event+1, c.hereWhere()
-	c.nlive--
-	c.liveBytes -= size
-	return nil, true
+// lookup resolves the address op names to the live thing that starts
+// there, of a kind its row in the op table names (traces.Op.Names; see
+// opMasks). It returns nil (having reported why) when there is none, and
+// nil without a report for NULL, which names nothing.
+func (c *Checker) lookup(op traces.Op, a traces.Addr) *thing {
+	return c.resolve(op, a, opMasks[op])
 }
 
-// lookup resolves the address op names to the live thing of a kind in mask
-// that starts there. It returns nil (having reported why) when there is
-// none, and nil without a report for NULL, which names nothing.
-func (c *Checker) lookup(op traces.Op, a traces.Addr, mask kindMask) *thing {
+// resolve is lookup for a thing of a kind in mask: struct_init's fields,
+// which its row does not describe (its addr makes the struct).
+func (c *Checker) resolve(op traces.Op, a traces.Addr, mask kindMask) *thing {
 	if a == 0 {
 		return nil
 	}
-	t := c.idx.StartingAt(spaceOf(mask).index(), uint64(a), mask)
+	t := c.mem.at(a, mask)
 	switch {
 	case t == nil:
 		c.nowhere(op, a, mask)

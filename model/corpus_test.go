@@ -162,6 +162,65 @@ func TestCorpusCoversEveryOp(t *testing.T) {
 	}
 }
 
+// TestCorpusShowsEveryOpsFree demands, for each op whose row says it
+// names things, a clean corpus trace that has it and a trace in which it
+// is a use-after-free or a double-free (the op on a thing already dead),
+// so that a new op's rule is pinned on both sides of a life's end.
+func TestCorpusShowsEveryOpsFree(t *testing.T) {
+	clean, dead := map[traces.Op]bool{}, map[traces.Op]bool{}
+	for _, f := range loadCorpus(t) {
+		var ops []traces.Op
+		r, err := traces.NewReader(bytes.NewReader(f.trace))
+		if err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		for ev := range events(t, f.name, r) {
+			ops = append(ops, ev.Op)
+		}
+		rep := replayBytes(t, f.trace)
+		if len(rep.Violations) == 0 {
+			for _, op := range ops {
+				clean[op] = true
+			}
+		}
+		for _, v := range rep.Violations {
+			if (v.Kind == traces.UseAfterFree || v.Kind == traces.DoubleFree) && v.Event < len(ops) {
+				dead[ops[v.Event]] = true
+			}
+		}
+	}
+	for _, op := range traces.Ops() {
+		if op.Names() == 0 {
+			continue
+		}
+		if !clean[op] {
+			t.Errorf("op %s: no clean corpus trace has it (add clean-NAME.jsonl and its .want to traces/testdata/corpus)", op)
+		}
+		if !dead[op] {
+			t.Errorf("op %s: no corpus trace shows it on a dead thing (add use-after-free-NAME.jsonl or double-free-NAME.jsonl and its .want)", op)
+		}
+	}
+}
+
+// events yields the events r reads, failing t on a read error.
+func events(t *testing.T, name string, r *traces.Reader) func(func(traces.Event) bool) {
+	return func(yield func(traces.Event) bool) {
+		var ev traces.Event
+		for {
+			err := r.Next(&ev)
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !yield(ev) {
+				return
+			}
+		}
+	}
+}
+
 // lender lends events from a Reader, reusing one event as a read-ahead
 // buffer would, so that Replay takes its Lend path.
 type lender struct {

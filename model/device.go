@@ -5,16 +5,16 @@ import "github.com/tlcheck/tlcheck/traces"
 // Layer 4: device segments and the pool that hands out blocks inside them.
 
 // devMalloc reserves a segment. NULL is a failed cudaMalloc.
-func (c *Checker) devMalloc(a traces.Addr, size uint64) {
+func (c *Checker) devMalloc(op traces.Op, a traces.Addr, size uint64) {
 	if a != 0 {
-		c.make(traces.OpDevMalloc, kSegment, a, size)
+		c.make(op, kSegment, a, size)
 	}
 }
 
 // devFree returns a segment. Pool blocks still handed out from it die with
 // it (their memory is gone), so a later use or put of one is reported.
-func (c *Checker) devFree(a traces.Addr) {
-	t := c.lookup(traces.OpDevFree, a, segmentMask)
+func (c *Checker) devFree(op traces.Op, a traces.Addr) {
+	t := c.lookup(op, a)
 	if t == nil {
 		return
 	}
@@ -22,26 +22,23 @@ func (c *Checker) devFree(a traces.Addr) {
 	if t.x == nil || t.x.poolLive == 0 {
 		return
 	}
-	found := c.idx.Overlapping(deviceSpace.index(), t.Lo, t.hi(), c.found[:0])
-	for _, h := range found {
-		if p := h.Thing; kind(h.Kind) == kPool && p.state() == live && p.x != nil && p.x.seg == t {
+	for _, p := range c.mem.liveWithin(kPool, t.Lo, t.hi()) {
+		if p.x != nil && p.x.seg == t {
 			c.kill(p, c.here)
 		}
 	}
-	clear(found) // keep the buffer, holding nothing alive
-	c.found = found[:0]
 }
 
 // poolGet hands out a pool block, which must lie inside a live segment.
 // The block is made in any case, taking the runtime's word, so that its
 // put is checked too.
-func (c *Checker) poolGet(a traces.Addr, size uint64) {
+func (c *Checker) poolGet(op traces.Op, a traces.Addr, size uint64) {
 	if a == 0 {
 		return
 	}
 	lo, hi := span(a, size)
-	seg := c.idx.Containing(deviceSpace.index(), lo, segmentMask)
-	what := func() string { return traces.OpPoolGet.String() + " of " + a.String() } // only for a report
+	seg := c.mem.inside(deviceSpace, lo, kSegment.mask())
+	what := func() string { return op.String() + " of " + a.String() } // only for a report
 	switch {
 	case seg == nil:
 		c.report(traces.InvalidAddress, a, nil, what()+": the pool block lies outside every device segment")
@@ -53,7 +50,7 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 		c.report(traces.InvalidAddress, a, seg, what()+": the pool block runs past the end of "+seg.String(),
 			seg.madeAt().related("allocated"))
 	}
-	t := c.make(traces.OpPoolGet, kPool, a, size)
+	t := c.make(op, kPool, a, size)
 	if seg != nil && seg.state() == live {
 		t.ext().seg = seg
 		seg.ext().poolLive++
@@ -64,13 +61,13 @@ func (c *Checker) poolGet(a traces.Addr, size uint64) {
 // model checks only that it names a live pool block; the stream is for the
 // stream-ordering rules to come (a block may not be reused before the
 // streams that use it are done).
-func (c *Checker) recordStream(a traces.Addr) {
-	c.lookup(traces.OpRecordStream, a, poolMask)
+func (c *Checker) recordStream(op traces.Op, a traces.Addr) {
+	c.lookup(op, a)
 }
 
 // poolPut puts a pool block back.
-func (c *Checker) poolPut(a traces.Addr) {
-	if t := c.lookup(traces.OpPoolPut, a, poolMask); t != nil {
+func (c *Checker) poolPut(op traces.Op, a traces.Addr) {
+	if t := c.lookup(op, a); t != nil {
 		c.kill(t, c.here)
 	}
 }

@@ -13,6 +13,13 @@
 // [Checker.Reset] readies one for the next trace, as new but for the
 // memory it keeps.
 //
+// A view (a timeline, a profile, a plot) watches the model rather than
+// reading the trace again: a [Watch] set on a Checker, or given to
+// [ReplayWatched], hears of each thing born and dead, each due free missed
+// or freed late, and what is live when the trace closes, as the rules
+// decide it ([Thing] is a life as a view sees it). Unwatched, the hooks
+// cost a nil check at each birth and death.
+//
 // # Identity and memory
 //
 // Everything a trace makes — heap block, managed object, arena buffer,

@@ -48,6 +48,9 @@ func (c *Checker) settleSome() {
 		c.missed.Objects++
 		c.missed.Bytes += t.Size
 		t.x.missed = true
+		if c.watch != nil {
+			c.watchMissed(t)
+		}
 		c.kill(t, z) // it died with that call, as far as the model knows
 	}
 	clear(c.due)
@@ -71,6 +74,9 @@ func (c *Checker) freeObject(op traces.Op, t *thing) {
 		t.x.missed = false
 		c.missed.Objects--
 		c.missed.Bytes -= t.Size
+		if c.watch != nil {
+			c.watchFreedLate(t)
+		}
 		return
 	case t.state() == dead:
 		c.reportNotLive(op, t)

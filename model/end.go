@@ -15,7 +15,7 @@ const maxOpenRelated = 8
 // then a leak for each live thing that nothing still holds, in the order
 // made. Every live thing is counted as leaked or as still reachable. Only
 // the first end checks; the trace counts as complete from then on.
-func (c *Checker) end() {
+func (c *Checker) end(op traces.Op) {
 	if c.ended {
 		return
 	}
@@ -26,14 +26,14 @@ func (c *Checker) end() {
 		for _, s := range c.scopes[:min(n, maxOpenRelated)] {
 			rel = append(rel, s.enter.related("scope entered"))
 		}
-		c.misuse(traces.OpEnd, 0, nil, plural(n, "scope")+" still open at end (the outermost entered at "+c.scopes[0].enter.at()+")", rel...)
+		c.misuse(op, 0, nil, plural(n, "scope")+" still open at end (the outermost entered at "+c.scopes[0].enter.at()+")", rel...)
 	}
 	if n := len(c.frames); n > 0 {
 		rel := make([]traces.Related, 0, min(n, maxOpenRelated))
 		for _, f := range c.frames[:min(n, maxOpenRelated)] {
 			rel = append(rel, f.enter.related("frame entered"))
 		}
-		c.misuse(traces.OpEnd, 0, nil, plural(n, "function frame")+" still open at end (the outermost entered at "+c.frames[0].enter.at()+")", rel...)
+		c.misuse(op, 0, nil, plural(n, "function frame")+" still open at end (the outermost entered at "+c.frames[0].enter.at()+")", rel...)
 	}
 	c.markHeld()
 	for _, t := range c.liveThings() {
@@ -79,8 +79,7 @@ func leakMessage(t *thing) string {
 // liveThings returns the live (and due) things in the order made.
 func (c *Checker) liveThings() []*thing {
 	ts := make([]*thing, 0, c.nlive)
-	ts = c.idx.Live(heapSpace.index(), ts)
-	ts = c.idx.Live(deviceSpace.index(), ts)
+	ts = c.mem.live(ts)
 	slices.SortFunc(ts, func(a, b *thing) int { return a.id() - b.id() })
 	return ts
 }
@@ -142,10 +141,8 @@ func (c *Checker) StateInto(st *traces.State) {
 	if scopes == nil {
 		scopes = make([][]traces.Addr, 0, len(c.scopes))
 	}
-	// The index lists the objects it remembers (pinned things) apart, so
-	// this costs what is remembered, not the size of its tables. Objects
-	// sharing an address: the newer wins.
-	objs := c.idx.Pinned(c.stateBuf[:0])
+	// Objects sharing an address: the newer wins.
+	objs := c.mem.objects(c.stateBuf[:0])
 	objs = slices.DeleteFunc(objs, func(t *thing) bool { return t.state() != live })
 	slices.SortFunc(objs, func(a, b *thing) int { return a.id() - b.id() })
 	for _, t := range objs {

@@ -32,11 +32,11 @@ func (c *Checker) free(op traces.Op, a traces.Addr) error {
 	if a == 0 {
 		return nil
 	}
-	t, freed := c.freeLiveBlock(a)
+	t, freed := c.freeLiveBlock(op, a)
 	switch {
 	case freed: // the fast path did it all
 	case t == nil:
-		c.nowhere(op, a, freeable)
+		c.nowhere(op, a, opMasks[op])
 	case t.kind() == kObject && !c.effects:
 		return c.inputError("addr", errors.New(op.String()+" of "+t.String()+
 			": the trace frees a managed object, so its header must declare \"effects\": true"))
@@ -62,16 +62,16 @@ func (c *Checker) access(ev *traces.Event) {
 		c.report(traces.InvalidAddress, a, nil, ev.Op.String()+" of NULL")
 		return
 	}
-	sp := heapSpace.index()
+	sp := heapSpace
 	if ev.Space == traces.SpaceDevice {
-		sp = deviceSpace.index()
+		sp = deviceSpace
 	}
 	n := uint64(1)
 	if ev.HasSize {
 		n = max(ev.Size, 1)
 	}
 	lo, hi := span(a, n)
-	t := c.idx.Containing(sp, lo, anyKind)
+	t := c.mem.inside(sp, lo, anyKind)
 	if !c.accessible(ev, t, a, n) {
 		return
 	}
@@ -82,7 +82,7 @@ func (c *Checker) access(ev *traces.Event) {
 		return
 	}
 	last := hi - 1
-	if u := c.idx.Containing(sp, last, anyKind); c.accessible(ev, u, traces.Addr(last), n) && ev.Op == traces.OpWrite {
+	if u := c.mem.inside(sp, last, anyKind); c.accessible(ev, u, traces.Addr(last), n) && ev.Op == traces.OpWrite {
 		c.wroteInto(u)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/tlcheck/tlcheck/model/internal/index"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 // kind is what made a thing; its row in kinds says everything the rules
@@ -33,21 +34,24 @@ type kindRow struct {
 	atEnd    atEnd  // what a thing of the kind still live at end is
 	leak     string // "was never put back": a leak's message after the thing; "%refs" stands for an object's references
 	keep     keep   // how the index keeps things of the kind
+	// thing is the kind as the op table names it (traces.Op.Names): an
+	// op's lookup takes the kinds whose thing its row names (opMasks).
+	thing traces.Things
 }
 
 // kinds is the table of kinds, by kind.
 var kinds = [nKinds]kindRow{
 	kBlock: {noun: "block", what: "a heap block", space: heapSpace, class: heapClass, bytes: counted,
-		diedVerb: "was freed", diedWhat: "freed", atEnd: leaked, leak: "was never freed", keep: lean},
+		diedVerb: "was freed", diedWhat: "freed", atEnd: leaked, leak: "was never freed", keep: lean, thing: traces.ThingBlock},
 	kObject: {noun: "object", what: "an object", space: heapSpace, class: heapClass, bytes: counted,
 		diedVerb: "died", diedWhat: "died", atEnd: heldIfReached,
-		leak: "is still alive at end with %refs, and no parameter or open scope holds it", keep: pinned},
+		leak: "is still alive at end with %refs, and no parameter or open scope holds it", keep: pinned, thing: traces.ThingObject},
 	kArena: {noun: "arena buffer", what: "an arena buffer", space: heapSpace, class: arenaClass, bytes: counted,
-		diedVerb: "died with its frame", diedWhat: "frame exited", atEnd: held, leak: "was never freed", keep: plain},
+		diedVerb: "died with its frame", diedWhat: "frame exited", atEnd: held, leak: "was never freed", keep: plain, thing: traces.ThingArena},
 	kSegment: {noun: "device segment", what: "a device segment", space: deviceSpace, class: segmentClass, bytes: counted,
-		diedVerb: "was freed", diedWhat: "freed", atEnd: held, leak: "was never freed", keep: plain},
+		diedVerb: "was freed", diedWhat: "freed", atEnd: held, leak: "was never freed", keep: plain, thing: traces.ThingSegment},
 	kPool: {noun: "pool block", what: "a pool block", space: deviceSpace, class: poolClass, bytes: inside,
-		diedVerb: "was put back", diedWhat: "put back", atEnd: leaked, leak: "was never put back", keep: plain},
+		diedVerb: "was put back", diedWhat: "put back", atEnd: leaked, leak: "was never put back", keep: plain, thing: traces.ThingPool},
 }
 
 func (k kind) row() *kindRow { return &kinds[k] }
@@ -129,18 +133,26 @@ type kindMask = index.KindMask
 // The table must fit a kindMask.
 var _ = [1]int{}[uint64(nKinds)/index.MaxKinds]
 
-const (
-	anyKind     kindMask = 1<<nKinds - 1 // of the model's kinds
-	freeable    kindMask = 1<<kBlock | 1<<kObject
-	onlyBlock   kindMask = 1 << kBlock
-	objectMask  kindMask = 1 << kObject
-	segmentMask kindMask = 1 << kSegment
-	poolMask    kindMask = 1 << kPool
-)
+// anyKind is every kind of the model.
+const anyKind kindMask = 1<<nKinds - 1
+
+// opMasks is, by op, the kinds of thing its addr names: those whose row's
+// thing its row in the op table names. A rule looks up what its op names
+// through it (lookup), so the mask cannot be another op's.
+var opMasks = func() (m [256]kindMask) {
+	for _, op := range traces.Ops() {
+		for k := range nKinds {
+			if op.Names()&kinds[k].thing != 0 {
+				m[op] |= k.mask()
+			}
+		}
+	}
+	return m
+}()
 
 // maskWhat names what an op of several kinds wanted, as kindRow.what does
-// for one.
-var maskWhat = map[kindMask]string{freeable: "a heap block or object"}
+// for one. TestOpMasks fails for an op whose mask has no name.
+var maskWhat = map[kindMask]string{kBlock.mask() | kObject.mask(): "a heap block or object"}
 
 // spaceOf is the space of the kinds in mask, which share one
 // (TestKindRows holds the masks the ops name to that).

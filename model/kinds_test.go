@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/traces"
 	"unsafe"
 )
 
@@ -21,12 +23,38 @@ func TestKindRows(t *testing.T) {
 	if got := missingFields(broken); !slices.Equal(got, []string{"atEnd"}) {
 		t.Errorf("a row without atEnd: missingFields says %v", got)
 	}
-	// The masks the ops name each lie in one space, as lookup assumes.
-	for _, m := range []kindMask{freeable, onlyBlock, objectMask, segmentMask, poolMask} {
-		for k := range nKinds {
-			if m&k.mask() != 0 && kinds[k].space != spaceOf(m) {
-				t.Errorf("mask %b spans spaces: %q is not in space %d", m, kinds[k].noun, spaceOf(m))
+}
+
+// TestOpMasks holds the kinds each op names (opMasks, from its row's
+// Names through the kinds' thing) to what lookup needs: every kind of
+// thing an op names is some kind's row, the kinds lie in one space, and
+// the mask has a name for messages (one kind's what, or a maskWhat entry).
+func TestOpMasks(t *testing.T) {
+	for _, op := range traces.Ops() {
+		names := op.Names()
+		if names == 0 {
+			continue
+		}
+		mask := opMasks[op]
+		for th := traces.Things(1); th != 0 && th <= names; th <<= 1 {
+			if names&th == 0 {
+				continue
 			}
+			found := false
+			for k := range nKinds {
+				found = found || kinds[k].thing == th
+			}
+			if !found {
+				t.Errorf("op %s: names traces.Things %#x, which no kind's row (kinds.go) is: give the kind its thing", op, th)
+			}
+		}
+		for k := range nKinds {
+			if mask&k.mask() != 0 && kinds[k].space != spaceOf(mask) {
+				t.Errorf("op %s: names kinds in two spaces: %q is not in space %d", op, kinds[k].noun, spaceOf(mask))
+			}
+		}
+		if _, ok := maskName(mask); !ok {
+			t.Errorf("op %s: names several kinds (mask %b) that maskWhat (kinds.go) has no name for", op, mask)
 		}
 	}
 }

@@ -25,7 +25,7 @@ type param struct {
 	made hist
 }
 
-func (c *Checker) scopeEnter() {
+func (c *Checker) scopeEnter(op traces.Op) {
 	n := len(c.scopes)
 	if n < cap(c.scopes) {
 		c.scopes = c.scopes[:n+1] // reuse the popped scope's records array
@@ -46,10 +46,10 @@ func (c *Checker) scopeEnter() {
 // of a dead object does nothing; with effects it is kept until the next
 // call, since a free of its address now is a stale record acting on the
 // address's new owner.
-func (c *Checker) scopeExit() {
+func (c *Checker) scopeExit(op traces.Op) {
 	n := len(c.scopes)
 	if n == 0 {
-		c.misuse(traces.OpScopeExit, 0, nil, "no scope is open")
+		c.misuse(op, 0, nil, "no scope is open")
 		return
 	}
 	s := &c.scopes[n-1]
@@ -58,7 +58,7 @@ func (c *Checker) scopeExit() {
 		r.t.x.records--
 		switch {
 		case r.t.state() == live:
-			c.release(traces.OpScopeExit, r.t)
+			c.release(op, r.t)
 		case r.t.state() == dead && c.effects:
 			c.stale = append(c.stale, r)
 		}
@@ -92,7 +92,7 @@ func (c *Checker) alloc(ev *traces.Event) {
 	var fields []*thing
 	if isStruct {
 		for _, f := range ev.Fields {
-			if ft := c.lookup(ev.Op, f, objectMask); ft != nil {
+			if ft := c.resolve(ev.Op, f, kObject.mask()); ft != nil {
 				ft.x.count++
 				fields = append(fields, ft)
 			}
@@ -120,15 +120,15 @@ func hasField(fs []traces.Addr) bool {
 	return false
 }
 
-func (c *Checker) acquire(a traces.Addr) {
-	if t := c.lookup(traces.OpAcquire, a, objectMask); t != nil {
+func (c *Checker) acquire(op traces.Op, a traces.Addr) {
+	if t := c.lookup(op, a); t != nil {
 		t.x.count++
 	}
 }
 
-func (c *Checker) releaseOp(a traces.Addr) {
-	if t := c.lookup(traces.OpRelease, a, objectMask); t != nil {
-		c.release(traces.OpRelease, t)
+func (c *Checker) releaseOp(op traces.Op, a traces.Addr) {
+	if t := c.lookup(op, a); t != nil {
+		c.release(op, t)
 	}
 }
 
@@ -181,23 +181,23 @@ func (c *Checker) zero(op traces.Op, t *thing) {
 }
 
 // register adds a record of a live object to the top scope.
-func (c *Checker) register(a traces.Addr) {
+func (c *Checker) register(op traces.Op, a traces.Addr) {
 	if a == 0 {
 		return
 	}
 	if len(c.scopes) == 0 {
-		c.misuse(traces.OpRegister, a, nil, "no scope is open to record "+a.String()+" in")
+		c.misuse(op, a, nil, "no scope is open to record "+a.String()+" in")
 		return
 	}
-	if t := c.lookup(traces.OpRegister, a, objectMask); t != nil {
+	if t := c.lookup(op, a); t != nil {
 		c.addRecord(t)
 	}
 }
 
 // unregister removes the object's newest record, searching from the top
 // scope down; its count is unchanged (a move).
-func (c *Checker) unregister(a traces.Addr) {
-	t := c.lookup(traces.OpUnregister, a, objectMask)
+func (c *Checker) unregister(op traces.Op, a traces.Addr) {
+	t := c.lookup(op, a)
 	if t == nil {
 		return
 	}
@@ -215,14 +215,14 @@ func (c *Checker) unregister(a traces.Addr) {
 			}
 		}
 	}
-	c.misuse(traces.OpUnregister, a, t, t.String()+" has no scope record to remove", t.madeAt().related("allocated"))
+	c.misuse(op, a, t, t.String()+" has no scope record to remove", t.madeAt().related("allocated"))
 }
 
 // paramRegister acquires the object and holds it under name, releasing the
 // object the name held before (after the acquire, so re-registering the
 // same object keeps it alive).
-func (c *Checker) paramRegister(name string, a traces.Addr) {
-	t := c.lookup(traces.OpParamRegister, a, objectMask)
+func (c *Checker) paramRegister(op traces.Op, name string, a traces.Addr) {
+	t := c.lookup(op, a)
 	if t == nil {
 		return
 	}
@@ -230,18 +230,18 @@ func (c *Checker) paramRegister(name string, a traces.Addr) {
 	old, had := c.params[name]
 	c.params[name] = param{t: t, made: c.here}
 	if had {
-		c.releaseParam(traces.OpParamRegister, name, old)
+		c.releaseParam(op, name, old)
 	}
 }
 
-func (c *Checker) paramRelease(name string) {
+func (c *Checker) paramRelease(op traces.Op, name string) {
 	p, ok := c.params[name]
 	if !ok {
-		c.misuse(traces.OpParamRelease, 0, nil, "no parameter is registered as "+strconv.Quote(name))
+		c.misuse(op, 0, nil, "no parameter is registered as "+strconv.Quote(name))
 		return
 	}
 	delete(c.params, name)
-	c.releaseParam(traces.OpParamRelease, name, p)
+	c.releaseParam(op, name, p)
 }
 
 // releaseParam releases the object a parameter held, for op.

@@ -3,6 +3,7 @@ package model_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/model"
@@ -77,8 +78,16 @@ func TestOpNames(t *testing.T) {
 		}
 		for _, s := range thingSetups {
 			ev := traces.Event{Op: op, Addr: 0x1000, Name: "w"}
-			got := kindsAtLast(t, append(slices.Clone(s.make), ev))
+			vs := atLast(t, append(slices.Clone(s.make), ev))
+			got := kindsOf(vs)
 			named := names&s.thing != 0
+			for _, v := range vs {
+				// The rule reports what it serves: a rule that names another
+				// op (a copy-pasted lookup) reads "record_stream of ..." here.
+				if !strings.HasPrefix(v.Message, op.String()+" of ") && !strings.HasPrefix(v.Message, op.String()+": ") {
+					t.Errorf("op %s on a live %s: the violation does not name its op: %q", op, s.name, v.Message)
+				}
+			}
 			if bad := slices.Contains(got, traces.InvalidAddress); bad == named {
 				t.Errorf("op %s on a live %s: violations %q; its row says it names %s: %t", op, s.name, got, s.name, named)
 			}
@@ -90,21 +99,24 @@ func TestOpNames(t *testing.T) {
 				want = traces.DoubleFree
 			}
 			trace := append(append(slices.Clone(s.make), s.kill...), ev)
-			if got := kindsAtLast(t, trace); !slices.Equal(got, []traces.Kind{want}) {
+			vs = atLast(t, trace)
+			if got := kindsOf(vs); !slices.Equal(got, []traces.Kind{want}) {
 				t.Errorf("op %s on a dead %s: violations %q, want [%s] (its row: ends a life %t)", op, s.name, got, want, op.EndsLife())
+			} else if !strings.HasPrefix(vs[0].Message, op.String()+" of ") {
+				t.Errorf("op %s on a dead %s: the violation does not name its op: %q", op, s.name, vs[0].Message)
 			}
 		}
 	}
 }
 
-// kindsAtLast steps trace (with effects, in a scope, since register with
-// none is misuse) and returns the kinds of the violations its last event
-// revealed; those of earlier events fail t.
-func kindsAtLast(t *testing.T, trace []traces.Event) []traces.Kind {
+// atLast steps trace (with effects, in a scope, since register with none
+// is misuse) and returns the violations its last event revealed; those of
+// earlier events fail t.
+func atLast(t *testing.T, trace []traces.Event) []traces.Violation {
 	t.Helper()
 	c := model.New(traces.Header{Effects: true})
 	trace = append([]traces.Event{{Op: traces.OpScopeEnter}}, trace...)
-	var kinds []traces.Kind
+	var last []traces.Violation
 	for i := range trace {
 		vs, err := c.Step(&trace[i], traces.Pos{Event: i, Line: i + 2})
 		if err != nil {
@@ -114,10 +126,16 @@ func kindsAtLast(t *testing.T, trace []traces.Event) []traces.Kind {
 			t.Fatalf("event %d (%s) of the setup: %s: %s", i, trace[i].Op, vs[0].Kind, vs[0].Message)
 		}
 		if i == len(trace)-1 {
-			for _, v := range vs {
-				kinds = append(kinds, v.Kind)
-			}
+			last = slices.Clone(vs)
 		}
+	}
+	return last
+}
+
+func kindsOf(vs []traces.Violation) []traces.Kind {
+	var kinds []traces.Kind
+	for _, v := range vs {
+		kinds = append(kinds, v.Kind)
 	}
 	return kinds
 }

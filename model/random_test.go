@@ -84,7 +84,7 @@ func checkBooks(t *testing.T, c *Checker, where string) {
 	if len(things) != c.nlive || bytes != c.liveBytes || c.liveBytes > c.peak {
 		t.Fatalf("%s: %d live things of %d bytes (peak %d), books say %d of %d", where, len(things), bytes, c.peak, c.nlive, c.liveBytes)
 	}
-	if err := c.idx.Check(); err != nil {
+	if err := c.mem.ix.Check(); err != nil {
 		t.Fatalf("%s: %v", where, err)
 	}
 	for _, s := range c.scopes {

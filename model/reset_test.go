@@ -18,8 +18,8 @@ import (
 // New does. Each field in turn is set, after a trace has filled the
 // Checker's memory, to a value unlike New's; Reset must bring it back
 // (slices and maps may keep their memory, emptied). A field added to
-// Checker that Reset keeps but does not empty fails here by name. The
-// index is the one field not poked, since a poked index is no index: the
+// Checker that Reset keeps but does not empty fails here by name. Its
+// memory (the index) is the one field not poked, since a poked index is no index: the
 // index's own tests hold its Reset to a new index, and
 // TestResetChecksLikeNew holds the Checker's.
 func TestResetIsNew(t *testing.T) {
@@ -28,7 +28,7 @@ func TestResetIsNew(t *testing.T) {
 	ct := reflect.TypeFor[Checker]()
 	for i := range ct.NumField() {
 		f := ct.Field(i)
-		if f.Name == "idx" {
+		if f.Name == "mem" {
 			continue
 		}
 		t.Run(f.Name, func(t *testing.T) {
@@ -126,11 +126,11 @@ func TestResetChecksLikeNew(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 5))
 		h := traces.Header{Effects: seed%2 == 0}
 		reused.Reset(h)
-		if err := reused.idx.Check(); err != nil {
+		if err := reused.mem.ix.Check(); err != nil {
 			t.Fatalf("seed %d: reset index: %v", seed, err)
 		}
 		for sp := range nSpaces {
-			if things, cells := reused.idx.Size(index.Space(sp)); things != 0 || cells != 0 {
+			if things, cells := reused.mem.ix.Size(index.Space(sp)); things != 0 || cells != 0 {
 				t.Fatalf("seed %d: the reset index keeps %d things in %d cells of space %d", seed, things, cells, sp)
 			}
 		}

@@ -34,9 +34,9 @@ func TestReusableAgreesWithOverlapping(t *testing.T) {
 				if k, a, size, ok := allocation(ev); ok && a != 0 {
 					sp := k.row().space.index()
 					lo, hi := span(a, size)
-					if old := c.idx.Reusable(sp, index.Kind(k), lo, hi); old != nil {
+					if old := c.mem.ix.Reusable(sp, index.Kind(k), lo, hi); old != nil {
 						reused++
-						hits := c.idx.Overlapping(sp, lo, hi, nil)
+						hits := c.mem.ix.Overlapping(sp, lo, hi, nil)
 						if len(hits) != 1 || hits[0].Thing != old || !hits[0].Dead || kind(hits[0].Kind) != k {
 							t.Fatalf("event %d (%v at %#x, %d bytes): reusable names %v, but the range meets %+v", i, ev.Op, lo, size, old, hits)
 						}

@@ -16,7 +16,7 @@ type tables struct {
 func (c *Checker) tables() tables {
 	var tb tables
 	for _, sp := range []space{heapSpace, deviceSpace} {
-		th, ce := c.idx.Size(sp.index())
+		th, ce := c.mem.ix.Size(sp.index())
 		tb.things += th
 		tb.cells += ce
 	}

@@ -85,7 +85,7 @@ func (c *Checker) nowhere(op traces.Op, a traces.Addr, mask kindMask) {
 		want = "no object"
 	}
 	msg := target(op) + a.String() + ": "
-	t := c.idx.Containing(spaceOf(mask).index(), uint64(a), anyKind)
+	t := c.mem.inside(spaceOf(mask), uint64(a), anyKind)
 	switch {
 	case t == nil:
 		msg += "nothing is allocated there"
@@ -104,15 +104,24 @@ func (c *Checker) nowhere(op traces.Op, a traces.Addr, mask kindMask) {
 
 // nounsOf names what an op of the kinds in mask wanted.
 func nounsOf(mask kindMask) string {
-	if s, ok := maskWhat[mask]; ok {
+	if s, ok := maskName(mask); ok {
 		return s
+	}
+	return "what the op names"
+}
+
+// maskName is the name of the kinds in mask: one kind's what, or the
+// mask's maskWhat entry. TestOpMasks holds every op's mask to having one.
+func maskName(mask kindMask) (string, bool) {
+	if s, ok := maskWhat[mask]; ok {
+		return s, true
 	}
 	for k := range nKinds {
 		if mask == k.mask() {
-			return k.row().what
+			return k.row().what, true
 		}
 	}
-	return "what the op names"
+	return "", false
 }
 
 // misuse reports a broken protocol of op, the current event's.

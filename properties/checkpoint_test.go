@@ -88,7 +88,7 @@ func checkpointGrads(t *rapid.T, faults []impl.Fault, x0 []float64, ops, args, w
 // the faults that restore other values than the saved ones do not.
 func TestCheckpointGradients(t *testing.T) {
 	rapid.Check(t, checkpointProperty(nil))
-	for _, f := range []impl.Fault{impl.FaultAutogradRestoreWrongVersion, impl.FaultAutogradSnapshotShallow} {
+	for _, f := range []impl.Fault{autograd.FaultAutogradRestoreWrongVersion, autograd.FaultAutogradSnapshotShallow} {
 		t.Run(string(f), func(t *testing.T) {
 			setFlag(t, "rapid.nofailfile", "true")
 			setFlag(t, "rapid.seed", rapidSeed)

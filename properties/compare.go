@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -176,37 +174,3 @@ type kindAt struct {
 }
 
 func (k kindAt) String() string { return fmt.Sprintf("%s@%d", k.kind, k.event) }
-
-// describe writes an event compactly, for messages.
-func describe(ev traces.Event) string {
-	var b strings.Builder
-	b.WriteString(ev.Op.String())
-	switch ev.Op {
-	case traces.OpScopeEnter, traces.OpScopeExit, traces.OpEnd, traces.OpFnExit:
-		return b.String()
-	case traces.OpParamRelease:
-		return b.String() + " " + ev.Name
-	case traces.OpFnEnter:
-		return b.String() + " " + strconv.Itoa(ev.Slots)
-	case traces.OpArenaGet:
-		fmt.Fprintf(&b, " slot %d %v size %d", ev.Slot, ev.Addr, ev.Size)
-		if ev.Var != "" {
-			b.WriteString(" var " + ev.Var)
-		}
-		return b.String()
-	case traces.OpRead, traces.OpWrite:
-		fmt.Fprintf(&b, " %v size %d var %q", ev.Addr, ev.Size, ev.Var)
-		return b.String()
-	}
-	if ev.Name != "" {
-		b.WriteString(" " + ev.Name)
-	}
-	b.WriteString(" " + ev.Addr.String())
-	if ev.Op == traces.OpAlloc || ev.Op == traces.OpStructInit {
-		fmt.Fprintf(&b, " size %d", ev.Size)
-	}
-	if ev.Op == traces.OpStructInit {
-		fmt.Fprintf(&b, " fields %v", ev.Fields)
-	}
-	return b.String()
-}

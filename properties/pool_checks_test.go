@@ -18,7 +18,7 @@ func TestPoolChecksCanFail(t *testing.T) {
 	}{
 		{"NoFalseOOM", "holds nothing in use", func() string {
 			// Unmerged free neighbours keep a segment from being released.
-			c, _ := gpu.NewCaching(gpu.NewDevice(20*MiB, nil), gpu.CachingOptions{Faults: []impl.Fault{impl.FaultPoolFreeNoMerge}})
+			c, _ := gpu.NewCaching(gpu.NewDevice(20*MiB, nil), gpu.CachingOptions{Faults: []impl.Fault{gpu.FaultPoolFreeNoMerge}})
 			a, _ := c.Malloc(2*MiB, 0)
 			b, _ := c.Malloc(2*MiB, 0)
 			_, _ = c.Free(a), c.Free(b)
@@ -94,7 +94,7 @@ func TestPoolChecksCanFail(t *testing.T) {
 			// The duplicate guard off and the Guard check skipped: the
 			// model sees the block handed out twice.
 			var rec impl.Recording
-			p, _ := gpu.NewPersistent(gpu.NewDevice(40*MiB, rec.Record), gpu.PersistentOptions{Faults: []impl.Fault{impl.FaultPoolDuplicateFreeEntry}})
+			p, _ := gpu.NewPersistent(gpu.NewDevice(40*MiB, rec.Record), gpu.PersistentOptions{Faults: []impl.Fault{gpu.FaultPoolDuplicateFreeEntry}})
 			a, _ := p.Acquire(gpu.Key{Elements: 64})
 			_, _ = p.Release(a), p.Release(a)
 			return (&PoolFailure{Trace: rec.Events()}).modelVerdict()

@@ -110,7 +110,7 @@ func verdictMessage(r *Result, v Verdict) string {
 	if v.Event < 0 || v.Event >= len(r.Trace) {
 		return fmt.Sprintf("%s: %s", v.Kind, v.Message)
 	}
-	msg := fmt.Sprintf("%s at event %d (%s): %s", v.Kind, v.Event, describe(r.Trace[v.Event]), v.Message)
+	msg := fmt.Sprintf("%s at event %d (%s): %s", v.Kind, v.Event, r.Trace[v.Event].String(), v.Message)
 	if c := r.Calls[v.Call]; c.Event == v.Event && c.Err == nil {
 		msg += "; the runtime accepted the call"
 	}

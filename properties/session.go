@@ -259,11 +259,11 @@ func (s *session) checkRecorded(index int, c *call, want traces.Event) {
 		c.sized() && (got.Size != want.Size || got.HasSize != want.HasSize) ||
 		!slices.Equal(got.Fields, want.Fields) ||
 		got.Slots != want.Slots || got.Slot != want.Slot || got.Var != want.Var {
-		s.mismatch(index, MismatchRecord, "the runtime recorded %s for the call %s", describe(got), describe(want))
+		s.mismatch(index, MismatchRecord, "the runtime recorded %s for the call %s", got.String(), want.String())
 	}
 	for _, ev := range s.rec[1:] {
 		if ev.Op != traces.OpFree {
-			s.mismatch(index, MismatchRecord, "the runtime recorded %s after %v; only frees may follow a call", describe(ev), want.Op)
+			s.mismatch(index, MismatchRecord, "the runtime recorded %s after %v; only frees may follow a call", ev.String(), want.Op)
 		}
 	}
 }
@@ -281,7 +281,7 @@ func (s *session) feed(index int) {
 		ev := &r.Trace[n] // the model keeps no pointer to it past Step
 		vs, err := s.chk.Step(ev, traces.Pos{Event: n, Line: n + 2})
 		if err != nil {
-			s.mismatch(index, MismatchInput, "the model cannot take the runtime's event %d (%s): %v", n, describe(*ev), err)
+			s.mismatch(index, MismatchInput, "the model cannot take the runtime's event %d (%s): %v", n, ev.String(), err)
 		}
 		s.verdicts(vs)
 	}

@@ -40,14 +40,14 @@
 //
 //	layer 1, raw heap:      malloc addr size · free addr · realloc addr new_addr size ·
 //	                        read/write addr [size] [var] [space "heap"|"device"]
-//	layer 2, managed:       scope_enter · scope_exit · alloc addr size [kind] ·
+//	layer 2, managed:       scope_enter/scope_exit · alloc addr size [kind] ·
 //	                        struct_init addr size fields · acquire/release/register/unregister addr ·
 //	                        param_register name addr · param_release name · end
 //	layer 3, arena frames:  fn_enter slots · fn_exit · arena_get slot addr size [var]
-//	layer 4, device:        dev_malloc addr size · dev_free addr · pool_get addr size · pool_put addr ·
-//	                        record_stream addr stream
-//	layer 5, autograd:      save name addr [kind] · unpack name · unsave name · bump addr [kind] ·
-//	                        leaf_grad addr · snapshot name addr · restore name addr · recompute name
+//	layer 4, device:        dev_malloc addr size · dev_free addr · pool_get addr size ·
+//	                        pool_put addr · record_stream addr stream
+//	layer 5, autograd:      save name addr [kind] · unpack/unsave name · bump addr [kind] ·
+//	                        leaf_grad addr · snapshot/restore name addr · recompute name
 //
 // Keys may come in any order. Unknown fields, of any type, are ignored; a
 // known field must have its type on every op, and null stands for an

@@ -130,3 +130,14 @@ func ExampleAppendEvent() {
 	// Output:
 	// {"op":"arena_get","slot":1,"addr":"0x8040","size":64,"var":"h","thread":"7"}
 }
+
+// An event describes itself for messages from its op's row.
+func ExampleEvent_String() {
+	ev := traces.Event{Op: traces.OpArenaGet, Slot: 2, Addr: 0x1000, Size: 64, Var: "x"}
+	fmt.Println(ev.String())
+	ev = traces.Event{Op: traces.OpStructInit, Addr: 0x2000, Size: 16, Fields: []traces.Addr{0x1000, 0}}
+	fmt.Println(ev.String())
+	// Output:
+	// arena_get slot 2 addr 0x1000 size 64 var x
+	// struct_init addr 0x2000 size 16 fields ["0x1000","0x0"]
+}

@@ -5,9 +5,12 @@ import "strconv"
 // The op table: one row per op holds everything the format says about it.
 // The decoder, the writer, the error messages and the model's choice of
 // double-free over use-after-free all read their facts about an op from
-// here, and the tests in table_test.go (and model/ops_test.go) walk the
-// table to prove that every op is decoded, written, in the schema, in
-// FORMAT.md and known to the model. CONTRIBUTING.md lists the steps.
+// here. `go generate ./traces` writes from it lookupOp (lookup_gen.go),
+// schema.json's op enum and allOf lines and doc.go's summary of ops, and
+// TestGenerated fails while one is stale; the tests in table_test.go (and
+// model/ops_test.go) walk the table to prove that every op is decoded,
+// written, in FORMAT.md and known to the model. CONTRIBUTING.md lists the
+// steps.
 
 // Op is the operation an event records. The zero Op is invalid.
 type Op uint8

@@ -147,7 +147,7 @@ func TestOpTable(t *testing.T) {
 			t.Errorf("op %s: layer %d in ops.go; want 1 to 5", name, row.layer)
 		}
 		if got := lookupOp([]byte(name)); got != op {
-			t.Errorf("op %s: not decoded: lookupOp (fields.go) has no case for it", name)
+			t.Errorf("op %s: not decoded: lookupOp (lookup_gen.go) has no case for it: run go generate ./traces", name)
 		}
 		if got, ok := ParseOp(name); !ok || got != op {
 			t.Errorf("op %s: ParseOp gives %v, %v", name, got, ok)

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 )
 
-// Where the op table meets the prose: FORMAT.md's layer tables, the
-// package comment's summary and schema.json's enum of ops, read for
-// TestOpTable and held to the table by TestPackageDocOps.
+// Where the op table meets the prose: FORMAT.md's layer tables and
+// schema.json's enum of ops, read for TestOpTable. (The package comment's
+// summary is written from the table: see generated_test.go.)
 
 // docOp is an op as a layer table of FORMAT.md lists it.
 type docOp struct {
@@ -96,74 +95,4 @@ func schemaEnum(t *testing.T) []string {
 		t.Fatalf("schema.json: %v", err)
 	}
 	return doc.Defs.Event.Properties.Op.Enum
-}
-
-// TestPackageDocOps holds the summary of ops in doc.go to the table: each
-// op in its layer's lines, with its required fields in order and its
-// optional ones in brackets.
-func TestPackageDocOps(t *testing.T) {
-	src, err := os.ReadFile("doc.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	layerLine := regexp.MustCompile(`^//\tlayer ([0-9]+), [^:]*:(.*)$`)
-	type docItem struct {
-		layer              int
-		required, optional []string
-	}
-	items := map[string]docItem{}
-	layer := 0
-	for line := range strings.SplitSeq(string(src), "\n") {
-		text := ""
-		if m := layerLine.FindStringSubmatch(line); m != nil {
-			fmt.Sscan(m[1], &layer)
-			text = m[2]
-		} else if rest, ok := strings.CutPrefix(line, "//\t "); ok && layer > 0 {
-			text = rest // a layer's continuation line
-		} else {
-			layer = 0
-			continue
-		}
-		for item := range strings.SplitSeq(text, "·") {
-			tokens := strings.Fields(item)
-			if len(tokens) == 0 {
-				continue
-			}
-			d := docItem{layer: layer, required: []string{}, optional: []string{}}
-			for _, tok := range tokens[1:] {
-				switch {
-				case strings.HasPrefix(tok, "["):
-					d.optional = append(d.optional, strings.Trim(tok, "[]"))
-				case strings.HasPrefix(tok, `"`):
-					// a value, as in [space "heap"|"device"]
-				default:
-					d.required = append(d.required, tok)
-				}
-			}
-			for name := range strings.SplitSeq(tokens[0], "/") {
-				if _, dup := items[name]; dup {
-					t.Errorf("op %s: doc.go's summary lists it twice", name)
-				}
-				items[name] = d
-			}
-		}
-	}
-	for _, op := range Ops() {
-		row := &opRows[op]
-		d, ok := items[row.name]
-		switch {
-		case !ok:
-			t.Errorf("op %s: not in the summary of ops in doc.go (the layer %d line)", op, row.layer)
-		case d.layer != row.layer:
-			t.Errorf("op %s: on doc.go's layer %d line; ops.go says layer %d", op, d.layer, row.layer)
-		case !slices.Equal(d.required, fieldNamesOf(row.required)) || !slices.Equal(d.optional, fieldNamesOf(row.optional)):
-			t.Errorf("op %s: doc.go gives fields %q [%q]; ops.go has %q [%q]", op,
-				d.required, d.optional, fieldNamesOf(row.required), fieldNamesOf(row.optional))
-		}
-	}
-	for name := range items {
-		if _, ok := ParseOp(name); !ok {
-			t.Errorf("op %s: doc.go's summary lists it, but ops.go has no row for it", name)
-		}
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -169,9 +170,12 @@ func BenchmarkJSONL(b *testing.B) {
 		rep, err := model.Replay(mustReader(b, data))
 		checkClean(b, rep, err)
 		piped := time.Now()
-		pf, stop := prefetch(mustReader(b, data))
-		rep, err = model.Replay(pf)
-		stop()
+		in, err := input.Open("-", input.Options{Format: input.Trace, Stdin: bytes.NewReader(data)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rep, err = model.Replay(in)
+		in.Close()
 		checkClean(b, rep, err)
 		decode += mid.Sub(start)
 		replay += piped.Sub(mid)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tlcheck/tlcheck/check"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -79,8 +80,10 @@ func TestMaxFindings(t *testing.T) {
 			}
 		})
 	}
-	if code, _, stderr := replay("", "--max-findings", "-3", trace); code != exitInput || !strings.Contains(stderr, "--max-findings -3") {
-		t.Errorf("--max-findings -3: exit %d, %q; want a usage error", code, stderr)
+	for _, n := range []string{"-3", "-1"} { // -1 too: no value means "unlimited" but 0
+		if code, _, stderr := replay("", "--max-findings", n, trace); code != exitInput || !strings.Contains(stderr, "--max-findings "+n) {
+			t.Errorf("--max-findings %s: exit %d, %q; want a usage error", n, code, stderr)
+		}
 	}
 }
 
@@ -92,10 +95,10 @@ func TestMaxFindingsJSON(t *testing.T) {
 	type line struct {
 		Violations []traces.Violation  `json:"violations"`
 		Unlisted   map[traces.Kind]int `json:"unlisted"`
-		LeakSites  []leakSite          `json:"leak_sites"`
+		LeakSites  []check.LeakSite    `json:"leak_sites"`
 		Leaked     traces.Totals       `json:"leaked"`
 	}
-	sites := []leakSite{{Site: "b.c:2", Objects: 1, Bytes: 100, Event: 3, Line: 5}, {Site: "a.c:1", Objects: 3, Bytes: 48, Event: 0, Line: 2}}
+	sites := []check.LeakSite{{Site: "b.c:2", Objects: 1, Bytes: 100, Event: 3, Line: 5}, {Site: "a.c:1", Objects: 3, Bytes: 48, Event: 0, Line: 2}}
 	for _, tt := range []struct {
 		args     []string
 		listed   int

@@ -1,16 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
+	"github.com/tlcheck/tlcheck/export"
+	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
-	"github.com/tlcheck/tlcheck/model"
-	"github.com/tlcheck/tlcheck/traces"
 )
 
 const exportUsage = `usage: tlcheck export --format perfetto|pprof|html|torch-snapshot [--out FILE] [--from auto|trace|mtrace|torch-snapshot] TRACE
@@ -28,8 +28,9 @@ what it did in a form other tools show:
             (the default), leaked_objects, peak_live_bytes and
             peak_live_objects (what each site held when the trace's live
             bytes peaked), alloc_bytes and alloc_objects
-  html      one self-contained page (no network): the verdict, each finding
-            with its history, and plots of live bytes per address space
+  html      one self-contained page (no network): the verdict, plots of
+            live bytes per address space, the leaks by allocation site and
+            each finding with its history
   torch-snapshot
             the device layer (segments and pool blocks) as a PyTorch memory
             snapshot, a pickle for pytorch.org/memory_viz: each life's start
@@ -70,7 +71,7 @@ func runExport(e *env, args []string) int {
 	if opts.out == "-" {
 		opts.out = "" // "-" is standard output, as it is standard input for the trace
 	}
-	if opts.out == "" && (opts.format == "pprof" || opts.format == fromSnapshot) && e.isTTY != nil && e.isTTY(e.stdout) {
+	if opts.out == "" && export.Format(opts.format).Binary() && e.isTTY != nil && e.isTTY(e.stdout) {
 		fmt.Fprintf(e.stderr, "tlcheck export: a %s export is binary: name a file with --out, or redirect standard output\n", opts.format)
 		return exitInput
 	}
@@ -103,42 +104,25 @@ func runExport(e *env, args []string) int {
 // exportTo exports file to dst and returns the exit code; ok is false when
 // nothing worth keeping was written (an unreadable input, a failed write).
 func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int, ok bool) {
-	in, err := openInput(e, file, opts.from, nil)
+	in, err := input.Open(file, input.Options{Format: input.Format(opts.from), Stdin: e.stdin})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 		return exitInput, false
 	}
-	defer in.close()
-	src, display := in.src, in.display
+	defer in.Close()
 
-	out := bufio.NewWriterSize(dst, 64<<10)
-	var x exporter
-	name := filepath.Base(display)
-	switch opts.format {
-	case "perfetto":
-		x = newPerfetto(out, name)
-	case "pprof":
-		x = newPprofExport(out)
-	case fromSnapshot:
-		x = newTorchSnapExport(out)
-	default:
-		x = newHTMLExport(out, name)
-	}
-	sum, err := exportTrace(src, x)
-	var werr *exportWriteError
+	sum, err := export.Write(dst, export.Format(opts.format), in,
+		export.Options{Name: filepath.Base(in.Name()), Snapshot: in.Format() == input.TorchSnapshot})
+	var werr *export.WriteError
 	switch {
 	case errors.As(err, &werr):
-		fmt.Fprintf(e.stderr, "tlcheck export: writing the %s export: %v\n", opts.format, werr.err)
+		fmt.Fprintf(e.stderr, "tlcheck export: writing the %s export: %v\n", opts.format, werr.Err)
 		return exitInput, false
 	case err != nil:
-		fmt.Fprintf(e.stderr, "tlcheck: %v\n", in.explain(err))
+		fmt.Fprintf(e.stderr, "tlcheck: %v\n", in.Explain(err))
 		return exitInput, false
 	}
-	if err := out.Flush(); err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck export: writing: %v\n", err)
-		return exitInput, false
-	}
-	if sum.violations > 0 {
+	if sum.Violations > 0 {
 		return exitViolation, true
 	}
 	return exitClean, true
@@ -149,31 +133,18 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 func parseExportArgs(args []string) (exportOptions, string, error) {
 	opts := exportOptions{from: "auto"}
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // export prints its own usage
 	fs.StringVar(&opts.format, "format", "", "")
 	fs.StringVar(&opts.out, "out", "", "")
 	fs.StringVar(&opts.from, "from", "auto", "")
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return opts, "", err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			files = append(files, rest...)
-			break
-		}
-		files = append(files, rest[0])
-		args = rest[1:]
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return opts, "", err
 	}
 	switch {
 	case opts.format == "":
 		return opts, "", errors.New("--format is required: perfetto, pprof, html or torch-snapshot")
-	case opts.format != "perfetto" && opts.format != "pprof" && opts.format != "html" && opts.format != fromSnapshot:
-		return opts, "", fmt.Errorf("--format %q: want perfetto, pprof, html or torch-snapshot", opts.format)
+	case !slices.Contains(export.Formats(), export.Format(opts.format)):
+		return opts, "", fmt.Errorf("--format %q: want perfetto, pprof, html or torch-snapshot", clip(opts.format))
 	case checkFrom(opts.from) != nil:
 		return opts, "", checkFrom(opts.from)
 	case len(files) == 0:
@@ -182,158 +153,4 @@ func parseExportArgs(args []string) (exportOptions, string, error) {
 		return opts, "", fmt.Errorf("one trace at a time, not %d", len(files))
 	}
 	return opts, files[0], nil
-}
-
-// exporter is one output format. The driver calls it as the trace is
-// replayed: born and died as things are made and end, counter after an
-// event that changed the live bytes, violation as the model finds one,
-// and finish once, at the end.
-type exporter interface {
-	begin(h traces.Header) error
-	born(l *life)
-	died(l *life, at stamp)
-	counter(at stamp, sp traces.Space, bytes uint64)
-	// violation hears of a violation found at stamp at. For a leak that
-	// counts toward the leaked totals (one found up to end), l is the
-	// leaked thing; else it is nil.
-	violation(v *traces.Violation, at stamp, l *life)
-	// unleaked hears that a leak no longer counts: a missed free came
-	// late, before end.
-	unleaked(l *life)
-	// finish ends the export: live are the things still live, in the
-	// order made, and last the stamp of the last event.
-	finish(sum *exportSummary, live []*life, last stamp) error
-}
-
-// exportSummary is the verdict on the trace, as the exports give it.
-type exportSummary struct {
-	report     traces.Report // Violations left nil: they stream
-	violations int
-	byKind     map[traces.Kind]int
-}
-
-// exportTrace replays src against the model and the lives tracker and
-// feeds x. Its error is an input error (exit 2) or, as an
-// *exportWriteError, x's.
-func exportTrace(src traces.Source, x exporter) (*exportSummary, error) {
-	h := src.Header()
-	c := model.New(h)
-	sum := &exportSummary{byKind: make(map[traces.Kind]int)}
-	lv := newLives(h, lifeHooks{born: x.born, died: x.died, unleaked: x.unleaked})
-	if err := x.begin(h); err != nil {
-		return nil, err
-	}
-	var (
-		clock     exportClock
-		cur, call stamp
-		shown     [2]uint64 // live bytes last given to counter
-	)
-	call.event = -1
-	ended := false // the first end has been stepped: leaks found later are not counted
-	emit := func(vs []traces.Violation) {
-		for i := range vs {
-			v := &vs[i]
-			var leaked *life
-			if v.Kind == traces.Leak && !ended {
-				leaked = lv.byID[v.Object]
-			}
-			at := cur
-			if v.Event == call.event {
-				at = call // a missed free (effects), named after its call
-			} else if v.Event != cur.event {
-				at.event = v.Event
-			}
-			sum.violations++
-			sum.byKind[v.Kind]++
-			x.violation(v, at, leaked)
-		}
-	}
-	counters := func(at stamp) {
-		for _, sp := range []traces.Space{traces.SpaceHeap, traces.SpaceDevice} {
-			if b := lv.live(sp); b != shown[sp] {
-				shown[sp] = b
-				x.counter(at, sp, b)
-			}
-		}
-	}
-	step := func(ev *traces.Event, pos traces.Pos) error {
-		cur = clock.stamp(ev, pos)
-		vs, err := c.Step(ev, pos)
-		if err != nil {
-			return err
-		}
-		emit(vs)
-		lv.step(ev, cur, quietFree(vs, pos.Event))
-		counters(cur)
-		ended = ended || ev.Op == traces.OpEnd
-		if ev.Op != traces.OpFree {
-			call = cur
-		}
-		return nil
-	}
-	var err error
-	if l, ok := src.(traces.Lender); ok {
-		for {
-			var ev *traces.Event
-			var pos traces.Pos
-			if ev, pos, err = l.Lend(); err != nil {
-				break
-			}
-			if err = step(ev, pos); err != nil {
-				break
-			}
-		}
-	} else {
-		var ev traces.Event
-		for {
-			if err = src.Next(&ev); err != nil {
-				break
-			}
-			if err = step(&ev, src.Pos()); err != nil {
-				break
-			}
-		}
-	}
-	if err != io.EOF {
-		return nil, err
-	}
-	emit(c.Close())
-	sum.report = c.Report()
-	if err := x.finish(sum, lv.liveLives(), cur); err != nil {
-		return nil, &exportWriteError{err}
-	}
-	return sum, nil
-}
-
-// exportWriteError is an exporter's failure to write, which is no fault
-// of the input.
-type exportWriteError struct{ err error }
-
-func (e *exportWriteError) Error() string { return e.err.Error() }
-
-// quietFree reports whether the model found nothing wrong with event's
-// free: no violation named after the event, but an overlap (which only a
-// realloc's malloc half can cause).
-func quietFree(vs []traces.Violation, event int) bool {
-	for _, v := range vs {
-		if v.Event == event && v.Kind != traces.Overlap {
-			return false
-		}
-	}
-	return true
-}
-
-// exportClock turns events into stamps. An event's time is its "t" where
-// it has one; an event without one after one that had it takes the last
-// time seen, so that times never run backwards for want of a field.
-type exportClock struct {
-	t    int64
-	hasT bool
-}
-
-func (k *exportClock) stamp(ev *traces.Event, pos traces.Pos) stamp {
-	if ev.T != 0 {
-		k.t, k.hasT = ev.T, true
-	}
-	return stamp{event: pos.Event, t: k.t, hasT: k.hasT}
 }

@@ -37,7 +37,7 @@ func TestExportNeverPanics(t *testing.T) {
 	for name, data := range inputs {
 		for _, from := range []string{"trace", "mtrace"} {
 			for _, format := range []string{"perfetto", "pprof", "html", "torch-snapshot"} {
-				code, _, stderr := export(data, "--format", format, "--from", from, "-")
+				code, _, stderr := exportCmd(data, "--format", format, "--from", from, "-")
 				switch {
 				case strings.Contains(stderr, "internal error"):
 					t.Errorf("%s, --from %s --format %s: %s", name, from, format, stderr)

@@ -11,7 +11,7 @@ import (
 
 // export runs "tlcheck export args..." with stdin and returns the exit
 // code, stdout and stderr.
-func export(stdin string, args ...string) (int, string, string) {
+func exportCmd(stdin string, args ...string) (int, string, string) {
 	return exportTTY(stdin, false, args...)
 }
 
@@ -59,7 +59,7 @@ func TestExportExitCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := export(tc.stdin, tc.args...)
+			code, _, stderr := exportCmd(tc.stdin, tc.args...)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
 			}
@@ -154,11 +154,11 @@ func TestExportWriteFails(t *testing.T) {
 // first line, as replay does, unless --from names the format.
 func TestExportDetectsMtrace(t *testing.T) {
 	log := "= Start\n@ ./prog:[0x1149] + 0x5555555592a0 0x20\n"
-	code, stdout, stderr := export(log, "--format", "html", "-")
+	code, stdout, stderr := exportCmd(log, "--format", "html", "-")
 	if code != exitViolation || !strings.Contains(stdout, "leak") {
 		t.Errorf("auto: exit %d, stderr %q; want the log's leak exported (exit 1)", code, stderr)
 	}
-	code, _, stderr = export(log, "--format", "html", "--from", "trace", "-")
+	code, _, stderr = exportCmd(log, "--format", "html", "--from", "trace", "-")
 	if code != exitInput || !strings.Contains(stderr, "looks like a glibc mtrace log") {
 		t.Errorf("--from trace: exit %d, stderr %q; want exit 2 with a hint", code, stderr)
 	}

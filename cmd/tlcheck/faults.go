@@ -56,7 +56,7 @@ func runFaults(e *env, args []string) int {
 			Faults []faultJSON `json:"faults"`
 		}{Faults: make([]faultJSON, len(cat))}
 		for i, f := range cat {
-			out.Faults[i] = faultJSON{string(f.Name), f.Summary, f.Bug, f.Trigger, f.Engine, strings.Join(f.Also(), ",")}
+			out.Faults[i] = faultJSON{string(f.Name), f.Summary, f.Bug, f.Trigger, f.Engine, strings.Join(f.Also, ",")}
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -75,7 +75,7 @@ func runFaults(e *env, args []string) int {
 		writeField(e.stdout, "bug", f.Bug)
 		writeField(e.stdout, "trigger", f.Trigger)
 		writeField(e.stdout, "engine", f.Engine)
-		if also := f.Also(); len(also) > 0 {
+		if also := f.Also; len(also) > 0 {
 			writeField(e.stdout, "also", strings.Join(also, ", "))
 		}
 	}

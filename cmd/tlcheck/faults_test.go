@@ -55,7 +55,7 @@ func TestFaultsJSON(t *testing.T) {
 	}
 	for i, f := range got.Faults {
 		c := cat[i]
-		if f != (faultJSON{string(c.Name), c.Summary, c.Bug, c.Trigger, c.Engine, strings.Join(c.Also(), ",")}) {
+		if f != (faultJSON{string(c.Name), c.Summary, c.Bug, c.Trigger, c.Engine, strings.Join(c.Also, ",")}) {
 			t.Errorf("fault %d = %+v, want the catalog's %+v", i, f, c)
 		}
 	}

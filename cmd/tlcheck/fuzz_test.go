@@ -107,6 +107,8 @@ func TestFuzzUsage(t *testing.T) {
 	}{
 		{"help", []string{"-h"}, exitClean, "usage: tlcheck fuzz"},
 		{"unknown fault", []string{"--fault", "no-such-fault"}, exitInput, "stale-record-not-purged"},
+		// Every fault of the catalog, not only those fuzz takes.
+		{"unknown fault, all listed", []string{"--fault", "no-such-fault"}, exitInput, "autograd-snapshot-shallow"},
 		{"registry fault", []string{"--fault", "registry-alias-underflow"}, exitInput, "hunted by the registry engine"},
 		{"pool fault", []string{"--fault", "pool-free-no-merge"}, exitInput, "hunted by the pool engine"},
 		{"autograd fault", []string{"--fault", "autograd-double-bump"}, exitInput,

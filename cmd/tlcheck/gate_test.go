@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tlcheck/tlcheck/check"
+	"github.com/tlcheck/tlcheck/input"
 )
 
 // leakyV1 leaks one block made at main.c:5 and one at util.c:17.
@@ -104,7 +107,7 @@ func TestGate(t *testing.T) {
 		{"new kind not in --fail-on", leakyV5, []string{"--fail-on", "leak"}, exitClean,
 			[]string{"WARNING: double-free at event 2 (line 4, x.c:3): addr 0x300, object #1", "GATE: PASS: nothing beyond b.json (2 known)"}, nil},
 		{"new finding suppressed", leakyV5, []string{"--suppressions", "supp.txt"}, exitClean,
-			[]string{"SUPPRESSED: double-free at event 2 (line 4, x.c:3) by supp.txt:1 (double-free:x.c:*)",
+			[]string{"SUPPRESSED: double-free at event 2 (line 4, x.c:3): addr 0x300, object #1, allocated at event 0 (line 2, x.c:1) by supp.txt:1 (double-free:x.c:*)",
 				"OK: no new findings (2 known, 1 suppressed)"}, nil},
 		{"leaked bytes grew", leakyV6, nil, exitViolation,
 			[]string{"OK: no new findings (2 known)", "  leaked bytes 370 (baseline 364): grew beyond the tolerance",
@@ -256,6 +259,15 @@ func TestGateUpdate(t *testing.T) {
 }
 
 // TestGateJSON reads the gate's JSON: one object per trace, a line each.
+// growthJSON is one total against the baseline in a gate's JSON report.
+type growthJSON struct {
+	Metric   string `json:"metric"`
+	Baseline uint64 `json:"baseline"`
+	Now      uint64 `json:"now"`
+	Allowed  uint64 `json:"allowed"`
+	Exceeded bool   `json:"exceeded"`
+}
+
 func TestGateJSON(t *testing.T) {
 	gateDir(t)
 	os.WriteFile("t.jsonl", []byte(leakyV3), 0o644)
@@ -272,9 +284,9 @@ func TestGateJSON(t *testing.T) {
 		File       string
 		Violations []struct{ Kind string }
 		Known      []struct{ Kind string }
-		Fixed      []baselineFinding
-		InBaseline bool `json:"in_baseline"`
-		Growth     []growthJSON
+		Fixed      []check.BaselineFinding
+		InBaseline bool         `json:"in_baseline"`
+		Growth     []growthJSON `json:"growth"`
 		Verdict    string
 		Reasons    []string
 	}
@@ -314,7 +326,7 @@ func TestParseBaseline(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseBaseline(strings.NewReader(tt.text))
+			_, err := check.ParseBaseline(strings.NewReader(tt.text))
 			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
 				t.Errorf("error %v, want %q", err, tt.err)
 			}
@@ -322,59 +334,90 @@ func TestParseBaseline(t *testing.T) {
 	}
 }
 
-// TestBaselineRoundTrip: what newBaseline writes, parseBaseline reads
+// TestBaselineRoundTrip: what check.NewBaseline writes, check.ParseBaseline reads
 // back unchanged, and writing it again gives the same bytes.
 func TestBaselineRoundTrip(t *testing.T) {
 	p := files(t, "a.jsonl", leakyV5, "b.jsonl", `{"format":"tlcheck-trace","version":1}
 {"op":"malloc","addr":"0x10","size":64,"site":"<\"quoted\" & odd>"}
 {"op":"end"}
 `)
-	var outs []outcome
+	var outs []check.Outcome
 	for _, name := range p {
-		c := newCollector(name, &policy{}, 0)
-		rep, _, err := replayFile(&env{}, name, "trace", nil, c.add)
-		if err != nil {
-			t.Fatal(err)
+		o := check.File(name, input.Options{Format: input.Trace}, &check.Policy{}, 0)
+		if o.Err != nil {
+			t.Fatal(o.Err)
 		}
-		outs = append(outs, c.finish(rep, nil))
+		outs = append(outs, o)
 	}
-	b := newBaseline(outs)
-	text := b.marshal()
-	back, err := parseBaseline(strings.NewReader(string(text)))
+	b := check.NewBaseline(outs)
+	text := b.Marshal()
+	back, err := check.ParseBaseline(strings.NewReader(string(text)))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
-	if diff := cmp.Diff(b, back, cmp.AllowUnexported(baselineFinding{})); diff != "" {
+	if diff := cmp.Diff(b, back, cmp.AllowUnexported(check.BaselineFinding{})); diff != "" {
 		t.Errorf("round trip (-wrote +read):\n%s", diff)
 	}
-	if again := back.marshal(); string(again) != string(text) {
+	if again := back.Marshal(); string(again) != string(text) {
 		t.Errorf("not stable:\n%s\n%s", text, again)
 	}
 }
 
 func TestFingerprint(t *testing.T) {
 	p := files(t, "v1.jsonl", leakyV1, "v2.jsonl", leakyV2)
-	var fps [2][]fingerprint
+	var fps [2][]check.Fingerprint
 	for i, name := range p {
-		c := newCollector(name, &policy{}, 0)
-		rep, _, err := replayFile(&env{}, name, "trace", nil, c.add)
-		if err != nil {
-			t.Fatal(err)
+		o := check.File(name, input.Options{Format: input.Trace}, &check.Policy{}, 0)
+		if o.Err != nil {
+			t.Fatal(o.Err)
 		}
-		o := c.finish(rep, nil)
-		for j := range o.rep.Violations {
-			fps[i] = append(fps[i], fingerprintOf(&o.rep.Violations[j]))
+		for j := range o.Report.Violations {
+			fps[i] = append(fps[i], check.FingerprintOf(&o.Report.Violations[j]))
 		}
 	}
-	want := []fingerprint{{"leak", "", "main.c:5"}, {"leak", "", "util.c:17"}}
+	want := []check.Fingerprint{{Kind: "leak", AllocSite: "main.c:5"}, {Kind: "leak", AllocSite: "util.c:17"}}
 	if diff := cmp.Diff(want, fps[0]); diff != "" {
 		t.Errorf("v1 (-want +got):\n%s", diff)
 	}
 	// v2 leaks the same things in the other order, at other addresses.
-	if diff := cmp.Diff([]fingerprint{want[1], want[0]}, fps[1]); diff != "" {
+	if diff := cmp.Diff([]check.Fingerprint{want[1], want[0]}, fps[1]); diff != "" {
 		t.Errorf("v2 (-want +got):\n%s", diff)
 	}
-	if want[0].hash() == want[1].hash() || len(want[0].hash()) != 32 {
-		t.Errorf("hashes %q %q", want[0].hash(), want[1].hash())
+	if want[0].Hash() == want[1].Hash() || len(want[0].Hash()) != 32 {
+		t.Errorf("hashes %q %q", want[0].Hash(), want[1].Hash())
+	}
+}
+
+// TestGateUpdateKeepsTheBaselineFile: --update writes a baseline that is a
+// symbolic link through the link, keeps its permissions, and refuses a
+// read-only one (exit 2, the file as it was).
+func TestGateUpdateKeepsTheBaselineFile(t *testing.T) {
+	gateDir(t)
+	os.Rename("b.json", "real.json")
+	os.Chmod("real.json", 0o600)
+	os.Symlink("real.json", "b.json")
+	os.WriteFile("t.jsonl", []byte(leakyV5), 0o644)
+	if code, _, stderr := gate("--baseline", "b.json", "--update", "t.jsonl"); code != exitClean {
+		t.Fatalf("--update through a link: exit %d, %s", code, stderr)
+	}
+	if st, _ := os.Lstat("b.json"); st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link became a %v", st.Mode())
+	}
+	if st, _ := os.Stat("real.json"); st.Mode().Perm() != 0o600 {
+		t.Errorf("the baseline's mode became %v, want 0600", st.Mode().Perm())
+	}
+	if got, _ := os.ReadFile("real.json"); !strings.Contains(string(got), "double-free") {
+		t.Errorf("the link's target was not updated:\n%s", got)
+	}
+
+	os.Chmod("real.json", 0o444)
+	before, _ := os.ReadFile("real.json")
+	os.WriteFile("t.jsonl", []byte(leakyV1), 0o644)
+	code, stdout, stderr := gate("--baseline", "b.json", "--update", "t.jsonl")
+	if code != exitInput || !strings.Contains(stderr, "read-only") || stdout != "" {
+		t.Errorf("--update of a read-only baseline: exit %d, stderr %q, stdout %q; want 2 and a word on it, before any replay", code, stderr, stdout)
+	}
+	if after, _ := os.ReadFile("real.json"); string(after) != string(before) {
+		t.Errorf("the read-only baseline changed")
 	}
 }

@@ -60,7 +60,7 @@ func TestExportHTMLInChromium(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			page := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".html")
-			if code, _, stderr := export(tc.trace, "--format", "html", "--out", page, "-"); code == exitInput {
+			if code, _, stderr := exportCmd(tc.trace, "--format", "html", "--out", page, "-"); code == exitInput {
 				t.Fatalf("export: %s", stderr)
 			}
 			pageURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(page)}).String()

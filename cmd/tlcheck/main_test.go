@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/input"
 )
 
 // TestUsageErrors holds usage errors to the go command's shape: the
@@ -192,5 +194,53 @@ func TestVersionOfThisBinary(t *testing.T) {
 	code, out, _ := tlcheck(false, "version")
 	if code != exitClean || !strings.HasPrefix(out, "tlcheck ") || !strings.Contains(out, runtime.Version()) {
 		t.Errorf("exit %d, stdout:\n%s", code, out)
+	}
+}
+
+// assertLines checks that each of want is a whole line of out, in order.
+func assertLines(t *testing.T, out string, want []string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	i := 0
+	for _, w := range want {
+		for i < len(lines) && lines[i] != w {
+			i++
+		}
+		if i == len(lines) {
+			t.Errorf("missing line (or out of order) %q in:\n%s", w, out)
+			return
+		}
+		i++
+	}
+}
+
+// TestHelpNamesEveryInputFormat: each command that reads traces lists every
+// format package input reads, in its synopsis and in the text of --from.
+func TestHelpNamesEveryInputFormat(t *testing.T) {
+	for _, name := range []string{"replay", "gate", "export"} {
+		_, out, _ := tlcheck(false, "help", name)
+		var synopsis, flag []string // the lines naming --from, and --from's text
+		lines := strings.Split(out, "\n")
+		for i, line := range lines {
+			if strings.Contains(line, "[--from ") {
+				synopsis = append(synopsis, line)
+			}
+			if strings.HasPrefix(strings.TrimSpace(line), "--from FORMAT") {
+				flag = append(flag, line)
+				for _, l := range lines[i+1:] {
+					if strings.HasPrefix(strings.TrimSpace(l), "--") || strings.TrimSpace(l) == "" {
+						break
+					}
+					flag = append(flag, l)
+				}
+			}
+		}
+		for what, text := range map[string]string{"synopsis": strings.Join(synopsis, " "), "--from FORMAT": strings.Join(flag, " ")} {
+			for _, f := range input.Formats() {
+				if !strings.Contains(text, string(f)) {
+					t.Errorf("help %s: its %s does not name %s:\n%s", name, what, f, text)
+				}
+			}
+		}
 	}
 }

@@ -156,7 +156,7 @@ func TestExportPerfetto(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, rep := replayJSON(t, tc.trace)
-			code, stdout, stderr := export(tc.trace, "--format", "perfetto", "-")
+			code, stdout, stderr := exportCmd(tc.trace, "--format", "perfetto", "-")
 			if want := min(len(rep.Violations), 1); code != want {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, want, stderr)
 			}
@@ -198,7 +198,7 @@ func replayJSON(t *testing.T, trace string) (int, string, traces.Report) {
 // check that cannot fail checks nothing.
 func TestExportPerfettoCheckFails(t *testing.T) {
 	_, _, rep := replayJSON(t, staleReuse)
-	_, stdout, _ := export(staleReuse, "--format", "perfetto", "-")
+	_, stdout, _ := exportCmd(staleReuse, "--format", "perfetto", "-")
 	breaks := []struct {
 		name   string
 		break_ func(tr *chromeTrace)
@@ -293,3 +293,10 @@ func TestExportPerfettoStreams(t *testing.T) {
 	}
 	<-scanned
 }
+
+// Where package export places the timeline's events.
+const (
+	perfettoPid           = 1
+	perfettoViolationsTid = 1
+	perfettoLivesTid      = 2
+)

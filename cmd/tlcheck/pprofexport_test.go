@@ -1,7 +1,7 @@
 package main
 
 import (
-	"io"
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +12,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/pprof/profile"
 
+	"github.com/tlcheck/tlcheck/export"
+	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -76,7 +79,7 @@ func pprofTop(t *testing.T, file, sampleIndex string) map[string]int64 {
 
 func TestExportPprofOpensInGoToolPprof(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "leaks.pb.gz")
-	code, _, stderr := export(sitesTrace, "--format", "pprof", "--out", out, "-")
+	code, _, stderr := exportCmd(sitesTrace, "--format", "pprof", "--out", out, "-")
 	if code != exitViolation {
 		t.Fatalf("exit %d, want %d (leaks); stderr:\n%s", code, exitViolation, stderr)
 	}
@@ -100,81 +103,15 @@ func TestExportPprofOpensInGoToolPprof(t *testing.T) {
 	}
 }
 
-// TestExportPprofPeak checks the peak's shares where the peak is reached
-// more than once and sites change between: each site's share is what it
-// held at the last (highest) peak, and the shares add up to the peak.
-func TestExportPprofPeak(t *testing.T) {
-	tests := []struct {
-		name  string
-		trace string
-		want  map[string]int64 // peak_live_bytes by site
-	}{
-		{"a later, higher peak replaces the first", `{"format":"tlcheck-trace","version":1}
-{"op":"malloc","addr":"0x100","size":100,"site":"x:1"}
-{"op":"free","addr":"0x100"}
-{"op":"malloc","addr":"0x200","size":150,"site":"y:1"}
-{"op":"end"}
-`, map[string]int64{"x:1": 0, "y:1": 150}},
-		{"a site that changed between peaks", `{"format":"tlcheck-trace","version":1}
-{"op":"malloc","addr":"0x100","size":100,"site":"x:1"}
-{"op":"malloc","addr":"0x200","size":10,"site":"y:1"}
-{"op":"free","addr":"0x200"}
-{"op":"malloc","addr":"0x300","size":20,"site":"x:1"}
-{"op":"free","addr":"0x300"}
-{"op":"end"}
-`, map[string]int64{"x:1": 120, "y:1": 0}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p := newPprofExport(io.Discard)
-			if _, err := exportTrace(mustSource(t, tc.trace), p); err != nil {
-				t.Fatal(err)
-			}
-			got := map[string]int64{}
-			var sum int64
-			for site, s := range p.sites {
-				got[site] = s.peakBytes
-				sum += s.peakBytes
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("peak_live_bytes (-want +got):\n%s", diff)
-			}
-			if uint64(sum) != p.peak {
-				t.Errorf("shares add up to %d, the peak is %d", sum, p.peak)
-			}
-		})
-	}
-}
-
-func TestSplitSite(t *testing.T) {
-	tests := []struct {
-		site string
-		file string
-		line int64
-	}{
-		{"a.c:12", "a.c", 12},
-		{"C:/src/a.c:3", "C:/src/a.c", 3},
-		{"./prog:[0x11ce]", "", 0},
-		{"main.go:0", "", 0},
-		{":7", "", 0},
-		{"noline", "", 0},
-	}
-	for _, tc := range tests {
-		if file, line := splitSite(tc.site); file != tc.file || line != tc.line {
-			t.Errorf("splitSite(%q) = %q, %d; want %q, %d", tc.site, file, line, tc.file, tc.line)
-		}
-	}
-}
-
 // mustSource opens a trace held in a string.
 func mustSource(t *testing.T, trace string) traces.Source {
 	t.Helper()
-	in, err := openInput(&env{stdin: strings.NewReader(trace)}, "-", "trace", nil)
+	in, err := input.Open("-", input.Options{Format: input.Trace, Stdin: strings.NewReader(trace)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(in.close)
-	return in.src
+	t.Cleanup(in.Close)
+	return in
 }
 
 // A missed free, then its free after a later call: whether it still counts
@@ -204,16 +141,20 @@ func TestExportPprofTotalsMatchReport(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, rep := replayJSON(t, tc.trace)
-			p := newPprofExport(io.Discard)
-			if _, err := exportTrace(mustSource(t, tc.trace), p); err != nil {
+			var buf bytes.Buffer
+			if _, err := export.Write(&buf, export.Pprof, mustSource(t, tc.trace), export.Options{Name: "t"}); err != nil {
+				t.Fatal(err)
+			}
+			prof, err := profile.Parse(&buf)
+			if err != nil {
 				t.Fatal(err)
 			}
 			var leaked traces.Totals
 			var peak int64
-			for _, s := range p.sites {
-				leaked.Objects += int(s.leakedObjects)
-				leaked.Bytes += uint64(s.leakedBytes)
-				peak += s.peakBytes
+			for _, s := range prof.Sample {
+				leaked.Objects += int(s.Value[1])
+				leaked.Bytes += uint64(s.Value[0])
+				peak += s.Value[2]
 			}
 			if leaked != rep.Leaked || uint64(peak) != rep.PeakLiveBytes {
 				t.Errorf("the profile has leaked %+v and a peak of %d; the report %+v and %d", leaked, peak, rep.Leaked, rep.PeakLiveBytes)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tlcheck/tlcheck/report"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -312,17 +313,17 @@ func TestParseReplayArgs(t *testing.T) {
 	tests := []struct {
 		args   []string
 		from   string
-		format string
+		format report.Format
 		files  []string
 	}{
-		{[]string{"a"}, "auto", formatText, []string{"a"}},
-		{[]string{"--json", "a", "b"}, "auto", formatJSON, []string{"a", "b"}},
-		{[]string{"a", "--from", "mtrace", "b"}, "mtrace", formatText, []string{"a", "b"}},
-		{[]string{"-", "-json"}, "auto", formatJSON, []string{"-"}},
-		{[]string{"--from=mtrace", "--", "-x", "--json"}, "mtrace", formatText, []string{"-x", "--json"}},
-		{[]string{"--format", "sarif", "a"}, "auto", formatSARIF, []string{"a"}},
-		{[]string{"a", "--format=junit"}, "auto", formatJUnit, []string{"a"}},
-		{[]string{"--json", "--format", "json", "a"}, "auto", formatJSON, []string{"a"}},
+		{[]string{"a"}, "auto", report.Text, []string{"a"}},
+		{[]string{"--json", "a", "b"}, "auto", report.JSON, []string{"a", "b"}},
+		{[]string{"a", "--from", "mtrace", "b"}, "mtrace", report.Text, []string{"a", "b"}},
+		{[]string{"-", "-json"}, "auto", report.JSON, []string{"-"}},
+		{[]string{"--from=mtrace", "--", "-x", "--json"}, "mtrace", report.Text, []string{"-x", "--json"}},
+		{[]string{"--format", "sarif", "a"}, "auto", report.SARIF, []string{"a"}},
+		{[]string{"a", "--format=junit"}, "auto", report.JUnit, []string{"a"}},
+		{[]string{"--json", "--format", "json", "a"}, "auto", report.JSON, []string{"a"}},
 	}
 	for _, tt := range tests {
 		opts, files, err := parseReplayArgs(tt.args)
@@ -376,7 +377,7 @@ func TestReplayHumanHugeSizes(t *testing.T) {
 		want  []string
 	}{
 		{"leak of 2^64-1 bytes", `{"format":"tlcheck-trace","version":1}
-{"op":"malloc","addr":"0x10","size":18446744073709551615}
+{"op":"malloc","addr":"0x1","size":18446744073709551615}
 {"op":"end"}
 `, []string{
 			"  events 2, objects 1, peak live bytes 18446744073709551615",

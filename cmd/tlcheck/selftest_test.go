@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/properties/hunt"
 )
 
 func TestSelftestJSON(t *testing.T) {
@@ -19,10 +19,10 @@ func TestSelftestJSON(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	var got struct {
-		Faults []huntResult `json:"faults"`
+		Faults []hunt.Result `json:"faults"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
-	dec.DisallowUnknownFields() // exactly name, caught, seconds, events
+	dec.DisallowUnknownFields() // exactly Result's JSON fields
 	if err := dec.Decode(&got); err != nil {
 		t.Fatalf("%v in %s", err, out)
 	}
@@ -31,8 +31,9 @@ func TestSelftestJSON(t *testing.T) {
 		t.Fatalf("%d faults, want %d", len(got.Faults), len(cat))
 	}
 	for i, f := range got.Faults {
-		if f.Name != string(cat[i].Name) || !f.Caught || f.Events <= 0 || f.Seconds <= 0 {
-			t.Errorf("fault %d: %+v; want %s caught, with a trace and a time", i, f, cat[i].Name)
+		if f.Name != string(cat[i].Name) || f.Engine != cat[i].Engine || !f.Caught || f.Events <= 0 || f.Seconds <= 0 ||
+			f.Size <= 0 || f.Unit == "" || f.Counterexample == "" {
+			t.Errorf("fault %d: %+v; want %s caught, with its engine, a time and a counterexample in its unit", i, f, cat[i].Name)
 		}
 	}
 	md, err := os.ReadFile(report)
@@ -40,7 +41,7 @@ func TestSelftestJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range cat {
-		if !strings.Contains(string(md), "| `"+string(f.Name)+"` | yes |") {
+		if !strings.Contains(string(md), "| `"+string(f.Name)+"` | "+f.Engine+" | yes |") {
 			t.Errorf("report lacks the row of %s:\n%s", f.Name, md)
 		}
 	}
@@ -62,39 +63,6 @@ func TestSelftestTable(t *testing.T) {
 	}
 }
 
-// TestSelftestHuntsEveryEngine: every engine of the catalog has a hunter
-// in selftest; a fault whose engine has none would be reported "no
-// engine hunts ... faults" and never caught.
-func TestSelftestHuntsEveryEngine(t *testing.T) {
-	for _, f := range impl.Catalog() {
-		if _, ok := hunters[f.Engine]; !ok {
-			t.Errorf("fault %s: no engine hunts %s faults (add the engine to hunters, selftest.go)", f.Name, f.Engine)
-		}
-	}
-	r := huntFault(impl.FaultInfo{Name: "x", Engine: "no-such-engine"}, selftestOptions{time: time.Millisecond})
-	if r.Caught || r.property != "no engine hunts no-such-engine faults" {
-		t.Errorf("a fault of an unknown engine: %+v, want not caught and the engine named", r)
-	}
-}
-
-// TestSelftestAutograd: each autograd fault is caught by the autograd
-// hunter, shrunk to a few steps; the correct engine is not.
-func TestSelftestAutograd(t *testing.T) {
-	opts := selftestOptions{seed: 1, time: 2 * time.Second}
-	for _, f := range impl.Catalog() {
-		if f.Engine != impl.EngineAutograd {
-			continue
-		}
-		r := huntFault(f, opts)
-		if !r.Caught || r.Events <= 0 || r.steps <= 0 || r.steps > 8 || r.autogradProgram == "" {
-			t.Errorf("fault %s: %+v; want caught, shrunk to at most 8 steps", f.Name, r)
-		}
-	}
-	if c := huntAutograd(nil, "none", selftestOptions{seed: 1, time: 200 * time.Millisecond}); c.Caught || c.programs == 0 {
-		t.Errorf("control: %+v; want programs run and none failing", c)
-	}
-}
-
 func TestSelftestUsage(t *testing.T) {
 	for _, args := range [][]string{{"--time", "0s"}, {"--bogus"}, {"extra"}, {"--seed", "x"}} {
 		if code, _, errOut := tlcheck(false, append([]string{"selftest"}, args...)...); code != exitInput || !strings.Contains(errOut, "usage: tlcheck selftest") {
@@ -103,20 +71,45 @@ func TestSelftestUsage(t *testing.T) {
 	}
 }
 
-func TestSelftestDefaultReport(t *testing.T) {
+// TestSelftestWritesNothingUnasked: run from the repository root with no
+// --report, selftest writes no report (reports/gen regenerates
+// reports/detection.md).
+func TestSelftestWritesNothingUnasked(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	opts, err := parseSelftestArgs(nil)
-	if err != nil || opts.report != "" {
-		t.Fatalf("without reports/: report %q, %v; want none", opts.report, err)
-	}
 	if err := os.Mkdir("reports", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if opts, _ := parseSelftestArgs(nil); opts.report != defaultReport {
-		t.Errorf("with reports/: report %q, want %q", opts.report, defaultReport)
+	opts, err := parseSelftestArgs([]string{"--time", "1ms"})
+	if err != nil || opts.report != "" {
+		t.Fatalf("with reports/ and no --report: report %q, %v; want none", opts.report, err)
 	}
-	if opts, _ := parseSelftestArgs([]string{"--report", ""}); opts.report != "" {
-		t.Errorf(`--report "": report %q, want none`, opts.report)
+}
+
+// TestSelftestReportRefusesForeignFile: --report replaces a report it
+// wrote, and refuses, before hunting and with exit 2, any other file.
+func TestSelftestReportRefusesForeignFile(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.jsonl")
+	const content = `{"format":"tlcheck-trace","version":1}` + "\n"
+	if err := os.WriteFile(trace, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := tlcheck(false, "selftest", "--time", "1ms", "--report", trace)
+	if code != exitInput || !strings.Contains(errOut, "refusing to replace "+trace) {
+		t.Errorf("exit %d, stderr %q; want exit 2, refusing to replace %s", code, errOut, trace)
+	}
+	if got, _ := os.ReadFile(trace); string(got) != content {
+		t.Errorf("the trace was replaced: %q", got)
+	}
+	ours := filepath.Join(dir, "detection.md")
+	if err := os.WriteFile(ours, []byte(hunt.MarkdownHeading+" ...\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkReport(ours); err != nil {
+		t.Errorf("a report selftest wrote: %v", err)
+	}
+	if err := checkReport(filepath.Join(dir, "new.md")); err != nil {
+		t.Errorf("a new file: %v", err)
 	}
 }

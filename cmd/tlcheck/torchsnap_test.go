@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/traces"
 	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
@@ -67,15 +68,15 @@ func TestReplayTorchSnapshots(t *testing.T) {
 // deviceEvents reads the layer-4 events of a file as replay reads it.
 func deviceEvents(t *testing.T, file, from string) []traces.Event {
 	t.Helper()
-	in, err := openInput(&env{}, file, from, nil)
+	in, err := input.Open(file, input.Options{Format: input.Format(from)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer in.close()
+	defer in.Close()
 	var evs []traces.Event
 	for {
 		var ev traces.Event
-		err := in.src.Next(&ev)
+		err := in.Next(&ev)
 		if err == io.EOF {
 			return evs
 		}
@@ -108,7 +109,7 @@ func TestExportTorchSnapshotRoundTrip(t *testing.T) {
 	} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "snap.pickle")
-			code, _, stderr := export("", "--format", "torch-snapshot", "--out", out, file)
+			code, _, stderr := exportCmd("", "--format", "torch-snapshot", "--out", out, file)
 			if code == exitInput {
 				t.Fatalf("export: exit 2: %s", stderr)
 			}
@@ -138,7 +139,7 @@ func TestExportTorchSnapshotLeavesOutWhatNeverLived(t *testing.T) {
 {"op":"pool_put","addr":"0x7100"}
 {"op":"pool_get","addr":"0x7000","size":64,"site":"k.py:3"}
 `
-	code, stdout, stderr := export(trace, "--format", "torch-snapshot", "-")
+	code, stdout, stderr := exportCmd(trace, "--format", "torch-snapshot", "-")
 	if code != exitViolation {
 		t.Fatalf("exit %d, want 1: %s", code, stderr)
 	}

@@ -215,7 +215,7 @@ func TestVersions(t *testing.T) {
 	cases := []struct {
 		fault impl.Fault
 		ok    bool
-	}{{"", true}, {impl.FaultAutogradViewOwnVersion, false}, {impl.FaultAutogradDoubleBump, false}}
+	}{{"", true}, {FaultAutogradViewOwnVersion, false}, {FaultAutogradDoubleBump, false}}
 	for _, c := range cases {
 		t.Run(string(c.fault), func(t *testing.T) {
 			var fs []impl.Fault

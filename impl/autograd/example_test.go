@@ -143,11 +143,11 @@ func Example_trace() {
 	// {"op":"read","addr":"0x10000030","size":8}
 	// {"op":"release","addr":"0x10000030"}
 	// {"op":"free","addr":"0x10000030"}
+	// {"op":"unsave","name":"s1"}
+	// {"op":"release","addr":"0x10000010"}
 	// {"op":"alloc","addr":"0x10000030","size":8}
 	// {"op":"unregister","addr":"0x10000030"}
 	// {"op":"write","addr":"0x10000030","size":8}
-	// {"op":"unsave","name":"s1"}
-	// {"op":"release","addr":"0x10000010"}
 	// {"op":"register","addr":"0x10000020"}
 	// {"op":"release","addr":"0x10000010"}
 	// {"op":"free","addr":"0x10000010"}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/autograd"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -23,9 +23,9 @@ var reportDir = filepath.Join("..", "..", "reports")
 // repeat exactly are here: times are in reports/benchmarks.md.
 func TestAutogradReport(t *testing.T) {
 	good, _ := liveCurve(t, liveEpochs)
-	bad, _ := liveCurve(t, liveEpochs, impl.FaultAutogradStructRetain)
+	bad, _ := liveCurve(t, liveEpochs, autograd.FaultAutogradStructRetain)
 	sgood := snapCurve(t, snapEpochs)
-	sbad := snapCurve(t, snapEpochs, impl.FaultAutogradSnapshotTableNeverCleared)
+	sbad := snapCurve(t, snapEpochs, autograd.FaultAutogradSnapshotTableNeverCleared)
 	files := []struct{ name, data string }{
 		{"autograd.md", renderAutograd(good, bad, sgood, sbad, callsPerEpoch(t))},
 		{"autograd-epochs.csv", curvesCSV("epoch,correct_live_bytes,struct_retain_live_bytes", good, bad)},

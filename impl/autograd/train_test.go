@@ -167,7 +167,7 @@ const (
 // grow by the same amount every epoch.
 func TestEpochLiveBytes(t *testing.T) {
 	good, loss := liveCurve(t, liveEpochs)
-	bad, _ := liveCurve(t, liveEpochs, impl.FaultAutogradStructRetain)
+	bad, _ := liveCurve(t, liveEpochs, autograd.FaultAutogradStructRetain)
 	if loss > 1e-3 {
 		t.Errorf("loss after %d epochs %g: the loop does not train", liveEpochs, loss)
 	}
@@ -248,7 +248,7 @@ func snapCurve(t testing.TB, epochs int, faults ...impl.Fault) []uint64 {
 // every epoch.
 func TestEpochSnapshotBytes(t *testing.T) {
 	good := snapCurve(t, snapEpochs)
-	bad := snapCurve(t, snapEpochs, impl.FaultAutogradSnapshotTableNeverCleared)
+	bad := snapCurve(t, snapEpochs, autograd.FaultAutogradSnapshotTableNeverCleared)
 	for i, b := range good {
 		if b != 0 {
 			t.Fatalf("correct engine: %d snapshot bytes live after epoch %d, want 0", b, i+1)

@@ -78,7 +78,7 @@ func BenchmarkTrainingPersistent(b *testing.B) {
 	for _, v := range []struct {
 		name   string
 		faults []impl.Fault
-	}{{"reuse", nil}, {"no-reuse", []impl.Fault{impl.FaultPoolKeyNeverMatches}}} {
+	}{{"reuse", nil}, {"no-reuse", []impl.Fault{gpu.FaultPoolKeyNeverMatches}}} {
 		b.Run(v.name, func(b *testing.B) {
 			for b.Loop() {
 				dev := gpu.NewDevice(1<<40, nil) // simulated: the no-reuse pool grows every step

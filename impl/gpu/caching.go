@@ -360,6 +360,7 @@ func (c *CachingAllocator) RecordStream(a traces.Addr, s Stream) error {
 		}
 		b.uses[s] = true
 	}
+	c.dev.emit(traces.Event{Op: traces.OpRecordStream, Addr: a, Stream: uint64(s)})
 	return nil
 }
 

@@ -231,7 +231,7 @@ func TestMisuse(t *testing.T) {
 // hands one block to two tensors, and the model sees it.
 func TestModelCatchesDoubleHandout(t *testing.T) {
 	var rec impl.Recording
-	p, _ := gpu.NewPersistent(gpu.NewDevice(64*MiB, rec.Record), gpu.PersistentOptions{Faults: []impl.Fault{impl.FaultPoolDuplicateFreeEntry}})
+	p, _ := gpu.NewPersistent(gpu.NewDevice(64*MiB, rec.Record), gpu.PersistentOptions{Faults: []impl.Fault{gpu.FaultPoolDuplicateFreeEntry}})
 	k := gpu.Key{Elements: 256, DType: gpu.F32}
 	a, _ := p.Acquire(k)
 	_, _ = p.Release(a), p.Release(a)

@@ -72,8 +72,8 @@
 //
 // A call that is refused returns an error naming the call and the address,
 // and never panics; what it records is what its comment says. The pool
-// faults of impl.Catalog (Engine "pool") are switched on through the
-// options' Faults.
+// faults (faultrows.go, rows of impl.Catalog with Engine "pool") are
+// switched on through the options' Faults.
 //
 // Neither allocator is safe for concurrent use.
 package gpu

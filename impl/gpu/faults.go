@@ -23,15 +23,15 @@ func parseFaults(fs []impl.Fault) (faults, error) {
 			return f, fmt.Errorf("gpu: unknown fault %q (see impl.Catalog)", name)
 		}
 		switch name {
-		case impl.FaultPoolDuplicateFreeEntry:
+		case FaultPoolDuplicateFreeEntry:
 			f.duplicateEntry = true
-		case impl.FaultPoolKeyNeverMatches:
+		case FaultPoolKeyNeverMatches:
 			f.keyNeverMatches = true
-		case impl.FaultPoolSplitRemainderLost:
+		case FaultPoolSplitRemainderLost:
 			f.lostRemainder = true
-		case impl.FaultPoolFreeNoMerge:
+		case FaultPoolFreeNoMerge:
 			f.noMerge = true
-		case impl.FaultPoolStatsDrift:
+		case FaultPoolStatsDrift:
 			f.statsDrift = true
 		}
 	}

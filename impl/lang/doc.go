@@ -20,9 +20,9 @@
 //     With a correct runtime and no codegen fault on, the two agree after
 //     every statement and the recorded trace replays with no violation;
 //     package properties checks both, with the model as oracle. The
-//     lowering's rules are listed in lower.go; each codegen fault of
-//     impl.Catalog (Layer codegen), on in the runtime (Runtime.HasFault),
-//     breaks one.
+//     lowering's rules are listed in lower.go; each codegen fault
+//     (faultrows.go, Engine impl.EngineSource), on in the runtime
+//     (Runtime.HasFault), breaks one.
 //   - Generate makes only well-formed programs, from any stream of
 //     choices (Bytes turns a fuzzer's input into one); Shrink makes a
 //     failing program smaller on the source; String prints it as source.

@@ -21,7 +21,7 @@ func Example() {
 	fmt.Print(p)
 	meant, _ := lang.Interpret(p)
 	fmt.Println("interpreter:", meant)
-	for _, faults := range [][]impl.Fault{nil, {impl.FaultBlockResultFreed}} {
+	for _, faults := range [][]impl.Fault{nil, {lang.FaultBlockResultFreed}} {
 		got, _ := lang.Lower(p, impl.New(impl.Config{Faults: faults}))
 		fmt.Println("lowered", faults, got.Alive, len(got.Errors), "runtime errors")
 	}

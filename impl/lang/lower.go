@@ -161,7 +161,7 @@ type lowering struct {
 func (l *lowering) facts(fn *Func) facts {
 	f, ok := l.known[fn]
 	if !ok {
-		f = analyze(l.p, fn)
+		f = analyze(l.p, fn, l.has(FaultLoopLifeEndsFirstLoop))
 		l.known[fn] = f
 	}
 	return f
@@ -247,7 +247,7 @@ func (l *lowering) call(fi int, args []value, dest *dstruct) value {
 // exitFn ends the top frame's call: the scopes are already left.
 func (l *lowering) exitFn() {
 	fr := l.top()
-	if l.has(impl.FaultCalleeReleasesBorrowed) {
+	if l.has(FaultCalleeReleasesBorrowed) {
 		for _, a := range fr.args {
 			l.note("release of a borrowed argument", l.rt.Release(a.addr))
 		}
@@ -404,7 +404,7 @@ func (l *lowering) stmt(s Stmt) (ctrl, traces.Addr) {
 			c = ctrlContinue
 		}
 		n := l.loopDepth()
-		if fr.ifs > 0 && l.has(impl.FaultBreakInIfSkipsCleanup) {
+		if fr.ifs > 0 && l.has(FaultBreakInIfSkipsCleanup) {
 			n = 0 // the bug: the jump out of the if emits no cleanup at all
 		}
 		l.exits(n)
@@ -417,7 +417,7 @@ func (l *lowering) stmt(s Stmt) (ctrl, traces.Addr) {
 			a = l.escape(s.Var, len(fr.scopes), false).addr
 		}
 		n := len(fr.scopes)
-		if l.has(impl.FaultReturnCleansInnermost) {
+		if l.has(FaultReturnCleansInnermost) {
 			n = 1
 		}
 		l.exits(n)
@@ -459,7 +459,7 @@ func (l *lowering) fill(name string) {
 	for _, f := range fields {
 		l.note("acquire of a field into the destination", l.rt.Acquire(f))
 	}
-	if l.has(impl.FaultSretSourceKept) && !v.param {
+	if l.has(FaultSretSourceKept) && !v.param {
 		if v.ds == nil && !v.slot {
 			l.note("unregister of "+name, l.rt.Unregister(v.addr))
 		}
@@ -535,7 +535,7 @@ func (l *lowering) escape(name string, n int, block bool) value {
 		return value{ds: v.ds}
 	}
 	if at >= len(fr.scopes)-n && !v.param && !v.slot {
-		if block && l.has(impl.FaultBlockResultFreed) {
+		if block && l.has(FaultBlockResultFreed) {
 			return value{addr: v.addr} // the bug: the block's exit frees its own result
 		}
 		l.note("unregister of "+name, l.rt.Unregister(v.addr))
@@ -593,11 +593,11 @@ func (l *lowering) bind(v *lvar, val value, h how, at Stmt) {
 		}
 	case returned:
 		if !v.slot {
-			if l.has(impl.FaultCallerNoRegister) {
+			if l.has(FaultCallerNoRegister) {
 				return
 			}
 			l.note("register of "+v.name, l.rt.Register(a))
-			if l.has(impl.FaultRegisterTwice) {
+			if l.has(FaultRegisterTwice) {
 				l.note("register of "+v.name, l.rt.Register(a))
 			}
 		}
@@ -607,7 +607,7 @@ func (l *lowering) bind(v *lvar, val value, h how, at Stmt) {
 			l.note("register of "+v.name, l.rt.Register(a))
 		}
 	case moved:
-		if !l.has(impl.FaultMoveStillReleased) {
+		if !l.has(FaultMoveStillReleased) {
 			l.note("unregister of the moved value", l.rt.Unregister(a))
 		}
 		l.note("register of "+v.name, l.rt.Register(a))
@@ -646,7 +646,7 @@ func (l *lowering) expr(x Expr, at Stmt) (value, how) {
 			l.made(a)
 			l.fields[a] = fs
 		}
-		if l.has(impl.FaultEmitRetainOverRetains) {
+		if l.has(FaultEmitRetainOverRetains) {
 			for _, f := range fs {
 				l.note("emit_retain", l.rt.Acquire(f))
 			}

@@ -18,7 +18,7 @@ var triggers = map[impl.Fault]func(r *registry.Registry, pet func()) (shown stri
 	// RegisterBuffer(b,64); in parallel Alias(b,a1) || Alias(b,a2);
 	// Unregister(b); Unregister(a1) [b freed, though a2 still names it].
 	// The race is real, so the trigger is tried many times.
-	impl.FaultRegistryCountOutsideLock: func(r *registry.Registry, pet func()) string {
+	registry.FaultRegistryCountOutsideLock: func(r *registry.Registry, pet func()) string {
 		for i := range 1000 {
 			b := registry.Ptr(0x10000 * (i + 1))
 			a1, a2 := b+0x10, b+0x20
@@ -48,7 +48,7 @@ var triggers = map[impl.Fault]func(r *registry.Registry, pet func()) (shown stri
 	},
 	// RegisterBuffer(b,64); Alias(b,a); Unregister(a); Unregister(a)
 	// [b freed, still registered]; Unregister(b) [count -1].
-	impl.FaultRegistryAliasUnderflow: func(r *registry.Registry, _ func()) string {
+	registry.FaultRegistryAliasUnderflow: func(r *registry.Registry, _ func()) string {
 		const b, a = 0x1000, 0x2000
 		if err := r.RegisterBuffer(b, 64, registry.KindHeap); err != nil {
 			return err.Error()
@@ -102,7 +102,7 @@ func TestFaultTriggers(t *testing.T) {
 // TestFaultyBooksNeverPanic: a registry with a fault on keeps its books
 // wrong, on purpose, but its queries and leak report still answer.
 func TestFaultyBooksNeverPanic(t *testing.T) {
-	r, _ := newReg(t, impl.FaultRegistryAliasUnderflow)
+	r, _ := newReg(t, registry.FaultRegistryAliasUnderflow)
 	const b, a = 0x1000, 0x2000
 	must(t, r.RegisterBuffer(b, 64, registry.KindDevice))
 	must(t, r.Alias(b, a))

@@ -117,9 +117,9 @@ func New(cfg Config) (*Registry, error) {
 			return nil, fmt.Errorf("registry: Config.Faults: unknown fault %q", f)
 		case info.Engine != impl.EngineRegistry:
 			return nil, fmt.Errorf("registry: Config.Faults: fault %s belongs to the %s engine, not the registry", f, info.Engine)
-		case f == impl.FaultRegistryCountOutsideLock:
+		case f == FaultRegistryCountOutsideLock:
 			r.countOutsideLock = true
-		case f == impl.FaultRegistryAliasUnderflow:
+		case f == FaultRegistryAliasUnderflow:
 			r.aliasUnderflow = true
 		default:
 			return nil, fmt.Errorf("registry: Config.Faults: fault %s is not implemented by this registry", f)

@@ -211,7 +211,7 @@ func TestConcurrent(t *testing.T) {
 // TestConcurrentCatchesCountFault: the same check fails on a registry
 // whose counts are updated outside the lock.
 func TestConcurrentCatchesCountFault(t *testing.T) {
-	r, f := newReg(t, impl.FaultRegistryCountOutsideLock)
+	r, f := newReg(t, registry.FaultRegistryCountOutsideLock)
 	problems := hammer(r, f, watchdog.Test(t, stall).Pet)
 	if len(problems) == 0 {
 		t.Fatal("the fault escaped the concurrent check")

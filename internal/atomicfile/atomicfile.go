@@ -1,6 +1,11 @@
 // Package atomicfile writes files so that a reader never sees half of one
 // and nothing a user had is lost: data goes to a temporary file in the
 // target's directory, which then takes the target's name in one step.
+//
+// Replacing a file keeps what the user made of it: a symbolic link is
+// written through (its target is replaced, the link stays), the file's
+// permissions are kept, and a file the user cannot write, or has made
+// read-only, is refused rather than replaced.
 package atomicfile
 
 import (
@@ -13,14 +18,73 @@ import (
 
 // Replace writes data to path, replacing what was there atomically: a
 // reader sees the old contents or the new, never a mix. Use it for files
-// the tool owns and regenerates (reports).
+// the tool owns and regenerates (reports, baselines). Where path is a
+// symbolic link, its target is replaced; an existing file keeps its
+// permissions; a file that is read-only or that the user may not write is
+// an error (*fs.PathError), and stays as it was.
 func Replace(path string, data []byte) error {
-	tmp, err := temp(filepath.Dir(path), filepath.Base(path), data)
+	target, mode, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := temp(filepath.Dir(target), filepath.Base(target), data, mode)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp) // a no-op after the rename
-	return os.Rename(tmp, path)
+	return os.Rename(tmp, target)
+}
+
+// CheckReplace reports whether Replace could replace path (see resolve),
+// without writing anything: a command calls it before long work whose
+// result goes there, so that a read-only file fails at the start.
+func CheckReplace(path string) error {
+	target, _, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	_, err = os.Stat(filepath.Dir(target))
+	return err // *PathError: "stat DIR: no such file or directory"
+}
+
+// resolve returns the file that replacing path replaces (path, or the
+// file a symbolic link at path leads to) and the permissions the new file
+// gets: the old file's, or 0644 for a new one. It refuses a file that is
+// read-only or that the user may not write.
+func resolve(path string) (string, fs.FileMode, error) {
+	target := path
+	for range 40 { // as the kernel, give up on a loop of links
+		st, err := os.Lstat(target)
+		if errors.Is(err, fs.ErrNotExist) {
+			return target, 0o644, nil // a new file, or a link to one not made yet
+		}
+		if err != nil {
+			return "", 0, err
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			if !st.Mode().IsRegular() {
+				return "", 0, &fs.PathError{Op: "replace", Path: path, Err: errors.New("not a regular file")}
+			}
+			if st.Mode().Perm()&0o222 == 0 {
+				return "", 0, &fs.PathError{Op: "replace", Path: path, Err: errors.New("the file is read-only")}
+			}
+			f, err := os.OpenFile(target, os.O_WRONLY, 0) // no truncation: only asks whether the user may write it
+			if err != nil {
+				return "", 0, err
+			}
+			f.Close()
+			return target, st.Mode().Perm(), nil
+		}
+		link, err := os.Readlink(target)
+		if err != nil {
+			return "", 0, err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(target), link)
+		}
+		target = link
+	}
+	return "", 0, &fs.PathError{Op: "replace", Path: path, Err: errors.New("too many levels of symbolic links")}
 }
 
 // CreateNew writes data to a new file in dir named base+ext, or base-2+ext,
@@ -28,7 +92,7 @@ func Replace(path string, data []byte) error {
 // replaces a file: the final name is made by a hard link, which fails where
 // a file exists, so the check and the write cannot race.
 func CreateNew(dir, base, ext string, data []byte) (string, error) {
-	tmp, err := temp(dir, base, data)
+	tmp, err := temp(dir, base, data, 0o644)
 	if err != nil {
 		return "", err
 	}
@@ -49,9 +113,10 @@ func CreateNew(dir, base, ext string, data []byte) (string, error) {
 	}
 }
 
-// temp writes data to a fresh hidden file in dir, readable by all as a
-// report should be, and returns its name.
-func temp(dir, base string, data []byte) (string, error) {
+// temp writes data to a fresh hidden file in dir with permissions mode
+// (0644, readable by all, as a report should be, for a new file), and
+// returns its name.
+func temp(dir, base string, data []byte, mode fs.FileMode) (string, error) {
 	f, err := os.CreateTemp(dir, "."+base+"-*.tmp")
 	if err != nil {
 		return "", err
@@ -62,7 +127,7 @@ func temp(dir, base string, data []byte) (string, error) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(name, 0o644)
+		err = os.Chmod(name, mode)
 	}
 	if err != nil {
 		os.Remove(name)

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -11,25 +12,31 @@ import (
 // name only at Commit. Until then a reader sees the old file, or none.
 type Writer struct {
 	f    *os.File
-	path string
+	path string      // the file replaced: the target of a symbolic link
+	mode fs.FileMode // its permissions once committed
 }
 
-// NewWriter starts replacing path. Call Commit to finish, or Abort to
-// leave path as it was; Abort after Commit does nothing, so that a
-// deferred Abort is always safe.
+// NewWriter starts replacing path, as Replace does (through a symbolic
+// link, keeping permissions, refusing a read-only file). Call Commit to
+// finish, or Abort to leave path as it was; Abort after Commit does
+// nothing, so that a deferred Abort is always safe.
 func NewWriter(path string) (*Writer, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
+	target, mode, err := resolve(path)
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{f: f, path: path}, nil
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+"-*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{f: f, path: target, mode: mode}, nil
 }
 
 // Write writes to the temporary file.
 func (w *Writer) Write(p []byte) (int, error) { return w.f.Write(p) }
 
-// Commit closes the temporary file and gives it the target's name,
-// readable by all as a report should be. On an error the target is left
+// Commit closes the temporary file and gives it the target's name, with
+// the old file's permissions (readable by all for a new one). On an error the target is left
 // as it was and the temporary file is removed.
 func (w *Writer) Commit() error {
 	if w.f == nil {
@@ -39,7 +46,7 @@ func (w *Writer) Commit() error {
 	w.f = nil
 	err := f.Close()
 	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
+		err = os.Chmod(f.Name(), w.mode)
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), w.path)

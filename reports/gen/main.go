@@ -16,7 +16,11 @@
 // no more than Go); -only benches runs the runtime layers' benchmarks and
 // writes reports/benchmarks.md; -only drive measures driving a runtime in
 // another process (package drive, examples/cruntime) and writes
-// reports/drive.md. -baseline REV builds tlcheck as it was at
+// reports/drive.md; -only readers times the snapshot and
+// mtrace readers against Python's pickle.load and glibc's script and writes
+// reports/readers.md; -only detection hunts every fault of the catalog, as
+// tlcheck selftest does, and writes reports/detection.md, which the full
+// run writes last. -baseline REV builds tlcheck as it was at
 // a git revision and times it in the same runs as the working tree's, the
 // two taking turns, and the report adds the ratios.
 //
@@ -42,7 +46,11 @@ func main() {
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
-	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "drive": only drive.md`)
+	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md`)
+	readersOut := flag.String("readers-out", filepath.Join("reports", "readers.md"), "the readers' report to write")
+	snapshots := flag.String("snapshots", defaultSnapshots, "the readers' report: entries of each snapshot to time (12 frames each, about 525 bytes an entry)")
+	detectionOut := flag.String("detection-out", filepath.Join("reports", "detection.md"), "fault detection report to write")
+	detectionTime := flag.Duration("detection-time", 10*time.Second, "the budget per fault of the detection report")
 	driveOut := flag.String("drive-out", filepath.Join("reports", "drive.md"), "the drive report to write")
 	driveClean := flag.Duration("drive-clean", time.Minute, "how long the C driver runs clean for the drive report")
 	benchesOut := flag.String("benches-out", filepath.Join("reports", "benchmarks.md"), "the layers' benchmarks report to write")
@@ -50,9 +58,16 @@ func main() {
 	leaks := flag.Int("leaks", 2_000_000, "leaked blocks in the leak-scale trace")
 	base := flag.String("baseline", "", "a git revision whose tlcheck is timed in the same runs as the working tree's (the report gives the ratios)")
 	flag.Parse()
-	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" && *only != "drive" {
-		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches" or "drive"`)
+	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" && *only != "readers" && *only != "detection" && *only != "drive" {
+		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches", "readers", "detection" or "drive"`)
 		os.Exit(2)
+	}
+	if *only == "detection" {
+		if err := writeDetection(*detectionOut, *detectionTime, 1); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *only == "drive" {
 		if err := writeDriveReport(*driveOut, 3, *driveClean); err != nil {
@@ -68,9 +83,15 @@ func main() {
 		}
 		return
 	}
-	if err := generate(*out, *leaksOut, *only, *base, *iterations, *runs, *benchCount, *leaks, *keep, *pgo); err != nil {
+	if err := generate(*out, *leaksOut, *readersOut, *snapshots, *only, *base, *iterations, *runs, *benchCount, *leaks, *keep, *pgo); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
+	}
+	if *only == "" {
+		if err := writeDetection(*detectionOut, *detectionTime, 1); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
 	}
 }
 
@@ -95,7 +116,7 @@ type figures struct {
 	BaseBench benchResult
 }
 
-func generate(out, leaksOut, only, base string, iterations, runs, benchCount, leaks int, keep, pgo bool) error {
+func generate(out, leaksOut, readersOut, snapshots, only, base string, iterations, runs, benchCount, leaks int, keep, pgo bool) error {
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository root: %w", err)
 	}
@@ -117,6 +138,9 @@ func generate(out, leaksOut, only, base string, iterations, runs, benchCount, le
 	}
 	if only == "leaks" {
 		return writeLeakScale(tlcheck, work, leaksOut, leaks, runs)
+	}
+	if only == "readers" {
+		return writeReaders(tlcheck, work, readersOut, runs, iterations, snapshots)
 	}
 	preload, err := buildShim(work)
 	if err != nil {

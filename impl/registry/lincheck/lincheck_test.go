@@ -70,7 +70,7 @@ func TestEveryRegistryFaultIsCaught(t *testing.T) {
 // only, so one goroutine alone stays linearizable; it is the concurrent
 // histories that catch it.
 func TestCountOutsideLockNeedsConcurrency(t *testing.T) {
-	cfg := Config{Seed: 1, Clients: 1, Ops: 200, Faults: []impl.Fault{impl.FaultRegistryCountOutsideLock}}
+	cfg := Config{Seed: 1, Clients: 1, Ops: 200, Faults: []impl.Fault{registry.FaultRegistryCountOutsideLock}}
 	r, n, err := Hunt(cfg, func(n int) bool { return n < 50 })
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,150 @@
+package check
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// Suppressions, in the style of LeakSanitizer and Valgrind: a file of
+// lines
+//
+//	# a comment
+//	leak:vendor/*
+//	*:gen_*.c:*
+//
+// each KIND:PATTERN, where KIND is a violation kind or * (any kind) and
+// PATTERN a glob in which * matches any run of characters (/ and :
+// included) and every other character only itself. A finding is
+// suppressed when its kind matches and PATTERN matches the whole of one
+// site of its history: the site of its own event or of any related event.
+// A finding with no site at all is matched as if its one site were "", so
+// that only * accepts it. The first rule in file order that matches names
+// the suppression. Suppressed findings are never dropped: every report
+// lists them, as suppressed, with the rule.
+
+// Rule is one suppression line.
+type Rule struct {
+	Kind    traces.Kind // "*" for any kind
+	Pattern string
+	File    string // where the rule was written, for the report
+	Line    int
+}
+
+// String is the rule as the report names it: "supp.txt:3 (leak:vendor/*)".
+func (r *Rule) String() string {
+	return fmt.Sprintf("%s:%d (%s:%s)", r.File, r.Line, r.Kind, r.Pattern)
+}
+
+// LoadSuppressions reads every suppression file, in order.
+func LoadSuppressions(files []string) ([]*Rule, error) {
+	var rules []*Rule
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err // *PathError: "open NAME: ..."
+		}
+		rs, err := ParseSuppressions(f, name)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		rules = append(rules, rs...)
+	}
+	return rules, nil
+}
+
+// ParseSuppressions parses one suppression file; an error names the file
+// and line, so that a typo never silently suppresses nothing.
+func ParseSuppressions(r io.Reader, name string) ([]*Rule, error) {
+	var rules []*Rule
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		kind, pattern, ok := strings.Cut(text, ":")
+		kind, pattern = strings.TrimSpace(kind), strings.TrimSpace(pattern)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%s:%d: %q: want KIND:PATTERN", name, n, clip(text))
+		case kind != "*" && !KnownKind(traces.Kind(kind)):
+			return nil, fmt.Errorf("%s:%d: unknown kind %q (want * or one of %s)", name, n, clip(kind), kindList())
+		case pattern == "":
+			return nil, fmt.Errorf("%s:%d: empty pattern after %q (use * to match every site)", name, n, kind+":")
+		}
+		rules = append(rules, &Rule{Kind: traces.Kind(kind), Pattern: pattern, File: name, Line: n})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return rules, nil
+}
+
+// suppressedBy returns the first rule that suppresses v, or nil.
+func suppressedBy(rules []*Rule, v *traces.Violation) *Rule {
+	for _, r := range rules {
+		if r.Kind != "*" && r.Kind != v.Kind {
+			continue
+		}
+		try := func(site string) bool { return site != "" && glob(r.Pattern, site) }
+		hasSite := v.Site != ""
+		if try(v.Site) {
+			return r
+		}
+		for _, rel := range v.Related {
+			if try(rel.Site) {
+				return r
+			}
+			hasSite = hasSite || rel.Site != ""
+		}
+		if !hasSite && glob(r.Pattern, "") {
+			return r
+		}
+	}
+	return nil
+}
+
+// glob reports whether pattern matches all of s, where * in pattern
+// matches any run of characters and everything else only itself. It runs
+// in O(len(pattern)·len(s)) at worst: a pattern from a file never costs
+// exponential time.
+func glob(pattern, s string) bool {
+	p, i := 0, 0
+	star, mark := -1, 0 // the last * seen in pattern, and where in s it began to match
+	for i < len(s) {
+		switch {
+		case p < len(pattern) && pattern[p] == '*':
+			star, mark = p, i
+			p++
+		case p < len(pattern) && pattern[p] == s[i]:
+			p++
+			i++
+		case star >= 0:
+			p = star + 1 // let the last * take one more character
+			mark++
+			i = mark
+		default:
+			return false
+		}
+	}
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
+}
+
+// clip shortens user input echoed in a message to a readable length.
+func clip(s string) string {
+	const max = 80
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
+}

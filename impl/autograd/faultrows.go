@@ -1,0 +1,53 @@
+package autograd
+
+import "github.com/tlcheck/tlcheck/impl"
+
+// The autograd faults (EngineAutograd): bugs of the graph engine, which
+// asks the Runtime it allocates from (HasFault) which are on; the
+// Runtime's own calls are unchanged. A new one goes at the end.
+var (
+	FaultAutogradStructRetain = impl.DeclareFault(impl.FaultInfo{Name: "autograd-struct-retain", Engine: impl.EngineAutograd,
+		Summary: "every graph tensor is retained struct-style, a reference that no one releases, so each iteration keeps its whole graph",
+		Bug:     "TensorLogic 4419a90: tensors stored in the autograd graph were acquired with the struct-field retain, whose matching release never ran; memory grew from 1237 MB to 2168 MB over one training run.",
+		Trigger: "x=Leaf(req); y=x.Mul(x); y.Sum().Backward(false); ScopeExit; End [y's buffer leaks]"})
+	FaultAutogradNoGradClearing = impl.DeclareFault(impl.FaultInfo{Name: "autograd-no-grad-clearing", Engine: impl.EngineAutograd,
+		Summary: "ClearGrads does nothing, so gradients accumulate across loop iterations",
+		Bug:     "TensorLogic before V3.3 had no clear_grads at the end of a loop iteration: each step's gradient was added to the last, and training diverged.",
+		Trigger: "loop 2x { loss=f(w); loss.Backward(false); ClearGrads } [w.grad is twice the gradient]"})
+	FaultAutogradScopeFreesGraph = impl.DeclareFault(impl.FaultInfo{Name: "autograd-scope-frees-graph", Engine: impl.EngineAutograd,
+		Summary: "a graph tensor keeps its scope record, so scope exit frees a tensor the graph still needs",
+		Bug:     "TensorLogic V5.0's hybrid cleanup fixed the use-after-free of scope exit freeing intermediates the autograd graph held: a graph tensor's scope release became a no-op.",
+		Trigger: "ScopeEnter; x=Leaf(req); ScopeEnter; y=x.Add(x); ScopeExit [y freed]; y.Sum() [reads freed bytes]"})
+	FaultAutogradBackwardKeepsIntermediates = impl.DeclareFault(impl.FaultInfo{Name: "autograd-backward-keeps-intermediates", Engine: impl.EngineAutograd,
+		Summary: "backward does not free the graph's non-leaf intermediates",
+		Bug:     "TensorLogic V5.0: backward is where the graph engine frees the intermediates it owns; without it they outlive the step.",
+		Trigger: "x=Leaf(req); y=x.Exp(); y.Sum().Backward(false); End [y leaks]"})
+	FaultAutogradDetachKeepsGraph = impl.DeclareFault(impl.FaultInfo{Name: "autograd-detach-keeps-graph", Engine: impl.EngineAutograd,
+		Summary: "detach leaves the upstream graph alive",
+		Bug:     "TensorLogic V5.0: detach frees the graph upstream of the detached tensor; a detach that does not leaves it owned by no one.",
+		Trigger: "x=Leaf(req); y=x.Exp(); y.Detach(); End [y and its saved output leak]"})
+	FaultAutogradSavedNeverReleased = impl.DeclareFault(impl.FaultInfo{Name: "autograd-saved-never-released", Engine: impl.EngineAutograd,
+		Summary: "a node's saved tensors are not released after it runs",
+		Bug:     "PyTorch releases saved variables after a node runs unless retain_graph; a runtime that keeps them holds every activation of every step.",
+		Trigger: "x=Leaf(req); y=x.Exp(); y.Sum().Backward(false); End [the saved output's reference leaks]"})
+	FaultAutogradViewOwnVersion = impl.DeclareFault(impl.FaultInfo{Name: "autograd-view-own-version", Engine: impl.EngineAutograd,
+		Summary: "a view gets a version counter of its own instead of sharing its base's",
+		Bug:     "cgadimpl kept a version per tensor object, not per storage: an in-place op through a view did not bump the base's version, so backward used a modified saved tensor and returned a wrong gradient.",
+		Trigger: "x=Leaf([2]); v=x.Slice(0,1); v.MulInPlace(c) [x's version stays 0]; with y=w.Mul(x) before it, y.Sum().Backward runs"})
+	FaultAutogradDoubleBump = impl.DeclareFault(impl.FaultInfo{Name: "autograd-double-bump", Engine: impl.EngineAutograd,
+		Summary: "one in-place op bumps the version counter twice",
+		Bug:     "cgadimpl bumped the version both in the in-place kernel and in its autograd wrapper; versions drifted from PyTorch's, and checkpoints keyed by version restored the wrong snapshot.",
+		Trigger: "x=Leaf([1]); x.AddInPlace(x,1) [version 2, want 1]"})
+	FaultAutogradSnapshotTableNeverCleared = impl.DeclareFault(impl.FaultInfo{Name: "autograd-snapshot-table-never-cleared", Engine: impl.EngineAutograd,
+		Summary: "checkpoint snapshots are kept in a global table that releasing the graph never clears",
+		Bug:     "cgadimpl kept its checkpoint snapshots in global tables keyed by tensor that grew from one training run to the next: the snapshot bytes of every step stayed alive after its graph was gone.",
+		Trigger: "Config{Checkpoint}; y=w.Mul(x); x.AddInPlace(c,1) [snapshot of x]; y.Sum().Backward(false); End [the snapshot leaks]"})
+	FaultAutogradRestoreWrongVersion = impl.DeclareFault(impl.FaultInfo{Name: "autograd-restore-wrong-version", Engine: impl.EngineAutograd,
+		Summary: "the snapshot filed for a saved tensor's version is taken after the in-place op wrote and bumped the storage, so backward restores a snapshot of the next version",
+		Bug:     "cgadimpl's checkpoint hook ran after the in-place kernel, whose version bump had already happened: the snapshot it kept for the saved version held the next one, and backward restored values of another version than the one saved, a wrong gradient with no error.",
+		Trigger: "Config{Checkpoint}; y=w.Mul(x) [saves x@0]; x.AddInPlace(c,1) [bump, then a snapshot of x@1 filed as x@0]; y.Sum().Backward(false) [restores x@1]"})
+	FaultAutogradSnapshotShallow = impl.DeclareFault(impl.FaultInfo{Name: "autograd-snapshot-shallow", Engine: impl.EngineAutograd,
+		Summary: "a checkpoint's snapshot is the saved tensor's storage itself, held by one more reference, not a copy: the in-place op it was taken for overwrites it, and backward restores the modified values",
+		Bug:     "A bug of the shape of cgadimpl's checkpoints (seed 004), not one commit: a snapshot that aliases its storage (a shallow copy, which tensor handles sharing one buffer make easy) records the right version but holds whatever the storage holds later, so the restore gives a wrong gradient with no error.",
+		Trigger: "Config{Checkpoint}; y=w.Mul(x) [saves x@0]; x.AddInPlace(c,1) [x's snapshot is x's own buffer, which the op then writes]; y.Sum().Backward(false) [restores x@1's values as x@0]"})
+)

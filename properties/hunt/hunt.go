@@ -1,0 +1,288 @@
+package hunt
+
+import (
+	"bytes"
+	"strings"
+	"time"
+
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/lang"
+	"github.com/tlcheck/tlcheck/impl/registry/lincheck"
+	"github.com/tlcheck/tlcheck/properties"
+)
+
+// Options says how long to hunt and from which seed.
+type Options struct {
+	Budget time.Duration // per fault: the search and the shrink
+	Seed   uint64        // the seed of the programs
+}
+
+// The units of a counterexample's size (Result.Unit), by engine.
+const (
+	UnitEvents     = "events"     // a trace's events: the program engine
+	UnitStatements = "statements" // a source program's statements
+	UnitCalls      = "calls"      // a pool program's calls, a history's calls
+	UnitSteps      = "steps"      // an autograd program's steps
+)
+
+// Result is one fault's hunt, in the JSON shape of `tlcheck selftest
+// --json`.
+type Result struct {
+	Name    string  `json:"name"`
+	Engine  string  `json:"engine"`
+	Caught  bool    `json:"caught"`
+	Seconds float64 `json:"seconds"` // to a shrunk counterexample: search and shrink
+	// Size is the shrunk counterexample's size in Unit, its engine's unit
+	// (events, statements, calls or steps); 0 if not caught.
+	Size int    `json:"size"`
+	Unit string `json:"unit"`
+	// Counterexample is the shrunk counterexample itself: a trace (JSON
+	// Lines) for a program fault, the source program, the pool or
+	// autograd program listing, the history; "" if not caught.
+	Counterexample string `json:"counterexample"`
+	// Events is the counterexample's trace length; for a registry fault,
+	// whose history has no trace, its calls.
+	Events int `json:"events"`
+	// Also names the other engines that caught it too (impl.FaultInfo.Also).
+	Also []string `json:"also,omitempty"`
+
+	// Property names the properties it broke, the first to break first.
+	Property string `json:"-"`
+	Programs int    `json:"-"` // programs run; for a registry fault, histories checked
+
+	// Source is the shrunk source program of a runtime fault that source
+	// programs caught too, AlsoProperty the property it broke.
+	Source       string `json:"-"`
+	Statements   int    `json:"-"`
+	AlsoProperty string `json:"-"`
+}
+
+// hunters holds, for each engine of impl.Catalog (FaultInfo.Engine), how
+// one of its faults is hunted; TestHuntsEveryEngine fails, naming the
+// engine, for one missing here.
+var hunters = map[string]func(f impl.Fault, opts Options) Result{
+	impl.EngineProgram: func(f impl.Fault, opts Options) Result {
+		return program(impl.Config{Faults: []impl.Fault{f}}, opts)
+	},
+	impl.EngineSource: func(f impl.Fault, opts Options) Result {
+		return source(impl.Config{Faults: []impl.Fault{f}}, opts)
+	},
+	impl.EngineRegistry: func(f impl.Fault, opts Options) Result { return registry([]impl.Fault{f}, opts) },
+	impl.EnginePool:     func(f impl.Fault, opts Options) Result { return pool([]impl.Fault{f}, opts) },
+	impl.EngineAutograd: func(f impl.Fault, opts Options) Result { return autograd([]impl.Fault{f}, opts) },
+}
+
+// Fault hunts f with its engine; a fault no engine hunts is reported not
+// caught, and says so. A runtime fault that source programs catch too
+// (FaultInfo.Also) is hunted with them as well.
+func Fault(f impl.FaultInfo, opts Options) Result {
+	h, ok := hunters[f.Engine]
+	if !ok {
+		return Result{Name: string(f.Name), Engine: f.Engine, Property: "no engine hunts " + f.Engine + " faults"}
+	}
+	r := h(f.Name, opts)
+	r.Name, r.Engine = string(f.Name), f.Engine
+	if f.Engine != impl.EngineSource && f.CaughtBy(impl.EngineSource) {
+		if sr := source(impl.Config{Faults: []impl.Fault{f.Name}}, opts); sr.Caught {
+			r.Also, r.Source, r.Statements, r.AlsoProperty = append(r.Also, impl.EngineSource), sr.Counterexample, sr.Size, sr.Property
+		}
+	}
+	return r
+}
+
+// Control is the correct code's run: the runtime with flat and source
+// programs, the allocators, the registry and the autograd engine.
+type Control struct {
+	Failed      bool
+	Property    string  // what failed, if anything did
+	Programs    int     // flat and source programs the correct runtime ran
+	Seconds     float64 // and their seconds
+	Histories   int     // histories the correct registry passed
+	HistSeconds float64
+	Pool        int // pool programs the correct allocators ran
+	Autograd    int // autograd programs the correct engine ran
+}
+
+// RunControl runs the correct code for opts.Budget, at most a second, of
+// each engine (flat and source programs share theirs).
+func RunControl(opts Options) Control {
+	each := Options{Seed: opts.Seed, Budget: min(opts.Budget, time.Second)}
+	half := Options{Seed: opts.Seed, Budget: each.Budget / 2}
+	var c Control
+	flat, src := program(impl.Config{}, half), source(impl.Config{}, half)
+	c.Programs, c.Seconds = flat.Programs+src.Programs, flat.Seconds+src.Seconds
+	for _, r := range []Result{flat, src} {
+		if r.Caught && !c.Failed {
+			c.Failed, c.Property = true, r.Property
+		}
+	}
+	if r := registry(nil, each); r.Caught {
+		c.Failed, c.Property = true, r.Property
+	} else {
+		c.Histories, c.HistSeconds = r.Programs, r.Seconds
+	}
+	if r := pool(nil, each); r.Caught && !c.Failed {
+		c.Failed, c.Property = true, "the GPU allocators: "+r.Property
+	} else {
+		c.Pool = r.Programs
+	}
+	if r := autograd(nil, each); r.Caught && !c.Failed {
+		c.Failed, c.Property = true, "the autograd engine: "+r.Property
+	} else {
+		c.Autograd = r.Programs
+	}
+	return c
+}
+
+// Report is every fault's hunt and the control's run.
+type Report struct {
+	Options Options
+	Faults  []Result
+	Control Control
+}
+
+// All hunts every fault of impl.Catalog, then runs the control.
+func All(opts Options) Report {
+	rep := Report{Options: opts}
+	for _, f := range impl.Catalog() {
+		rep.Faults = append(rep.Faults, Fault(f, opts))
+	}
+	rep.Control = RunControl(opts)
+	return rep
+}
+
+// OK reports whether every fault was caught and the control passed.
+func (r Report) OK() bool {
+	if r.Control.Failed {
+		return false
+	}
+	for _, f := range r.Faults {
+		if !f.Caught {
+			return false
+		}
+	}
+	return true
+}
+
+// more says whether a search begun at start may go on.
+func more(start time.Time, budget time.Duration) func(int) bool {
+	return func(int) bool { return time.Since(start) < budget }
+}
+
+// program searches flat programs for one that fails against cfg and
+// shrinks it. Caught means a property broke for the fault's sake: the
+// shrunk program passes on the runtime without it (with no fault, that
+// is the control failing).
+func program(cfg impl.Config, opts Options) Result {
+	start := time.Now()
+	p, f, n := properties.Search(cfg, opts.Seed, more(start, opts.Budget))
+	r := Result{Programs: n, Unit: UnitEvents}
+	if f != nil {
+		small, sf := properties.Shrink(p, cfg)
+		var trace bytes.Buffer
+		_ = sf.WriteTrace(&trace) // a bytes.Buffer takes every write
+		r.Events, r.Size, r.Counterexample, r.Property = sf.Events(), sf.Events(), trace.String(), brokenList(sf)
+		correct := cfg
+		correct.Faults = nil
+		_, g := properties.Run(small, correct)
+		r.Caught = g == nil || len(cfg.Faults) == 0
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
+// source is program with source programs: a codegen fault shows only in
+// the code a compiler emits.
+func source(cfg impl.Config, opts Options) Result {
+	start := time.Now()
+	p, f, n := properties.SearchSource(cfg, opts.Seed, more(start, opts.Budget))
+	r := Result{Programs: n, Unit: UnitStatements}
+	if f != nil {
+		small, sf := properties.ShrinkSource(p, cfg)
+		if sf == nil { // a failure that does not come back: report the unshrunk one
+			small, sf = p, f
+		}
+		r.Events, r.Property, r.Counterexample, r.Size = sf.Events(), sf.Property, small.String(), lang.Statements(small)
+		correct := cfg
+		correct.Faults = nil
+		g, err := properties.RunSource(small, correct)
+		r.Caught = err == nil && g == nil || len(cfg.Faults) == 0
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
+// registry runs concurrent histories of impl/registry with faults on
+// until one is not linearizable or the budget is spent, then searches
+// smaller workloads for a shorter one. A concurrent history cannot be
+// replayed as a program can, so the control (the same seeds on the
+// correct registry) is what shows the fault is to blame.
+func registry(faults []impl.Fault, opts Options) Result {
+	start := time.Now()
+	cfg := lincheck.Config{Seed: opts.Seed, Faults: faults}
+	res, n, err := lincheck.Hunt(cfg, more(start, opts.Budget))
+	r := Result{Programs: n, Unit: UnitCalls}
+	switch {
+	case err != nil:
+		r.Property = err.Error()
+	case res.Verdict == lincheck.Illegal:
+		if len(faults) > 0 {
+			res = lincheck.Shrink(cfg, res, 20)
+		}
+		r.Caught, r.Events, r.Size, r.Property = true, len(res.History), len(res.History), "Linearizable"
+		r.Counterexample = res.String()
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
+// pool hunts the pool's faults: generated pool programs run against the
+// allocators of impl/gpu, checked by the pool property (books recounted
+// after every call, trace replayed by the model).
+func pool(faults []impl.Fault, opts Options) Result {
+	start := time.Now()
+	p, f, n := properties.SearchPool(faults, opts.Seed, more(start, opts.Budget))
+	r := Result{Programs: n, Unit: UnitCalls}
+	if f != nil {
+		small, sf := properties.ShrinkPool(p, faults)
+		r.Events, r.Property, r.Size, r.Counterexample = sf.Events(), sf.Property, len(small.Ops), small.String()
+		r.Caught = properties.RunPool(small, nil) == nil || len(faults) == 0
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
+// autograd hunts the autograd faults: generated autograd programs on an
+// impl/autograd engine over a runtime with faults on, checked by the
+// autograd property (the model, a shadow of the version counters,
+// ClearGrads, no misuse of the runtime).
+func autograd(faults []impl.Fault, opts Options) Result {
+	start := time.Now()
+	p, f, n := properties.SearchAutograd(faults, opts.Seed, more(start, opts.Budget))
+	r := Result{Programs: n, Unit: UnitSteps}
+	if f != nil {
+		small, sf := properties.ShrinkAutograd(p, faults)
+		if sf == nil { // a failure that does not come back: report the unshrunk one
+			small, sf = p, f
+		}
+		r.Events, r.Property, r.Size = sf.Events(), sf.Property, small.Len()
+		if sf.Kind != "" {
+			r.Property += " (" + string(sf.Kind) + ")"
+		}
+		r.Counterexample = small.String()
+		r.Caught = properties.RunAutograd(small, nil) == nil || len(faults) == 0
+	}
+	r.Seconds = time.Since(start).Seconds()
+	return r
+}
+
+// brokenList names the properties a failure broke, the first one first.
+func brokenList(f *properties.Failure) string {
+	names := []string{f.Property}
+	for _, p := range f.Broken {
+		if p != f.Property {
+			names = append(names, p)
+		}
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,72 @@
+package hunt
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlcheck/tlcheck/impl"
+	// The engines' packages declare their faults: linked in, the catalog
+	// is whole.
+	_ "github.com/tlcheck/tlcheck/impl/autograd"
+	_ "github.com/tlcheck/tlcheck/impl/gpu"
+)
+
+// TestHuntsEveryEngine: every engine of the catalog has a hunter; a fault
+// whose engine has none would be reported "no engine hunts ... faults"
+// and never caught.
+func TestHuntsEveryEngine(t *testing.T) {
+	for _, f := range impl.Catalog() {
+		if _, ok := hunters[f.Engine]; !ok {
+			t.Errorf("fault %s: no engine hunts %s faults (add the engine to hunters, hunt.go)", f.Name, f.Engine)
+		}
+	}
+	r := Fault(impl.FaultInfo{Name: "x", Engine: "no-such-engine"}, Options{Budget: time.Millisecond})
+	if r.Caught || r.Property != "no engine hunts no-such-engine faults" {
+		t.Errorf("a fault of an unknown engine: %+v, want not caught and the engine named", r)
+	}
+}
+
+// TestAutograd: each autograd fault is caught by the autograd hunter,
+// shrunk to a few steps; the correct engine is not.
+func TestAutograd(t *testing.T) {
+	opts := Options{Seed: 1, Budget: 2 * time.Second}
+	for _, f := range impl.Catalog() {
+		if f.Engine != impl.EngineAutograd {
+			continue
+		}
+		r := Fault(f, opts)
+		if !r.Caught || r.Events <= 0 || r.Unit != UnitSteps || r.Size <= 0 || r.Size > 8 || r.Counterexample == "" {
+			t.Errorf("fault %s: %+v; want caught, shrunk to at most 8 steps", f.Name, r)
+		}
+	}
+	if c := autograd(nil, Options{Seed: 1, Budget: 200 * time.Millisecond}); c.Caught || c.Programs == 0 {
+		t.Errorf("control: %+v; want programs run and none failing", c)
+	}
+}
+
+// TestUnits: each engine's counterexample comes in its own unit, and is
+// the thing itself: a trace for a program fault, a source program, a
+// pool program, a history.
+func TestUnits(t *testing.T) {
+	opts := Options{Seed: 1, Budget: 5 * time.Second}
+	for _, tt := range []struct {
+		fault string
+		unit  string
+		has   string // in the counterexample
+	}{
+		{"zst-allocates", UnitEvents, `{"format":"tlcheck-trace"`},
+		{"block-result-freed", UnitStatements, "zeros("},
+		{"pool-stats-drift", UnitCalls, "malloc"},
+		{"registry-alias-underflow", UnitCalls, "client "},
+	} {
+		f, ok := impl.LookupFault(tt.fault)
+		if !ok {
+			t.Fatalf("no fault %s", tt.fault)
+		}
+		r := Fault(f, opts)
+		if !r.Caught || r.Unit != tt.unit || r.Size <= 0 || !strings.Contains(r.Counterexample, tt.has) {
+			t.Errorf("fault %s: caught %t, size %d %s, counterexample %q; want %s, with %q", tt.fault, r.Caught, r.Size, r.Unit, r.Counterexample, tt.unit, tt.has)
+		}
+	}
+}
