@@ -26,6 +26,9 @@ type session struct {
 	state  traces.State   // the model's state after the last call
 	differ bool           // the runtime's state differed from it after the last call
 	done   bool
+	// resolveOnly: the run only resolves the program (Resolve), and
+	// compares nothing.
+	resolveOnly bool
 
 	frames  []progFrame // the frames the program entered, as it knows them (frames.go)
 	planned impl.Plan   // the plan of the fn_enter being made
