@@ -64,4 +64,4 @@ build_target $m/fuzz FuzzAutogradProgram FuzzAutogradProgram
 build_target $m/traces FuzzReader FuzzReader
 build_target $m/traces/mtrace FuzzParseLine FuzzParseLine
 build_target $m/traces/mtrace FuzzHexDigits FuzzHexDigits
-build_target $m/traces/torchsnap FuzzReader FuzzTorchSnapshot
+build_target $m/traces/torchsnap FuzzTorchSnapshot FuzzTorchSnapshot

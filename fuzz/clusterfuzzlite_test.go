@@ -32,6 +32,7 @@ func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
 	}
 
 	var targets []string
+	dirs := map[string][]string{} // a target's name: the folders declaring it
 	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -50,6 +51,7 @@ func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
 			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && isFuzzTarget(fn) {
 				pkg := module + strings.TrimPrefix(filepath.ToSlash(filepath.Dir(path)), "..")
 				targets = append(targets, pkg+" "+fn.Name.Name)
+				dirs[fn.Name.Name] = append(dirs[fn.Name.Name], filepath.ToSlash(filepath.Dir(path)))
 			}
 		}
 		return nil
@@ -67,10 +69,34 @@ func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
 		t.Errorf("build.sh builds (package, function):\n  %s\nthe module's fuzz targets are:\n  %s",
 			strings.Join(built, "\n  "), strings.Join(targets, "\n  "))
 	}
+	for name, ds := range dirs {
+		if clash := nestedClash(ds); clash != "" {
+			t.Errorf("fuzz target %s is declared in %s: compile_native_go_fuzzer greps a package's folder tree "+
+				"for the name and finds both; give one its own name", name, clash)
+		}
+	}
 	slices.Sort(names)
 	if len(slices.Compact(names)) != len(built) {
 		t.Errorf("build.sh gives two targets one output name: %v", names)
 	}
+}
+
+// nestedClash returns "A and B" for two of the folders in ds of which one
+// holds the other (or they are one), or "" if there are none.
+func nestedClash(ds []string) string {
+	for i, a := range ds {
+		for _, b := range ds[i+1:] {
+			if within(a, b) || within(b, a) {
+				return a + " and " + b
+			}
+		}
+	}
+	return ""
+}
+
+// within reports whether folder sub is dir or lies under it.
+func within(sub, dir string) bool {
+	return sub == dir || strings.HasPrefix(sub, dir+"/")
 }
 
 // isFuzzTarget reports whether fn is func FuzzX(name *testing.F).
