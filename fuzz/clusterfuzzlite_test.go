@@ -16,8 +16,14 @@ import (
 // TestClusterFuzzLiteBuildsEveryTarget keeps .clusterfuzzlite/build.sh in
 // step with the code: it builds every native fuzz target of the module
 // (every func FuzzX(f *testing.F) in a _test.go file), each once, from the
-// package that declares it, and nothing else. Building them is
-// .clusterfuzzlite/test.sh's work; it needs clang and the network.
+// package that declares it, and nothing else; that no two targets share a
+// function name where one's package folder holds the other's, which the
+// builder's compile_native_go_fuzzer cannot tell apart (it greps the
+// package's whole folder tree, subfolders included, for the name and
+// refuses a name found in two files); and that each target is in its
+// package, not an external _test package, which go-118-fuzz-build cannot
+// build. Building them is .clusterfuzzlite/test.sh's work (and CI's); it
+// needs clang and the network.
 func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
 	const module = "github.com/tlcheck/tlcheck"
 	script, err := os.ReadFile(filepath.Join("..", ".clusterfuzzlite", "build.sh"))
@@ -51,6 +57,10 @@ func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
 			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && isFuzzTarget(fn) {
 				pkg := module + strings.TrimPrefix(filepath.ToSlash(filepath.Dir(path)), "..")
 				targets = append(targets, pkg+" "+fn.Name.Name)
+				if strings.HasSuffix(f.Name.Name, "_test") {
+					t.Errorf("%s: fuzz target %s is in the external test package %s, which go-118-fuzz-build "+
+						"cannot build; move it into package %s", path, fn.Name.Name, f.Name.Name, strings.TrimSuffix(f.Name.Name, "_test"))
+				}
 				dirs[fn.Name.Name] = append(dirs[fn.Name.Name], filepath.ToSlash(filepath.Dir(path)))
 			}
 		}

@@ -36,6 +36,7 @@ type Checker struct {
 	peak      uint64
 	events    int
 	ended     bool // an end event was seen
+	endAt     hist // the first end event, once ended
 	closed    bool
 	missed    traces.Totals // effects: objects reported as missed frees and not freed late
 	leaked    traces.Totals // the end's: missed then, and the leaks it found
@@ -108,7 +109,14 @@ func (c *Checker) Step(ev *traces.Event, pos traces.Pos) ([]traces.Violation, er
 	if ev.Op != traces.OpFree {
 		c.settle()
 	}
+	var counted *thing
+	if ev.HasCount {
+		counted = c.countTarget(ev)
+	}
 	err := c.dispatch(ev)
+	if ev.HasCount {
+		c.checkCount(ev, counted)
+	}
 	if ev.Op != traces.OpFree {
 		c.call, c.callOp = c.here, ev.Op
 	}

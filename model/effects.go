@@ -84,9 +84,12 @@ func (c *Checker) freeObject(op traces.Op, t *thing) {
 			", which still has "+plural(t.x.count, "reference")+": the scope exit at "+c.call.at()+
 			" held a stale record (made at "+r.made.at()+") of object #"+strconv.Itoa(old.id())+
 			" at the same address"+old.deathPhrase(), rel...)
+	} else if h := t.x.stale; h.explains(t.x.count) {
+		c.report(traces.StaleReuse, t.addr(), t, op.String()+" of "+t.String()+
+			", which still has "+plural(t.x.count, "reference")+h.phrase(), h.related(t.history(nil))...)
 	} else {
 		c.report(traces.PrematureFree, t.addr(), t, op.String()+" of "+t.String()+
-			", which still has "+plural(t.x.count, "reference"), c.holders(t, t.history(nil))...)
+			", which still has "+plural(t.x.count, "reference")+c.afterEnd(), c.holders(t, t.history(nil))...)
 	}
 	// Take the runtime's word: the object is dead, and a struct releases
 	// its fields as a dying struct does.
