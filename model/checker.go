@@ -249,15 +249,32 @@ func Replay(src traces.Source) (traces.Report, error) {
 // The report's Violations is nil. On an input error f has seen the
 // violations of the events before it, and the report is empty.
 func ReplayFunc(src traces.Source, f func(v traces.Violation, size uint64)) (traces.Report, error) {
-	r := replay{c: reuse(src.Header())}
-	defer retire(r.c)
-	r.c.order = &orderer{f: f}
+	c := reuse(src.Header())
+	defer retire(c)
+	return c.replayFunc(src, f)
+}
+
+// ReplayFunc replays src as the package's ReplayFunc does, on c, Reset
+// for src's header, rather than on a spare Checker: a caller that keeps
+// its own Checker makes a replay that depends on nothing an earlier
+// replay left (coverage-guided fuzzing needs the same input to take the
+// same path every time, and spare Checkers come and go with the garbage
+// collector). c is then done with src and may be Reset for another trace.
+func (c *Checker) ReplayFunc(src traces.Source, f func(v traces.Violation, size uint64)) (traces.Report, error) {
+	c.Reset(src.Header())
+	return c.replayFunc(src, f)
+}
+
+func (c *Checker) replayFunc(src traces.Source, f func(v traces.Violation, size uint64)) (traces.Report, error) {
+	r := replay{c: c}
+	c.order = &orderer{f: f}
+	defer func() { c.order = nil }() // nothing of the caller's is kept alive
 	if err := r.feed(src); err != nil {
 		return traces.Report{}, err
 	}
-	r.c.Close()
-	r.c.order.flush()
-	return r.c.Report(), nil
+	c.Close()
+	c.order.flush()
+	return c.Report(), nil
 }
 
 // spare holds Checkers that replays are done with, for the next replay to

@@ -35,20 +35,25 @@ func Run(p Program, cfg impl.Config) (*Result, *Failure) {
 }
 
 // Passes reports whether p passes every property against cfg: whether Run
-// would return no failure. It keeps no result, so that the next run can
-// use its memory: a fuzz body calls it first, and Run only for a failure.
+// would return no failure. A fuzz body calls it first, and Run only for a
+// failure.
+//
+// Unlike Run, it starts from a new session and Checker rather than one an
+// earlier run released, and keeps nothing for the next: every branch a
+// run takes then depends on p alone. Go's fuzzer counts the branches a
+// run takes as its coverage; with reused memory they also depended on the
+// runs before (a table that had to grow, a pool the garbage collector had
+// emptied), so that the same input showed new coverage one time in
+// several, and inputs found "interesting" that way could not be minimised
+// (every smaller candidate lost the coverage), stalling the fuzzer for up
+// to -fuzzminimizetime each.
 func Passes(p Program, cfg impl.Config) bool {
-	s := newSession(cfg, p)
+	s := freshSession(cfg, p)
 	for _, st := range p.Steps {
 		s.apply(st)
 	}
 	b, _ := check(s.finish())
-	if b != nil {
-		s.release() // a failure's result may hold what a caller keeps
-		return false
-	}
-	s.releaseAll()
-	return true
+	return b == nil
 }
 
 // visibleGrace is how many more programs Search runs, after a failure

@@ -37,9 +37,7 @@ type session struct {
 	want traces.Event
 	got  traces.State // the runtime's state after the call, refilled each time
 
-	// spare is the result of a released session's run that no caller saw
-	// (Passes), whose arrays start takes for the next run's.
-	spare *Result
+	trace []byte // the round trip's written trace (encodeTrace)
 }
 
 // stateOpts compares States with nil and empty maps and slices equal.
@@ -55,7 +53,7 @@ func newSession(cfg impl.Config, p Program) *session {
 	h := header(cfg)
 	s.chk.Reset(h)
 	*s = session{chk: s.chk, state: s.state, got: s.got, // refilled: see compare
-		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0], spare: s.spare}
+		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0], trace: keptTrace(s.trace)}
 	s.start(cfg, p, h)
 	return s
 }
@@ -81,20 +79,10 @@ func (s *session) start(cfg impl.Config, p Program, h traces.Header) {
 	// other call or so (generated programs record about 1.25 events a
 	// call), so that a run seldom grows its slices.
 	calls := len(p.Steps) + 8
-	if r := s.spare; r != nil {
-		// The arrays of a result no one saw (Passes): every element is
-		// written before it is read.
-		s.spare = nil
-		*r = Result{Program: p, Header: h, Calls: slices.Grow(r.Calls[:0], calls),
-			Trace: slices.Grow(r.Trace[:0], calls+calls/2), eventCall: slices.Grow(r.eventCall[:0], calls+calls/2),
-			Verdicts: r.Verdicts[:0], Mismatches: r.Mismatches[:0]}
-		s.res = r
-	} else {
-		s.res = &Result{Program: p, Header: h}
-		s.res.Calls = make([]Call, 0, calls)
-		s.res.Trace = make([]traces.Event, 0, calls+calls/2)
-		s.res.eventCall = make([]int, 0, calls+calls/2)
-	}
+	s.res = &Result{Program: p, Header: h}
+	s.res.Calls = make([]Call, 0, calls)
+	s.res.Trace = make([]traces.Event, 0, calls+calls/2)
+	s.res.eventCall = make([]int, 0, calls+calls/2)
 	user := cfg.Record
 	cfg.Record = func(ev traces.Event) {
 		ev.Fields = slices.Clone(ev.Fields) // the runtime may reuse its slice
@@ -119,13 +107,6 @@ var sessions sync.Pool
 func (s *session) release() {
 	s.rt, s.res = nil, nil
 	sessions.Put(s)
-}
-
-// releaseAll hands s, finished, to the next newSession with its result,
-// which no one else may hold.
-func (s *session) releaseAll() {
-	s.spare = s.res
-	s.release()
 }
 
 // apply makes the call st, with its operands resolved against what the
