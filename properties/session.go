@@ -97,9 +97,10 @@ func (s *session) start(cfg impl.Config, p Program, h traces.Header) {
 
 // sessions holds sessions that are over (release), for newSession to
 // start afresh with the memory they grew: the model Checker, Reset (see
-// model.Checker.Reset), the states and the stacks. A fuzz target runs
-// thousands of short programs a second, and a new Checker's tables cost
-// more than checking one of them.
+// model.Checker.Reset), the states and the stacks. Search and the
+// property tests run thousands of short programs a second, and a new
+// Checker's tables cost more than checking one of them. (Passes, the fuzz
+// body, does without: see there.)
 var sessions sync.Pool
 
 // release hands s, finished, to the next newSession. Its result stays the
