@@ -58,7 +58,10 @@ func (c *Checker) settleSome() {
 // when the object is due or was reported as a missed free, premature while it still has references, and
 // stale-reuse when the call before was a scope exit that skipped a stale
 // record of a dead object at the same address (the runtime acted on that
-// record through the address, and so on the address's new owner).
+// record through the address, and so on the address's new owner), or when
+// stale records an earlier scope exit skipped at its address account for
+// the references it still has (stale.go). A premature free after end says
+// so (afterEnd).
 func (c *Checker) freeObject(op traces.Op, t *thing) {
 	switch {
 	case t.state() == due:
