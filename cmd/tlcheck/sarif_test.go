@@ -300,3 +300,13 @@ func runCmd(stdin string, args ...string) (int, string, string) {
 func gate(args ...string) (int, string, string) {
 	return runCmd("", append([]string{"gate"}, args...)...)
 }
+
+// TestSARIFRuleForEveryKind: each violation kind has its rule's one-line
+// description.
+func TestSARIFRuleForEveryKind(t *testing.T) {
+	for _, k := range traces.Kinds() {
+		if ruleText[k] == "" {
+			t.Errorf("kind %s: no line in ruleText (sarif.go)", k)
+		}
+	}
+}
