@@ -12,10 +12,10 @@ package fuzz
 //	(cd fuzz && /tmp/fuzz.test -test.run TestCoverageIsDeterministic)
 //
 // (-checklinkname=0 lets it name the counters, which internal/fuzz
-// keeps). Before Passes ran each program on a session of its own, and
-// the trace reader's interner hashed without a random seed, every input
-// failed: 78 counters of pools, reused tables and hash order changed from
-// run to run, and the fuzzer took each change for new coverage.
+// keeps). Before Passes kept sessions of its own and the trace reader's
+// interner hashed without a random seed, every input failed: 78 counters
+// of pools, reused tables and hash order changed from run to run, and the
+// fuzzer took each change for new coverage.
 
 import (
 	"math/bits"

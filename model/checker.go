@@ -67,22 +67,23 @@ func New(h traces.Header) *Checker {
 // Reset makes c a Checker for a new trace with header h, as New(h) returns
 // one, whatever c checked before. It keeps memory c grew, emptied, for the
 // next trace: the index's tables (see index.Interface), the where table,
-// the params and saved-tensor maps and the arrays of its stacks and
-// buffers; every other field starts afresh. A caller that checks trace
-// after trace, as the property tests and the fuzz targets do, so
-// allocates them once. TestResetIsNew holds Reset to New field by field,
-// and TestResetChecksLikeNew holds a reset Checker's verdicts to a new
-// one's.
+// the params and saved-tensor maps and the arrays of its buffers; every
+// other field starts afresh. A caller that checks trace after trace, as
+// the property tests and the fuzz targets do, so allocates them once.
+// TestResetIsNew holds Reset to New field by field, and
+// TestResetChecksLikeNew holds a reset Checker's verdicts to a new one's.
+//
+// The scope and frame stacks start afresh too: scope_enter and fn_enter
+// reuse a popped scope's or frame's arrays when there is one, and had the
+// stacks been kept, whether there was would depend on the traces checked
+// before. A coverage-guided fuzzer reads such a difference as new
+// coverage of the same input (properties.Passes).
 func (c *Checker) Reset(h traces.Header) {
 	keep := Checker{
 		idx: c.idx, wheres: c.wheres,
-		scopes: c.scopes[:0], frames: c.frames[:0],
 		params: c.params, saved: c.saved,
 		due: c.due[:0], stale: c.stale[:0],
 		out: c.out[:0], found: c.found[:0], met: c.met[:0], work: c.work[:0], stateBuf: c.stateBuf[:0],
-	}
-	for i := range c.frames {
-		c.frames[i].empty() // an open frame's arrays, as fnExit leaves a popped one's
 	}
 	*c = keep // every field not kept is zero
 	c.effects = h.Effects

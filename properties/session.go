@@ -38,6 +38,10 @@ type session struct {
 	got  traces.State // the runtime's state after the call, refilled each time
 
 	trace []byte // the round trip's written trace (encodeTrace)
+
+	// last is the result of the session's last run, which no caller saw
+	// (Passes): the next run's result takes its arrays.
+	last *Result
 }
 
 // stateOpts compares States with nil and empty maps and slices equal.
@@ -79,10 +83,20 @@ func (s *session) start(cfg impl.Config, p Program, h traces.Header) {
 	// other call or so (generated programs record about 1.25 events a
 	// call), so that a run seldom grows its slices.
 	calls := len(p.Steps) + 8
-	s.res = &Result{Program: p, Header: h}
-	s.res.Calls = make([]Call, 0, calls)
-	s.res.Trace = make([]traces.Event, 0, calls+calls/2)
-	s.res.eventCall = make([]int, 0, calls+calls/2)
+	if r := s.last; r != nil {
+		// Every element is written before it is read. The arrays grow by
+		// append alone, as a new result's do: a Grow here would branch on
+		// what earlier runs left (see Passes).
+		s.last = nil
+		*r = Result{Program: p, Header: h, Calls: r.Calls[:0], Trace: r.Trace[:0], eventCall: r.eventCall[:0],
+			Verdicts: r.Verdicts[:0], Mismatches: r.Mismatches[:0]}
+		s.res = r
+	} else {
+		s.res = &Result{Program: p, Header: h}
+		s.res.Calls = make([]Call, 0, calls)
+		s.res.Trace = make([]traces.Event, 0, calls+calls/2)
+		s.res.eventCall = make([]int, 0, calls+calls/2)
+	}
 	user := cfg.Record
 	cfg.Record = func(ev traces.Event) {
 		ev.Fields = slices.Clone(ev.Fields) // the runtime may reuse its slice
