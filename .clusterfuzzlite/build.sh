@@ -65,6 +65,7 @@ build_target $m/fuzz FuzzReplay FuzzReplay
 build_target $m/fuzz FuzzProgram FuzzProgram
 build_target $m/fuzz FuzzSource FuzzSource
 build_target $m/fuzz FuzzAutogradProgram FuzzAutogradProgram
+build_target $m/fuzz FuzzPoolProgram FuzzPoolProgram
 build_target $m/traces FuzzReader FuzzReader
 build_target $m/traces/mtrace FuzzParseLine FuzzParseLine
 build_target $m/traces/mtrace FuzzHexDigits FuzzHexDigits

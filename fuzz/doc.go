@@ -15,6 +15,10 @@
 //     a step; a partial step left at the end turns checkpoints on), judged
 //     by the model, a shadow of the version counters and ClearGrads
 //     (properties.RunAutogradBytes).
+//   - FuzzPoolProgram: bytes as a program of calls on impl/gpu's caching
+//     allocator or persistent pool (properties.DecodePool: two header
+//     bytes, then four a call), held to the pool property whole
+//     (properties.RunPoolBytes).
 //
 // Run a target with, for example:
 //

@@ -25,6 +25,7 @@ type PoolOp struct {
 	Kind   string     // malloc, free, record, sync, empty (caching); acquire, release, rerelease (persistent)
 	Size   uint64     // malloc: bytes; acquire: elements
 	DType  gpu.DType  // acquire
+	Device uint8      // acquire: the key's device id
 	Stream gpu.Stream // malloc, record, sync
 	Index  int        // free, record, release, rerelease: which live (or released) block, modulo their number
 }
@@ -34,7 +35,7 @@ func (o PoolOp) String() string {
 	case "malloc":
 		return fmt.Sprintf("malloc %d s%d", o.Size, o.Stream)
 	case "acquire":
-		return fmt.Sprintf("acquire %d dtype%d", o.Size, o.DType)
+		return fmt.Sprintf("acquire %d dtype%d dev%d", o.Size, o.DType, o.Device)
 	case "record":
 		return fmt.Sprintf("record #%d s%d", o.Index, o.Stream)
 	case "sync":
@@ -50,6 +51,7 @@ type PoolProgram struct {
 	Persistent   bool   // the persistent pool, else the caching allocator
 	Capacity     uint64 // the device's
 	MaxSplitSize uint64 // the caching allocator's max_split_size; 0: unlimited
+	Preallocate  uint64 // the persistent pool's PreallocateBytes; 0: none
 	Ops          []PoolOp
 }
 
@@ -59,7 +61,7 @@ func (p PoolProgram) String() string {
 	if p.Persistent {
 		name = "persistent"
 	}
-	fmt.Fprintf(&b, "%s, capacity %d, max_split_size %d\n", name, p.Capacity, p.MaxSplitSize)
+	fmt.Fprintf(&b, "%s, capacity %d, max_split_size %d, preallocate %d\n", name, p.Capacity, p.MaxSplitSize, p.Preallocate)
 	for i, o := range p.Ops {
 		fmt.Fprintf(&b, "%3d  %s\n", i, o)
 	}
@@ -68,7 +70,7 @@ func (p PoolProgram) String() string {
 
 // PoolFailure is a broken pool property.
 type PoolFailure struct {
-	Property string // Model, Tiling, Merged, Stats, Reserved, Live, NoFalseOOM, EmptyCache, Reuse, Guard, NeverReturns
+	Property string // Model, Fit, Release, Tiling, Merged, Stats, Reserved, Live, NoFalseOOM, OverLimit, EmptyCache, Reuse, Place, Guard, PoolStats, NeverReturns
 	Step     int    // the op after which it broke; len(Ops) for the end of the run
 	Message  string
 	Trace    []traces.Event // what the allocator recorded up to the failure
@@ -86,15 +88,22 @@ func (f *PoolFailure) WriteTrace(w io.Writer) error { return writeTrace(w, impl.
 
 // The sizes a generated program asks for: around the pools' boundaries.
 var (
-	poolSizes = []uint64{1, 500, 512, 513, 4096, 100 << 10, 1 << 20, 1<<20 + 1, 2 << 20, 3 << 20, 9 << 20, 10 << 20, 12 << 20, 21 << 20}
-	poolElems = []uint64{64, 256, 1000, 4096, 1 << 16}
+	poolSizes = []uint64{1, 500, 512, 513, 4096, 100 << 10, 1 << 20, 1<<20 + 1, 2 << 20, 3 << 20, 9 << 20, 10 << 20, 12 << 20, 21 << 20,
+		24 << 20, 30 << 20, gpu.MaxRequest}
+	poolElems = []uint64{64, 256, 1000, 4096, 1 << 16, 4 << 20}
+	// The persistent pool's preallocations: small ones, which the first
+	// tensors fill exactly, and larger ones.
+	poolPreallocs = []uint64{0, 512, 1024, 2048, 4096, 64 << 10, 1 << 20, 6 << 20}
 )
 
 // GeneratePool draws a program of up to 60 calls.
 func GeneratePool(rng *rand.Rand, persistent bool) PoolProgram {
 	p := PoolProgram{Persistent: persistent, Capacity: uint64(24+rng.IntN(48)) << 20}
 	if !persistent && rng.IntN(3) == 0 {
-		p.MaxSplitSize = uint64(4+rng.IntN(8)) << 20
+		p.MaxSplitSize = uint64(21+rng.IntN(12)) << 20 // PyTorch's max_split_size_mb is over 20
+	}
+	if persistent {
+		p.Preallocate = poolPreallocs[rng.IntN(len(poolPreallocs))]
 	}
 	n := 1 + rng.IntN(60)
 	for range n {
@@ -103,7 +112,7 @@ func GeneratePool(rng *rand.Rand, persistent bool) PoolProgram {
 		if persistent {
 			switch {
 			case r < 50:
-				o = PoolOp{Kind: "acquire", Size: poolElems[rng.IntN(len(poolElems))], DType: gpu.DType(rng.IntN(2) * int(gpu.F16))}
+				o = PoolOp{Kind: "acquire", Size: poolElems[rng.IntN(len(poolElems))], DType: gpu.DType(rng.IntN(2) * int(gpu.F16)), Device: uint8(rng.IntN(2))}
 			case r < 90:
 				o = PoolOp{Kind: "release", Index: rng.IntN(8)}
 			default:
@@ -185,12 +194,19 @@ func runCaching(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *impl.R
 	for i, o := range p.Ops {
 		switch o.Kind {
 		case "malloc":
+			before, snap := c.Stats(), c.Snapshot()
 			a, err := c.Malloc(o.Size, o.Stream)
+			if msg := judgeFit(snap, c.Snapshot(), o.Size, o.Stream, p.MaxSplitSize, a, err); msg != "" {
+				return fail(i, "Fit", msg)
+			}
+			if msg := judgeRelease(snap, c.Snapshot(), c.Stats().NumAllocRetries-before.NumAllocRetries, o.Size, o.Stream, p.MaxSplitSize, p.Capacity, a); msg != "" {
+				return fail(i, "Release", msg)
+			}
 			var oom *gpu.OutOfMemoryError
 			switch {
-			case errors.As(err, &oom):
-				if msg := falseOOM(c, o.Size); msg != "" {
-					return fail(i, "NoFalseOOM", msg)
+			case errors.As(err, &oom) || o.Size >= gpu.MaxRequest:
+				if prop, msg := judgeOOM(c, o.Size, before, err); prop != "" {
+					return fail(i, prop, msg)
 				}
 			case err != nil:
 				return fail(i, "Malloc", err.Error())
@@ -236,6 +252,30 @@ func runCaching(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *impl.R
 	}
 	dev.End()
 	return nil
+}
+
+// judgeOOM says which property an out-of-memory answer err to a malloc of
+// size breaks, and how, or nothing: a request of 1 EiB or more must be
+// refused so with the allocator's stats as they were before it (before),
+// since PyTorch refuses it before its allocator sees it; any other must
+// not be a false one (falseOOM).
+func judgeOOM(c *gpu.CachingAllocator, size uint64, before gpu.Stats, err error) (string, string) {
+	var oom *gpu.OutOfMemoryError
+	if size >= gpu.MaxRequest {
+		if !errors.As(err, &oom) {
+			return "OverLimit", fmt.Sprintf("malloc of %d bytes (1 EiB or more): %v; want out of memory", size, err)
+		}
+		if st := c.Stats(); st != before {
+			return "OverLimit", fmt.Sprintf("malloc of %d bytes (1 EiB or more) changed the stats: %d bytes reserved in %d segments, %d retries, %d OOMs; before it %d in %d, %d, %d",
+				size, st.ReservedBytes.All.Current, st.Segment.All.Current, st.NumAllocRetries, st.NumOOMs,
+				before.ReservedBytes.All.Current, before.Segment.All.Current, before.NumAllocRetries, before.NumOOMs)
+		}
+		return "", ""
+	}
+	if msg := falseOOM(c, size); msg != "" {
+		return "NoFalseOOM", msg
+	}
+	return "", ""
 }
 
 // falseOOM says what is wrong with an out-of-memory answer to a request
@@ -342,96 +382,6 @@ func checkCaching(c *gpu.CachingAllocator, live []liveBlock) (string, string) {
 		}
 	}
 	return "", ""
-}
-
-type liveTensor struct {
-	addr traces.Addr
-	key  gpu.Key
-}
-
-func runPersistent(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *impl.Recording) *PoolFailure {
-	pool, err := gpu.NewPersistent(dev, gpu.PersistentOptions{PreallocateBytes: p.Capacity / 4, Faults: faults})
-	if err != nil {
-		return &PoolFailure{"Setup", 0, err.Error(), nil}
-	}
-	var live, released []liveTensor
-	free := map[gpu.Key][]traces.Addr{} // the reference: what each key has filed
-	var want gpu.PoolStats
-	want.TotalAllocatedBytes = dev.Used()
-	used := dev.Used()
-	fail := func(step int, prop, msg string) *PoolFailure {
-		return &PoolFailure{prop, step, msg, slices.Clone(rec.Events())}
-	}
-	for i, o := range p.Ops {
-		switch o.Kind {
-		case "acquire":
-			k := gpu.Key{Elements: o.Size, DType: o.DType}
-			a, err := pool.Acquire(k)
-			if err != nil {
-				var oom *gpu.OutOfMemoryError
-				if errors.As(err, &oom) {
-					want.Misses++
-					continue
-				}
-				return fail(i, "Acquire", err.Error())
-			}
-			if j := slices.Index(free[k], a); j >= 0 {
-				free[k] = slices.Delete(free[k], j, j+1)
-				want.Hits++
-				want.FreeCount--
-				want.FreeBytes -= k.Bytes()
-			} else if len(free[k]) > 0 {
-				return fail(i, "Reuse", fmt.Sprintf("acquire of %d elements of dtype %d got new memory at %s while %d tensors of that key were free", k.Elements, k.DType, a, len(free[k])))
-			} else {
-				want.Misses++
-			}
-			released = slices.DeleteFunc(released, func(t liveTensor) bool { return t.addr == a })
-			live = append(live, liveTensor{a, k})
-		case "release":
-			if len(live) == 0 {
-				continue
-			}
-			j := o.Index % len(live)
-			t := live[j]
-			if err := pool.Release(t.addr); err != nil {
-				return fail(i, "Release", err.Error())
-			}
-			live = slices.Delete(live, j, j+1)
-			released = append(released, t)
-			free[t.key] = append(free[t.key], t.addr)
-			want.FreeCount++
-			want.FreeBytes += t.key.Bytes()
-		case "rerelease":
-			if len(released) == 0 {
-				continue
-			}
-			if err := pool.Release(released[o.Index%len(released)].addr); err == nil {
-				return fail(i, "Guard", fmt.Sprintf("a second release of %s was accepted", released[o.Index%len(released)].addr))
-			}
-		}
-		want.TotalAllocatedBytes = dev.Used()
-		got := pool.Stats()
-		if got != want {
-			return fail(i, "PoolStats", fmt.Sprintf("stats %+v, the calls count %+v", got, want))
-		}
-		if dev.Used() < used {
-			return fail(i, "NeverReturns", fmt.Sprintf("the device's reserved bytes fell from %d to %d", used, dev.Used()))
-		}
-		used = dev.Used()
-		if pool.Active() != len(live) {
-			return fail(i, "Live", fmt.Sprintf("%d tensors active by the books, %d by the calls", pool.Active(), len(live)))
-		}
-	}
-	for _, t := range live {
-		if err := pool.Release(t.addr); err != nil {
-			return fail(len(p.Ops), "Release", err.Error())
-		}
-	}
-	// The pool keeps its segments until the process exits, by design; the
-	// model's leak check at end covers pool blocks not put back, not
-	// segments.
-	dev.End()
-	return nil
 }
 
 // SearchPool runs generated programs, caching and persistent in turn,

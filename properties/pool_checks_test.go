@@ -31,6 +31,46 @@ func TestPoolChecksCanFail(t *testing.T) {
 			c, _ := gpu.NewCaching(gpu.NewDevice(40*MiB, nil), gpu.CachingOptions{})
 			return falseOOM(c, 3*MiB) // asked of an allocator that never failed
 		}},
+		{"Fit", "want the free block at 0x7f0000000000 (512 bytes), the best fit", func() string {
+			c, _ := gpu.NewCaching(gpu.NewDevice(40*MiB, nil), gpu.CachingOptions{})
+			a, _ := c.Malloc(512, 0)
+			_, _ = c.Malloc(512, 0)
+			_ = c.Free(a)
+			snap := c.Snapshot()
+			return judgeFit(snap, snap, 100, 0, 0, a+1024, nil) // an answer other than the hole
+		}},
+		{"Fit/segment", "starts no segment", func() string {
+			c, _ := gpu.NewCaching(gpu.NewDevice(40*MiB, nil), gpu.CachingOptions{})
+			a, _ := c.Malloc(512, 0)
+			snap := c.Snapshot() // no free block of 3 MiB: a new segment is due
+			return judgeFit(snap, snap, 3*MiB, 0, 0, a+512, nil)
+		}},
+		{"Release", "freed segments map[] with 0 retries; want map[0x7f0000000000:25165824] with 0", func() string {
+			// The books of a full device of cached 24 MiB blocks, and an
+			// answer to a 5 MiB malloc that freed none of them.
+			c, _ := gpu.NewCaching(gpu.NewDevice(48*MiB, nil), gpu.CachingOptions{MaxSplitSize: 24 * MiB})
+			a, _ := c.Malloc(24*MiB, 0)
+			b, _ := c.Malloc(24*MiB, 0)
+			_, _ = c.Free(a), c.Free(b)
+			snap := c.Snapshot()
+			return judgeRelease(snap, snap, 0, 5*MiB, 0, 24*MiB, 48*MiB, 0)
+		}},
+		{"OverLimit", "changed the stats: 0 bytes reserved in 0 segments, 1 retries, 1 OOMs", func() string {
+			// The answer of an allocator that freed its cache for a 1 EiB
+			// request: stats from before a malloc that went the usual way.
+			c, _ := gpu.NewCaching(gpu.NewDevice(40*MiB, nil), gpu.CachingOptions{})
+			a, _ := c.Malloc(512, 0)
+			_ = c.Free(a)
+			before := c.Stats()
+			_, err := c.Malloc(gpu.MaxRequest-1, 0)
+			_, msg := judgeOOM(c, gpu.MaxRequest, before, err)
+			return msg
+		}},
+		{"OverLimit/accepted", "want out of memory", func() string {
+			c, _ := gpu.NewCaching(gpu.NewDevice(40*MiB, nil), gpu.CachingOptions{})
+			_, msg := judgeOOM(c, gpu.MaxRequest, c.Stats(), nil)
+			return msg
+		}},
 		{"Reserved", "reserved_bytes 0", func() string {
 			dev := gpu.NewDevice(40*MiB, nil)
 			c, _ := gpu.NewCaching(dev, gpu.CachingOptions{})

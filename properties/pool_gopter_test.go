@@ -9,22 +9,13 @@ import (
 	"github.com/leanovate/gopter/prop"
 
 	"github.com/tlcheck/tlcheck/impl"
-	"github.com/tlcheck/tlcheck/impl/gpu"
 )
 
-// gopterPoolOp draws one call as GeneratePool weights them: five bytes
-// pick the kind, the size, the stream or dtype and the index.
+// gopterPoolOp draws one call as GeneratePool weights them: four bytes
+// pick the kind, the size, the stream or dtype and device, and the index
+// (poolOpOf).
 func gopterPoolOp(persistent bool) gopter.Gen {
-	return gen.SliceOfN(4, gen.UInt8()).Map(func(b []uint8) PoolOp {
-		if persistent {
-			kinds := []string{"acquire", "acquire", "release", "release", "rerelease"}
-			return PoolOp{Kind: kinds[int(b[0])%len(kinds)], Size: poolElems[int(b[1])%len(poolElems)],
-				DType: gpu.DType(int(b[2]%2) * int(gpu.F16)), Index: int(b[3] % 8)}
-		}
-		kinds := []string{"malloc", "malloc", "malloc", "free", "free", "record", "sync", "empty"}
-		return PoolOp{Kind: kinds[int(b[0])%len(kinds)], Size: poolSizes[int(b[1])%len(poolSizes)],
-			Stream: gpu.Stream(b[2] % 2), Index: int(b[3] % 8)}
-	})
+	return gen.SliceOfN(4, gen.UInt8()).Map(func(b []uint8) PoolOp { return poolOpOf(persistent, [4]byte(b)) })
 }
 
 // gopterPoolRun checks the pool property over gopter's generated call
@@ -41,13 +32,19 @@ func gopterPoolRun(faults []impl.Fault, seed int64, tests int) (bool, *gopter.Te
 		if persistent {
 			name = "persistent pool: books and trace"
 		}
-		props.Property(name, prop.ForAll(func(ops []PoolOp) string {
+		props.Property(name, prop.ForAll(func(ops []PoolOp, pre int) string {
 			p := PoolProgram{Persistent: persistent, Capacity: 48 << 20, Ops: ops}
+			switch {
+			case persistent:
+				p.Preallocate = poolPreallocs[pre]
+			case pre%2 == 1:
+				p.MaxSplitSize = uint64(21+pre) << 20
+			}
 			if f := RunPool(p, faults); f != nil {
 				return f.Error()
 			}
 			return ""
-		}, gen.SliceOf(gopterPoolOp(persistent))))
+		}, gen.SliceOf(gopterPoolOp(persistent)), gen.IntRange(0, len(poolPreallocs)-1)))
 	}
 	ok := props.Run(rep)
 	return ok, rep.result

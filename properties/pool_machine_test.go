@@ -15,10 +15,11 @@ import (
 // and the end of the run frees everything, empties the cache and replays
 // the trace through the model.
 type cachingMachine struct {
-	rec  impl.Recording
-	dev  *gpu.Device
-	c    *gpu.CachingAllocator
-	live []liveBlock
+	rec      impl.Recording
+	dev      *gpu.Device
+	c        *gpu.CachingAllocator
+	maxSplit uint64
+	live     []liveBlock
 }
 
 func newCachingMachine(t *rapid.T, faults []impl.Fault) *cachingMachine {
@@ -26,9 +27,10 @@ func newCachingMachine(t *rapid.T, faults []impl.Fault) *cachingMachine {
 	m.dev = gpu.NewDevice(uint64(rapid.IntRange(24, 72).Draw(t, "capacityMiB"))<<20, m.rec.Record)
 	opts := gpu.CachingOptions{Faults: faults}
 	if rapid.Bool().Draw(t, "maxSplit") {
-		opts.MaxSplitSize = uint64(rapid.IntRange(4, 12).Draw(t, "maxSplitMiB")) << 20
+		opts.MaxSplitSize = uint64(rapid.IntRange(21, 32).Draw(t, "maxSplitMiB")) << 20
 	}
 	m.c, _ = gpu.NewCaching(m.dev, opts)
+	m.maxSplit = opts.MaxSplitSize
 	return m
 }
 
@@ -37,12 +39,20 @@ func (m *cachingMachine) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		"malloc": func(t *rapid.T) {
 			n := rapid.SampledFrom(poolSizes).Draw(t, "size")
-			a, err := m.c.Malloc(n, gpu.Stream(rapid.IntRange(0, 1).Draw(t, "stream")))
+			before, snap := m.c.Stats(), m.c.Snapshot()
+			s := gpu.Stream(rapid.IntRange(0, 1).Draw(t, "stream"))
+			a, err := m.c.Malloc(n, s)
+			if msg := judgeFit(snap, m.c.Snapshot(), n, s, m.maxSplit, a, err); msg != "" {
+				t.Fatalf("Fit: %s", msg)
+			}
+			if msg := judgeRelease(snap, m.c.Snapshot(), m.c.Stats().NumAllocRetries-before.NumAllocRetries, n, s, m.maxSplit, m.dev.Capacity(), a); msg != "" {
+				t.Fatalf("Release: %s", msg)
+			}
 			var oom *gpu.OutOfMemoryError
 			switch {
-			case errors.As(err, &oom):
-				if msg := falseOOM(m.c, n); msg != "" {
-					t.Fatalf("NoFalseOOM: %s", msg)
+			case errors.As(err, &oom) || n >= gpu.MaxRequest:
+				if prop, msg := judgeOOM(m.c, n, before, err); prop != "" {
+					t.Fatalf("%s: %s", prop, msg)
 				}
 			case err != nil:
 				t.Fatal(err)

@@ -51,15 +51,19 @@ func TestEveryPoolFaultIsCaught(t *testing.T) {
 	}
 }
 
-// poolOp draws one call for the state machine.
-func poolOp(persistent bool) *rapid.Generator[PoolOp] {
+// poolOp draws one call for the state machine. A persistent pool's
+// acquires pick among keys, a few per program, so that a key's free list
+// often holds several tensors and the order they come back in shows.
+func poolOp(persistent bool, keys []gpu.Key) *rapid.Generator[PoolOp] {
 	return rapid.Custom(func(t *rapid.T) PoolOp {
 		if persistent {
+			k := rapid.SampledFrom(keys).Draw(t, "key")
 			return PoolOp{
-				Kind:  rapid.SampledFrom([]string{"acquire", "acquire", "release", "rerelease"}).Draw(t, "kind"),
-				Size:  rapid.SampledFrom(poolElems).Draw(t, "elems"),
-				DType: rapid.SampledFrom([]gpu.DType{gpu.F32, gpu.F16}).Draw(t, "dtype"),
-				Index: rapid.IntRange(0, 7).Draw(t, "index"),
+				Kind:   rapid.SampledFrom([]string{"acquire", "acquire", "release", "release", "rerelease"}).Draw(t, "kind"),
+				Size:   k.Elements,
+				DType:  k.DType,
+				Device: k.Device,
+				Index:  rapid.IntRange(0, 7).Draw(t, "index"),
 			}
 		}
 		return PoolOp{
@@ -71,14 +75,25 @@ func poolOp(persistent bool) *rapid.Generator[PoolOp] {
 	})
 }
 
+// poolKey draws one key of the persistent pool.
+var poolKey = rapid.Custom(func(t *rapid.T) gpu.Key {
+	return gpu.Key{Elements: rapid.SampledFrom(poolElems).Draw(t, "elems"), DType: rapid.SampledFrom([]gpu.DType{gpu.F32, gpu.F16}).Draw(t, "dtype"),
+		Device: uint8(rapid.IntRange(0, 1).Draw(t, "device"))}
+})
+
 // poolProgram draws a program for the rapid state-machine property.
 func poolProgram(t *rapid.T) PoolProgram {
 	persistent := rapid.Bool().Draw(t, "persistent")
 	p := PoolProgram{Persistent: persistent, Capacity: uint64(rapid.IntRange(24, 72).Draw(t, "capacityMiB")) << 20}
 	if !persistent && rapid.Bool().Draw(t, "maxSplit") {
-		p.MaxSplitSize = uint64(rapid.IntRange(4, 12).Draw(t, "maxSplitMiB")) << 20
+		p.MaxSplitSize = uint64(rapid.IntRange(21, 32).Draw(t, "maxSplitMiB")) << 20
 	}
-	p.Ops = rapid.SliceOfN(poolOp(persistent), 1, 60).Draw(t, "ops")
+	var keys []gpu.Key
+	if persistent {
+		p.Preallocate = rapid.SampledFrom(poolPreallocs).Draw(t, "preallocate")
+		keys = rapid.SliceOfN(poolKey, 1, 3).Draw(t, "keys")
+	}
+	p.Ops = rapid.SliceOfN(poolOp(persistent, keys), 1, 60).Draw(t, "ops")
 	return p
 }
 

@@ -17,6 +17,11 @@ const (
 	LargeBuffer   = 20 << 20 // kLargeBuffer: the large pool's segment size for requests below MinLargeAlloc
 	MinLargeAlloc = 10 << 20 // kMinLargeAlloc: from here a segment is the request rounded up to RoundLarge
 	RoundLarge    = 2 << 20  // kRoundLarge
+
+	// MaxRequest is 1 EiB: PyTorch's CUDA allocator refuses a request of
+	// this size or more with an out-of-memory error before its caching
+	// allocator sees it, so nothing is freed, retried or counted.
+	MaxRequest = 1 << 60
 )
 
 // CachingOptions configure a CachingAllocator. The zero value is
@@ -25,7 +30,9 @@ type CachingOptions struct {
 	// MaxSplitSize is PYTORCH_CUDA_ALLOC_CONF's max_split_size_mb, in
 	// bytes: blocks of at least this size are never split, and a cached
 	// one serves only requests within LargeBuffer of its size. 0 means
-	// unlimited, PyTorch's default.
+	// unlimited, PyTorch's default; otherwise, as in PyTorch, it is a
+	// whole number of MiB over 20 (LargeBuffer), and NewCaching refuses
+	// anything else.
 	MaxSplitSize uint64
 	Faults       []impl.Fault // pool faults of impl.Catalog to switch on
 }
@@ -55,11 +62,14 @@ type event struct {
 }
 
 // NewCaching returns a caching allocator on dev. It refuses a fault the
-// catalog lacks.
+// catalog lacks and a MaxSplitSize that PyTorch's configuration refuses.
 func NewCaching(dev *Device, opts CachingOptions) (*CachingAllocator, error) {
 	f, err := parseFaults(opts.Faults)
 	if err != nil {
 		return nil, err
+	}
+	if m := opts.MaxSplitSize; m != 0 && (m <= LargeBuffer || m%(1<<20) != 0) {
+		return nil, fmt.Errorf("gpu: CachingOptions.MaxSplitSize %d: max_split_size_mb must be a whole number of MiB over %d", m, LargeBuffer>>20)
 	}
 	c := &CachingAllocator{
 		dev: dev, maxSplit: opts.MaxSplitSize, f: f,
@@ -100,23 +110,32 @@ func (c *CachingAllocator) pool(small bool) *freeSet {
 
 // Malloc returns a block of at least size bytes for use on stream s,
 // recorded as pool_get (and dev_malloc for a new segment). Malloc(0)
-// returns NULL and records nothing, as PyTorch's does. When the device is
-// full it frees every cached segment, retries once, and then returns an
+// returns NULL and records nothing, as PyTorch's does; a size of
+// MaxRequest or more is an *OutOfMemoryError at once. When no cached block
+// fits and the device cannot hold a new segment, it frees cached blocks as
+// PyTorch's malloc does, in two rounds: with max_split_size set, first
+// only oversize ones, as many as the request needs
+// (release_available_cached_blocks: no retry counted, no stream waited
+// for); then every segment free as a whole, after waiting for every
+// stream (release_cached_blocks, one retry counted). Then it returns an
 // *OutOfMemoryError.
 func (c *CachingAllocator) Malloc(size uint64, s Stream) (traces.Addr, error) {
+	if size >= MaxRequest {
+		return 0, &OutOfMemoryError{Op: "Malloc", Requested: size, Capacity: c.dev.capacity, Free: c.dev.capacity - c.dev.used,
+			Allocated: uint64(c.stats.AllocatedBytes.All.Current), Reserved: uint64(c.stats.ReservedBytes.All.Current), OverLimit: true}
+	}
 	if size == 0 {
 		return 0, nil
 	}
 	c.processEvents()
 	n := RoundSize(size)
-	if n < size || AllocationSize(n) < n { // wrapped around: no device holds it
-		c.stats.NumOOMs++
-		return 0, fmt.Errorf("gpu: Malloc(%d): size overflows", size)
-	}
 	small := n <= SmallSize
 	pool := c.pool(small)
 	b := c.freeBlock(pool, s, n)
 	if b == nil {
+		b = c.allocBlock(AllocationSize(n), small, s, false)
+	}
+	if b == nil && c.releaseAvailable(pool, s, n) {
 		b = c.allocBlock(AllocationSize(n), small, s, false)
 	}
 	if b == nil && c.releaseCached() {
@@ -365,42 +384,6 @@ func (c *CachingAllocator) processEvents() {
 	}
 	clear(c.events[len(kept):])
 	c.events = kept
-}
-
-// EmptyCache is torch.cuda.empty_cache(): it waits for every pending
-// event and returns every cached segment that is free as a whole to the
-// device.
-func (c *CachingAllocator) EmptyCache() { c.releaseCached() }
-
-// releaseCached is release_cached_blocks; it reports whether it ran (it
-// always does: PyTorch's returns false only while a CUDA graph is being
-// captured, which this simulation has no notion of).
-func (c *CachingAllocator) releaseCached() bool {
-	for _, ev := range c.events {
-		c.gen[ev.stream] = max(c.gen[ev.stream], ev.gen+1)
-	}
-	c.processEvents()
-	for _, pool := range []*freeSet{&c.small, &c.large} {
-		var whole []*block
-		for _, b := range pool.blocks {
-			if !b.split() && b.seg.head == b && b.size == b.seg.size {
-				whole = append(whole, b)
-			}
-		}
-		for _, b := range whole {
-			pool.erase(b)
-			c.releaseSegment(b.seg)
-		}
-	}
-	return true
-}
-
-func (c *CachingAllocator) releaseSegment(seg *segment) {
-	_ = c.dev.DevFree(seg.addr) // a segment of ours is always live on the device
-	delete(c.segs, seg.addr)
-	c.stats.NumDeviceFree++
-	c.stats.Segment.add(seg.small, -1)
-	c.stats.ReservedBytes.add(seg.small, -int64(seg.size))
 }
 
 // Stats returns the counters of torch.cuda.memory_stats().

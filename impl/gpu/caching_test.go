@@ -105,19 +105,31 @@ func free(c *gpu.CachingAllocator, a traces.Addr) func() traces.Addr {
 	}
 }
 
+// TestMaxSplitSize: with max_split_size_mb:24, a block of 24 MiB or more
+// is never split, serves no request below 24 MiB, and serves one of 24 MiB
+// or more only within 20 MiB of its own size.
 func TestMaxSplitSize(t *testing.T) {
 	dev := gpu.NewDevice(128*MiB, nil)
-	c, _ := gpu.NewCaching(dev, gpu.CachingOptions{MaxSplitSize: 8 * MiB})
-	a, _ := c.Malloc(12*MiB, 0) // oversize: its own 12 MiB segment, not split
+	c, err := gpu.NewCaching(dev, gpu.CachingOptions{MaxSplitSize: 24 * MiB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := c.Malloc(30*MiB, 0) // oversize: its own 30 MiB segment, not split
 	_ = c.Free(a)
 	if b, _ := c.Malloc(4*MiB, 0); b == a {
 		t.Error("a 4 MiB request was served by an oversize cached block")
 	}
-	if b, _ := c.Malloc(11*MiB, 0); b != a {
-		t.Errorf("an 11 MiB request got %s, want the cached 12 MiB block at %s", b, a)
+	if b, _ := c.Malloc(25*MiB, 0); b != a {
+		t.Errorf("a 25 MiB request got %s, want the cached 30 MiB block at %s", b, a)
 	}
 	if n := len(c.Snapshot()[0].Blocks); n != 1 {
 		t.Errorf("the oversize block was split into %d", n)
+	}
+	_ = c.Free(a)
+	big, _ := c.Malloc(50*MiB, 0)
+	_ = c.Free(big)
+	if b, _ := c.Malloc(24*MiB, 0); b == big {
+		t.Error("a 24 MiB request was served by a cached 50 MiB block, 20 MiB or more above it")
 	}
 }
 
@@ -253,5 +265,19 @@ func TestHugeSizes(t *testing.T) {
 		if a, err := p.Acquire(gpu.Key{Elements: n / 2, DType: gpu.F64}); err == nil {
 			t.Errorf("Acquire(%d f64) = %s", n/2, a)
 		}
+	}
+}
+
+// TestBestFitTies: among free blocks of the same size, the one at the
+// lowest address serves the request (PyTorch's BlockComparatorSize orders
+// by stream, size, then address), whatever order they were freed in.
+func TestBestFitTies(t *testing.T) {
+	c, _ := gpu.NewCaching(gpu.NewDevice(64*MiB, nil), gpu.CachingOptions{})
+	a, _ := c.Malloc(12*MiB, 0) // a 12 MiB segment each, not split
+	b, _ := c.Malloc(12*MiB, 0)
+	_ = c.Free(b)
+	_ = c.Free(a)
+	if got, _ := c.Malloc(12*MiB, 0); got != min(a, b) {
+		t.Errorf("got %s; want the lower of the two free 12 MiB blocks, %s", got, min(a, b))
 	}
 }

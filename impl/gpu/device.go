@@ -17,20 +17,26 @@ const Base traces.Addr = 0x7f0000000000
 // allocator's sizes are multiples of 512 too.
 const segmentAlign = 512
 
-// OutOfMemoryError is a failed allocation: the device's, or the caching
-// allocator's after it has freed its cache and retried. Its message is
+// OutOfMemoryError is a failed allocation: the device's, the caching
+// allocator's after it has freed its cache and retried, or a request of
+// MaxRequest or more, refused at once (OverLimit). Its message is
 // modelled on PyTorch's "CUDA out of memory" message, so a user reads the
-// same three numbers: what is allocated, what is reserved and what is free.
+// same three numbers: what is allocated, what is reserved and what is free
+// (for OverLimit, PyTorch's "more than 1EB" message).
 type OutOfMemoryError struct {
 	Op        string // "DevMalloc", "Malloc", ...: the call that failed
-	Requested uint64 // bytes the device was asked for: the segment, as PyTorch's alloc_size
+	Requested uint64 // bytes the device was asked for: the segment, as PyTorch's alloc_size (OverLimit: the request)
 	Capacity  uint64 // the device's total capacity
 	Free      uint64 // device bytes not reserved by anyone
 	Allocated uint64 // bytes handed out to users by the allocator (0 for the bare device)
 	Reserved  uint64 // bytes of the allocator's segments (the device's used bytes for the bare device)
+	OverLimit bool   // a request of MaxRequest or more, refused before any cache was touched
 }
 
 func (e *OutOfMemoryError) Error() string {
+	if e.OverLimit {
+		return fmt.Sprintf("gpu: %s: out of memory. Tried to allocate more than 1EB memory.", e.Op)
+	}
 	return fmt.Sprintf("gpu: %s: out of memory. Tried to allocate %s. GPU 0 has a total capacity of %s of which %s is free. "+
 		"Of the allocated memory %s is allocated by the allocator, and %s is reserved by the allocator but unallocated.",
 		e.Op, human(e.Requested), human(e.Capacity), human(e.Free), human(e.Allocated), human(e.Reserved-min(e.Reserved, e.Allocated)))

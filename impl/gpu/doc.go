@@ -14,7 +14,7 @@
 // and deterministic (first fit), and a request past the capacity is an
 // *OutOfMemoryError.
 //
-// # The caching allocator (caching.go)
+// # The caching allocator (caching.go, release.go)
 //
 // CachingAllocator follows c10/cuda/CUDACachingAllocator.cpp:
 //   - sizes round up to 512 B (RoundSize); a rounded size of at most 1 MiB
@@ -26,12 +26,24 @@
 //     the rest is at least 512 B (small pool) or more than 1 MiB (large
 //     pool), the allocation taking the low addresses;
 //   - a freed block merges with its free neighbours;
-//   - with CachingOptions.MaxSplitSize, blocks of that size or more are
-//     never split and serve only requests of that size or more, within
-//     20 MiB of their own size;
-//   - when the device is full, every cached segment that is free as a whole
-//     is returned, the request retried once, and then an *OutOfMemoryError
-//     says what is allocated, reserved and free;
+//   - with CachingOptions.MaxSplitSize (max_split_size_mb: a whole number
+//     of MiB over 20, else NewCaching refuses it), blocks of that size or
+//     more are never split and serve only requests of that size or more,
+//     within 20 MiB of their own size;
+//   - a request of MaxRequest (1 EiB) or more is an *OutOfMemoryError
+//     before anything else, as PyTorch's allocate refuses it: nothing is
+//     freed, retried or counted;
+//   - when the device cannot hold a new segment, Malloc frees cached
+//     blocks in two rounds, as PyTorch's malloc does. With MaxSplitSize
+//     set, release_available_cached_blocks first returns oversize cached
+//     blocks of the request's pool and stream, only as many as it needs
+//     (the smallest one large enough, else the largest ones first), with
+//     no retry counted and no stream waited for, so a block pending on
+//     another stream stays pending; then, if that was not enough,
+//     release_cached_blocks waits for every stream, returns every cached
+//     segment that is free as a whole, and the request is retried once
+//     (num_alloc_retries). Then an *OutOfMemoryError says what is
+//     allocated, reserved and free;
 //   - EmptyCache returns every cached segment that is free as a whole;
 //   - RecordStream marks a block as used by another stream: when freed, it
 //     waits for that stream (Synchronize) before it is reused or merged;
@@ -39,11 +51,10 @@
 //     Snapshot the segments and blocks of torch.cuda.memory_snapshot().
 //
 // Simplified: one device; no expandable segments, CUDA graphs, garbage
-// collection threshold, per-process memory fraction, roundup_power2_divisions
-// or release_available_cached_blocks (with max_split_size, PyTorch first
-// frees oversize cached blocks alone before it frees the whole cache); no
-// oversize_* or num_sync_all_streams counters; a stream's work is done only
-// when Synchronize says so. The out-of-memory message names the segment it
+// collection threshold, per-process memory fraction, free-memory
+// callbacks or roundup_power2_divisions; no oversize_* or
+// num_sync_all_streams counters; a stream's work is done only when
+// Synchronize says so. The out-of-memory message names the segment it
 // tried to reserve, as PyTorch's names alloc_size.
 //
 // # The persistent pool (persistent.go)
@@ -51,7 +62,7 @@
 // PersistentPool is TensorLogic's V4.0 pool (crates/tl_runtime,
 // tensor_pool.rs): it never gives memory back; a released tensor is filed
 // under its Key, (elements, dtype, device), and reused by the next Acquire
-// of that key; a pointer released twice is filed once (the duplicate
+// of that key, the last released first; a pointer released twice is filed once (the duplicate
 // guard). PoolStats and Dump are its statistics; PersistentOptions'
 // PreallocateBytes (TL_GPU_PREALLOCATE_MB, PreallocateFromEnv) reserves one
 // segment up front that new tensors are carved from. Unlike the seed's,

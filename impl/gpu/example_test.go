@@ -49,3 +49,18 @@ func ExamplePersistentPool() {
 	// Active tensors: 0
 	// ===============================
 }
+
+// With max_split_size_mb:24, a device full of cached 24 MiB blocks makes
+// room for a 5 MiB request by returning one of them, as PyTorch's
+// release_available_cached_blocks does, without a retry.
+func ExampleCachingOptions_maxSplitSize() {
+	c, _ := gpu.NewCaching(gpu.NewDevice(48<<20, nil), gpu.CachingOptions{MaxSplitSize: 24 << 20})
+	a, _ := c.Malloc(24<<20, 0)
+	b, _ := c.Malloc(24<<20, 0)
+	_, _ = c.Free(a), c.Free(b)
+	_, _ = c.Malloc(5<<20, 0)
+	st := c.Stats().Map()
+	fmt.Println("reserved MiB:", st["reserved_bytes.all.current"]>>20, "segments:", st["segment.all.current"], "retries:", st["num_alloc_retries"])
+	// Output:
+	// reserved MiB: 44 segments: 2 retries: 0
+}

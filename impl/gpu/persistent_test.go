@@ -6,6 +6,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/gpu"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 func TestPreallocateFromEnv(t *testing.T) {
@@ -65,5 +66,114 @@ func TestPersistentNeverReturns(t *testing.T) {
 	// pointer a pool_put the model calls invalid.
 	if evs := rec.Events(); evs[len(evs)-1].Addr != 0x1234 {
 		t.Errorf("last event %+v, want the refused release of 0x1234", evs[len(evs)-1])
+	}
+}
+
+// TestPersistentReuseOrder pins "last released, first reused": each key's
+// free list is a stack, so the tensors of a key come back in the reverse
+// of the order they were released, and another key's releases between
+// them change nothing.
+func TestPersistentReuseOrder(t *testing.T) {
+	k := gpu.Key{Elements: 1024, DType: gpu.F32}
+	other := gpu.Key{Elements: 1024, DType: gpu.F16}
+	tests := []struct {
+		name    string
+		release []int // indexes of the three k tensors, in release order
+		want    []int // the order the next three acquires of k return them
+	}{
+		{"in order", []int{0, 1, 2}, []int{2, 1, 0}},
+		{"reversed", []int{2, 1, 0}, []int{0, 1, 2}},
+		{"middle last", []int{0, 2, 1}, []int{1, 2, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, _ := gpu.NewPersistent(gpu.NewDevice(64*MiB, nil), gpu.PersistentOptions{})
+			var ts [3]traces.Addr
+			for i := range ts {
+				ts[i], _ = p.Acquire(k)
+			}
+			o, _ := p.Acquire(other)
+			for j, i := range tt.release {
+				if err := p.Release(ts[i]); err != nil {
+					t.Fatal(err)
+				}
+				if j == 1 {
+					_ = p.Release(o) // another key's release in between
+				}
+			}
+			for _, i := range tt.want {
+				if got, _ := p.Acquire(k); got != ts[i] {
+					t.Fatalf("acquire got %s, want tensor %d (%s), the last released of those still free; tensors %v", got, i, ts[i], ts)
+				}
+			}
+		})
+	}
+}
+
+// TestPersistentPreallocationFit: a new tensor is carved from the
+// preallocated region when its rounded size fits in what is left, an exact
+// fit included; only one that does not fit gets a segment of its own.
+func TestPersistentPreallocationFit(t *testing.T) {
+	const pre = MiB
+	tests := []struct {
+		name   string
+		first  uint64 // bytes carved before the tensor under test
+		bytes  uint64 // the tensor under test (U8 elements)
+		carved bool
+	}{
+		{"room to spare", 0, 4096, true},
+		{"exactly what is left", pre - 4096, 4096, true},
+		{"exactly the whole region", 0, pre, true},
+		{"rounds up to exactly what is left", pre - 4096, 4000, true},
+		{"one byte too many", pre - 4096, 4097, false},
+		{"rounds past what is left", pre - 512, 513, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dev := gpu.NewDevice(64*MiB, nil)
+			p, err := gpu.NewPersistent(dev, gpu.PersistentOptions{PreallocateBytes: pre})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.first > 0 {
+				if a, _ := p.Acquire(gpu.Key{Elements: tt.first, DType: gpu.U8}); a != gpu.Base {
+					t.Fatalf("the first tensor is at %s, want the region's start %s", a, gpu.Base)
+				}
+			}
+			a, err := p.Acquire(gpu.Key{Elements: tt.bytes, DType: gpu.U8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantAddr, wantUsed := gpu.Base+traces.Addr(tt.first), uint64(pre)
+			if !tt.carved {
+				wantAddr, wantUsed = gpu.Base+pre, pre+(tt.bytes+511)/512*512
+			}
+			st := p.Stats()
+			if a != wantAddr || dev.Used() != wantUsed || dev.Segments() != 1+btoi(!tt.carved) || st.TotalAllocatedBytes != wantUsed {
+				t.Errorf("tensor at %s, device %d bytes in %d segments, total_allocated %d; want %s, %d bytes in %d, %d",
+					a, dev.Used(), dev.Segments(), st.TotalAllocatedBytes, wantAddr, wantUsed, 1+btoi(!tt.carved), wantUsed)
+			}
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestPersistentKeyHasDevice: the device id is part of the key, so a
+// tensor released on one device is never handed to another.
+func TestPersistentKeyHasDevice(t *testing.T) {
+	p, _ := gpu.NewPersistent(gpu.NewDevice(64*MiB, nil), gpu.PersistentOptions{})
+	a, _ := p.Acquire(gpu.Key{Elements: 1024, DType: gpu.F32, Device: 0})
+	_ = p.Release(a)
+	if b, _ := p.Acquire(gpu.Key{Elements: 1024, DType: gpu.F32, Device: 1}); b == a {
+		t.Errorf("device 1 got device 0's released tensor %s", a)
+	}
+	if c, _ := p.Acquire(gpu.Key{Elements: 1024, DType: gpu.F32, Device: 0}); c != a {
+		t.Errorf("device 0 got %s, want its released %s", c, a)
 	}
 }

@@ -7,16 +7,18 @@ import (
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/registry"
+	"github.com/tlcheck/tlcheck/internal/watchdog"
 )
 
 // triggers runs each registry fault's Trigger (impl's catalog) on a
 // registry and says what it saw: a correct registry must see nothing, a
 // registry with the fault must show it.
-var triggers = map[impl.Fault]func(r *registry.Registry) (shown string){
+// pet is called as each try completes.
+var triggers = map[impl.Fault]func(r *registry.Registry, pet func()) (shown string){
 	// RegisterBuffer(b,64); in parallel Alias(b,a1) || Alias(b,a2);
 	// Unregister(b); Unregister(a1) [b freed, though a2 still names it].
 	// The race is real, so the trigger is tried many times.
-	impl.FaultRegistryCountOutsideLock: func(r *registry.Registry) string {
+	impl.FaultRegistryCountOutsideLock: func(r *registry.Registry, pet func()) string {
 		for i := range 1000 {
 			b := registry.Ptr(0x10000 * (i + 1))
 			a1, a2 := b+0x10, b+0x20
@@ -40,12 +42,13 @@ var triggers = map[impl.Fault]func(r *registry.Registry) (shown string){
 				return "a buffer freed while an alias still names it"
 			}
 			_, _ = r.Unregister(a2)
+			pet()
 		}
 		return ""
 	},
 	// RegisterBuffer(b,64); Alias(b,a); Unregister(a); Unregister(a)
 	// [b freed, still registered]; Unregister(b) [count -1].
-	impl.FaultRegistryAliasUnderflow: func(r *registry.Registry) string {
+	impl.FaultRegistryAliasUnderflow: func(r *registry.Registry, _ func()) string {
 		const b, a = 0x1000, 0x2000
 		if err := r.RegisterBuffer(b, 64, registry.KindHeap); err != nil {
 			return err.Error()
@@ -78,12 +81,13 @@ func TestFaultTriggers(t *testing.T) {
 			if !ok {
 				t.Fatalf("no trigger for fault %s", fi.Name)
 			}
+			pet := watchdog.Test(t, stall).Pet
 			good, _ := newReg(t)
-			if shown := trig(good); shown != "" {
+			if shown := trig(good, pet); shown != "" {
 				t.Errorf("the correct registry shows: %s", shown)
 			}
 			bad, _ := newReg(t, fi.Name)
-			if shown := trig(bad); shown == "" {
+			if shown := trig(bad, pet); shown == "" {
 				t.Errorf("fault %s does not show\ntrigger: %s", fi.Name, fi.Trigger)
 			} else {
 				t.Logf("shows: %s", shown)

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/registry"
+	"github.com/tlcheck/tlcheck/internal/watchdog"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -201,7 +203,7 @@ func must(t *testing.T, err error) {
 // its kind, and nothing is left.
 func TestConcurrent(t *testing.T) {
 	r, f := newReg(t)
-	if problems := hammer(r, f); len(problems) > 0 {
+	if problems := hammer(r, f, watchdog.Test(t, stall).Pet); len(problems) > 0 {
 		t.Error(strings.Join(problems, "\n"))
 	}
 }
@@ -210,15 +212,22 @@ func TestConcurrent(t *testing.T) {
 // whose counts are updated outside the lock.
 func TestConcurrentCatchesCountFault(t *testing.T) {
 	r, f := newReg(t, impl.FaultRegistryCountOutsideLock)
-	problems := hammer(r, f)
+	problems := hammer(r, f, watchdog.Test(t, stall).Pet)
 	if len(problems) == 0 {
 		t.Fatal("the fault escaped the concurrent check")
 	}
 	t.Logf("caught: %s", problems[0])
 }
 
+// stall is how long a test of concurrent calls may go without one
+// completing before its watchdog ends it as deadlocked, with every
+// goroutine's stack: far beyond any call's time, even under -race on a
+// loaded machine, and far below go test's ten-minute timeout.
+const stall = 5 * time.Second
+
 // hammer is TestConcurrent's run and check; it returns what went wrong.
-func hammer(r *registry.Registry, f *frees) []string {
+// pet is called after each goroutine's round.
+func hammer(r *registry.Registry, f *frees, pet func()) []string {
 	const goroutines, rounds, shared = 32, 200, 4
 	var problems []string
 	var mu sync.Mutex
@@ -270,6 +279,7 @@ func hammer(r *registry.Registry, f *frees) []string {
 				if r.IsRegistered(p) {
 					report(fmt.Errorf("%v still registered", p))
 				}
+				pet()
 				if i%50 == 0 {
 					_, _, _ = r.TotalBytes(), r.Pointers(), r.Buffers()
 				}

@@ -13,6 +13,10 @@
 // porcupine's visualization (Result.Visualize), the longest partial
 // linearizations a person can look at.
 //
+// A history in which no call returns for Config.Stall (5 s by default) is
+// given up as deadlocked: Run returns ErrStalled with every goroutine's
+// stack, within seconds, rather than wait forever.
+//
 // This is the engine that hunts the catalog's registry faults
 // (impl.EngineRegistry): Hunt runs histories until one is not
 // linearizable; tlcheck selftest reports it.

@@ -1,6 +1,7 @@
 package lincheck
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -13,19 +14,29 @@ import (
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/registry"
+	"github.com/tlcheck/tlcheck/internal/watchdog"
 )
 
 // Config is a workload: how many goroutines, how many calls each, from
 // which seed, against a registry with which faults.
 type Config struct {
-	Clients int          // goroutines calling at once; 0 means 8
-	Ops     int          // calls per goroutine and history; 0 means 24
-	Shards  int          // the registry's shards; 0 means its default
-	Seed    uint64       // the calls are drawn from it; a history's own seed is Seed + its number
-	Faults  []impl.Fault // registry faults to switch on
-	Timeout time.Duration
-	_       struct{}
+	Clients int           // goroutines calling at once; 0 means 8
+	Ops     int           // calls per goroutine and history; 0 means 24
+	Shards  int           // the registry's shards; 0 means its default
+	Seed    uint64        // the calls are drawn from it; a history's own seed is Seed + its number
+	Faults  []impl.Fault  // registry faults to switch on
+	Timeout time.Duration // porcupine's time to check one history; 0 means 10s
+	// Stall is how long a history may go without any call returning
+	// before Run gives it up as deadlocked (ErrStalled); 0 means 5s.
+	Stall time.Duration
+	_     struct{}
 }
+
+// ErrStalled is the error of a history in which no call returned for
+// Config.Stall: the registry deadlocked, most likely. The error's text
+// holds every goroutine's stack. The stuck goroutines cannot be stopped;
+// they stay blocked for the life of the process.
+var ErrStalled = errors.New("no call returned")
 
 func (c Config) withDefaults() Config {
 	if c.Clients == 0 {
@@ -36,6 +47,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Timeout == 0 {
 		c.Timeout = 10 * time.Second
+	}
+	if c.Stall == 0 {
+		c.Stall = 5 * time.Second
 	}
 	return c
 }
@@ -75,7 +89,7 @@ func (r Result) String() string {
 }
 
 // Run runs one history of the workload drawn from seed and checks it.
-// The error is a registry that cannot be made from cfg.
+// The error is a registry that cannot be made from cfg, or ErrStalled.
 func Run(cfg Config, seed uint64) (Result, error) {
 	cfg = cfg.withDefaults()
 	reg, err := registry.New(registry.Config{Shards: cfg.Shards, Faults: cfg.Faults})
@@ -83,6 +97,8 @@ func Run(cfg Config, seed uint64) (Result, error) {
 		return Result{}, fmt.Errorf("lincheck: %w", err)
 	}
 	var clock atomic.Int64 // one clock for every goroutine: real-time order
+	stalled := make(chan string, 1)
+	dog := watchdog.Start(cfg.Stall, func(stacks string) { stalled <- stacks })
 	hist := make([][]porcupine.Operation, cfg.Clients)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -97,12 +113,20 @@ func Run(cfg Config, seed uint64) (Result, error) {
 				call := clock.Add(1)
 				out := apply(reg, in)
 				ops[k] = porcupine.Operation{ClientId: c, Input: in, Call: call, Output: out, Return: clock.Add(1)}
+				dog.Pet()
 			}
 			hist[c] = ops
 		}()
 	}
 	close(start)
-	wg.Wait()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		dog.Stop()
+	case stacks := <-stalled:
+		return Result{}, fmt.Errorf("lincheck: history of seed %d: %w for %v (a deadlock?); every goroutine's stack:\n\n%s", seed, ErrStalled, cfg.Stall, stacks)
+	}
 	var all []porcupine.Operation
 	for _, h := range hist {
 		all = append(all, h...)
@@ -129,7 +153,8 @@ func Hunt(cfg Config, more func(n int) bool) (r Result, n int, err error) {
 // a counterexample to read: workloads of fewer goroutines and calls, the
 // smallest first, each tried on up to tries seeds from cfg.Seed. A
 // concurrent history cannot be replayed call by call, so this is a search,
-// not a reduction of r. It returns the first one it finds, or r.
+// not a reduction of r. It returns the first one it finds, or r (at once
+// if a history stalls).
 func Shrink(cfg Config, r Result, tries int) Result {
 	type size struct{ clients, ops int }
 	var sizes []size
@@ -146,6 +171,9 @@ func Shrink(cfg Config, r Result, tries int) Result {
 		small.Clients, small.Ops = sz.clients, sz.ops
 		for k := range tries {
 			got, err := Run(small, cfg.Seed+uint64(k))
+			if errors.Is(err, ErrStalled) {
+				return r // a deadlock: every later try would wait Config.Stall too
+			}
 			if err == nil && got.Verdict == porcupine.Illegal {
 				return got
 			}
