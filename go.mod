@@ -12,7 +12,7 @@ require (
 
 require github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b // reports/gen merges the profiles behind cmd/tlcheck/default.pgo; export --format pprof writes one
 
-require github.com/kisielk/og-rek v1.3.0 // traces/torchsnap decodes PyTorch memory snapshots (pickles)
+require github.com/kisielk/og-rek v1.3.0 // tests only: traces/torchsnap holds its pickle reader to og-rek (FuzzPickle)
 
 require (
 	github.com/chromedp/cdproto v0.159.0 // Chrome DevTools protocol types, for chromedp

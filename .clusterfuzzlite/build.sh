@@ -66,7 +66,9 @@ build_target $m/fuzz FuzzProgram FuzzProgram
 build_target $m/fuzz FuzzSource FuzzSource
 build_target $m/fuzz FuzzAutogradProgram FuzzAutogradProgram
 build_target $m/fuzz FuzzPoolProgram FuzzPoolProgram
+build_target $m/impl/lang FuzzParse FuzzParse
 build_target $m/traces FuzzReader FuzzReader
 build_target $m/traces/mtrace FuzzParseLine FuzzParseLine
 build_target $m/traces/mtrace FuzzHexDigits FuzzHexDigits
-build_target $m/traces/torchsnap FuzzTorchSnapshot FuzzTorchSnapshot
+build_target $m/traces/torchsnap FuzzSnapshot FuzzTorchSnapshot
+build_target $m/traces/torchsnap FuzzPickle FuzzPickle

@@ -7,8 +7,9 @@ import (
 )
 
 // FuzzAutogradProgram: bytes as an autograd program (four a step: the
-// op, two operands, a constant; a partial step left at the end makes it
-// checkpointed) run on impl/autograd over a recording runtime. The property: no misuse of the runtime, versions that move as
+// op, two operands, a constant; a kind byte from 240 up an episode of a
+// few steps over the newest tensors; a partial step left at the end
+// makes it checkpointed; see properties.RunAutogradBytes) run on impl/autograd over a recording runtime. The property: no misuse of the runtime, versions that move as
 // the storage groups say, no grad after ClearGrads, and a trace the
 // model replays clean.
 func FuzzAutogradProgram(f *testing.F) {
@@ -17,6 +18,7 @@ func FuzzAutogradProgram(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 4, 23, 0, 0, 0, 6, 0, 0, 0, 24, 0, 0, 0, 25, 1, 0, 0}) // leaf; scope; tanh; exit; free_graph
 	f.Add([]byte{17, 1, 0, 6, 20, 2, 0, 0, 0})                                   // checkpointed (the trailing byte): mul_ c; backward-retain y (restores c)
 	f.Add([]byte{27, 0, 0, 0, 29, 3, 0, 6, 19, 3, 0, 0, 0})                      // checkpointed: ckpt-exp x (h); mul_-nograd h; backward (recomputes h)
+	f.Add([]byte{240, 0, 0, 0})                                                  // an episode (a kind byte from 240): issue 17's leaf; exp; mul_ under NoGrad; mul by a leaf; sum; backward twice, retaining
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := properties.RunAutogradBytes(data); err != nil {
 			t.Fatal(err)

@@ -22,7 +22,8 @@ import (
 // package's whole folder tree, subfolders included, for the name and
 // refuses a name found in two files); and that each target is in its
 // package, not an external _test package, which go-118-fuzz-build cannot
-// build. Building them is .clusterfuzzlite/test.sh's work (and CI's); it
+// build; and that no compiled file but doc.go in a target's folder tree
+// names it, which build.sh refuses. Building them is .clusterfuzzlite/test.sh's work (and CI's); it
 // needs clang and the network.
 func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
 	const module = "github.com/tlcheck/tlcheck"
@@ -38,7 +39,8 @@ func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
 	}
 
 	var targets []string
-	dirs := map[string][]string{} // a target's name: the folders declaring it
+	dirs := map[string][]string{}   // a target's name: the folders declaring it
+	compiled := map[string]string{} // the text of each compiled file but doc.go, by path
 	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -46,7 +48,17 @@ func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
 		if d.IsDir() && path != ".." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			if d.Name() != "doc.go" {
+				text, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				compiled[filepath.ToSlash(path)] = string(text)
+			}
 			return nil
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
@@ -83,6 +95,16 @@ func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
 		if clash := nestedClash(ds); clash != "" {
 			t.Errorf("fuzz target %s is declared in %s: compile_native_go_fuzzer greps a package's folder tree "+
 				"for the name and finds both; give one its own name", name, clash)
+		}
+		// build.sh moves aside the test files, doc.go and notes that name
+		// a target while it builds; a compiled file it refuses.
+		for path, text := range compiled {
+			for _, d := range ds {
+				if within(filepath.ToSlash(filepath.Dir(path)), d) && strings.Contains(text, name) {
+					t.Errorf("%s names fuzz target %s and is compiled into its libFuzzer build, "+
+						"where compile_native_go_fuzzer would find the name twice; reword it", path, name)
+				}
+			}
 		}
 	}
 	slices.Sort(names)

@@ -60,6 +60,7 @@ type Fault string
 //	move-still-released             a move at a variable's last use leaves its record, released at scope exit
 //	emit-retain-over-retains        a struct literal retains its tensor fields again
 //	sret-source-kept                a struct returned into the caller's destination is never released at its source
+//	loop-life-ends-first-loop       a variable used in two loops is kept live only to the first one's end
 //
 // The autograd faults are bugs of the graph engine of package
 // impl/autograd, which allocates its tensors from a Runtime and asks it
@@ -141,6 +142,9 @@ const (
 	FaultSretSourceKept Fault = "sret-source-kept"
 
 	FaultAutogradSnapshotShallow Fault = "autograd-snapshot-shallow"
+
+	// A codegen fault: the lowering's liveness analysis (issue 17).
+	FaultLoopLifeEndsFirstLoop Fault = "loop-life-ends-first-loop"
 )
 
 // The engines that hunt faults (FaultInfo.Engine).
@@ -201,6 +205,8 @@ var engines = map[Fault]string{
 	FaultSretSourceKept: EngineSource,
 
 	FaultAutogradSnapshotShallow: EngineAutograd,
+
+	FaultLoopLifeEndsFirstLoop: EngineSource,
 }
 
 // alsoCaughtBy names, for a fault that more than its own engine shows,
@@ -430,6 +436,10 @@ var catalog = [...]faultEntry{
 		"a checkpoint's snapshot is the saved tensor's storage itself, held by one more reference, not a copy: the in-place op it was taken for overwrites it, and backward restores the modified values",
 		"A bug of the shape of cgadimpl's checkpoints (seed 004), not one commit: a snapshot that aliases its storage (a shallow copy, which tensor handles sharing one buffer make easy) records the right version but holds whatever the storage holds later, so the restore gives a wrong gradient with no error.",
 		"Config{Checkpoint}; y=w.Mul(x) [saves x@0]; x.AddInPlace(c,1) [x's snapshot is x's own buffer, which the op then writes]; y.Sum().Backward(false) [restores x@1's values as x@0]"},
+	{FaultLoopLifeEndsFirstLoop,
+		"a variable declared outside two loops and used in both is kept live only to the end of the first: the slot plan hands its slot to a variable the second loop defines, and the second loop's next turn reads the variable through a slot that holds another's data",
+		"This project's own lowering had it until issue 17, and the README's first 'tlcheck fuzz --source' found it on the correct path: the liveness analysis extended a variable's lifetime to the end of the first loop around a use and never looked at a later one. A liveness-based slot planner must treat every loop around a use as a use at the loop's last statement (a loop-carried use), as TensorLogic's compiler keeps a tensor variable in its frame across the turns of any loop that reads it.",
+		"fn main() { let a = zeros(32); for i in 0..1 { let b = a; } for i in 0..2 { let c = add(a); let d = zeros(32); } } [d takes a's slot; the second turn reads a through it]"},
 }
 
 // Catalog lists every fault, in a stable order.
@@ -516,6 +526,7 @@ const (
 	fAutogradRestoreWrongVersion
 	fSretSourceKept
 	fAutogradSnapshotShallow
+	fLoopLifeEndsFirstLoop
 )
 
 // HasFault reports whether fault f is on. The lowering of source

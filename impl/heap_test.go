@@ -197,6 +197,7 @@ func TestFaultBits(t *testing.T) {
 		FaultAutogradRestoreWrongVersion:        fAutogradRestoreWrongVersion,
 		FaultSretSourceKept:                     fSretSourceKept,
 		FaultAutogradSnapshotShallow:            fAutogradSnapshotShallow,
+		FaultLoopLifeEndsFirstLoop:              fLoopLifeEndsFirstLoop,
 	}
 	if len(bits) != len(catalog) {
 		t.Fatalf("%d fault bits for %d catalog entries", len(bits), len(catalog))

@@ -33,8 +33,11 @@ type Plan struct {
 // PlanFrame plans a frame for variables with the given lifetimes, in
 // O(n log n): no two variables live at the same statement share a slot,
 // Size is the largest number of variables live at once, and the same
-// input always gives the same plan. A lifetime that ends before it begins
-// or begins before statement 0 is an error naming the variable.
+// input always gives the same plan. The rule: the variables in order of
+// their first statement, then their last, then their index, each take the
+// lowest slot that no variable before them still live at their first
+// statement holds. A lifetime that ends before it begins or begins before
+// statement 0 is an error naming the variable.
 func PlanFrame(vars []Interval) (Plan, error) {
 	return planFrame(vars, false)
 }

@@ -15,7 +15,10 @@ import (
 )
 
 // An autograd program is a list of steps over a pool of tensors, each
-// naming its operands by index into the pool (modulo its length). It is
+// naming its operands by index into the pool: an operand k below
+// agNewest is index k (modulo the pool's length), one from agNewest up
+// the (k-agNewest)-th newest tensor, so that a step can reach what the
+// steps just before it made (see agEpisode). It is
 // run on an autograd engine over a recording impl.Runtime, and judged by
 // three oracles, none of them the engine: the model, replaying the
 // trace (every buffer freed once, none used after, none left at end); a
@@ -34,7 +37,10 @@ var agKinds = []string{"leaf", "add", "mul", "div", "sub", "exp", "tanh", "relu"
 	"zero_grad", "clear_grads", "scope_enter", "scope_exit", "free_graph",
 	// Checkpoints: ops whose saved tensors are checkpointed, and an
 	// in-place op under NoGrad, which takes no snapshot.
-	"ckpt-mul", "ckpt-exp", "ckpt-pow", "mul_-nograd"}
+	"ckpt-mul", "ckpt-exp", "ckpt-pow", "mul_-nograd",
+	// In-place ops by a tensor and by a number, a view made under NoGrad,
+	// a reshape to a column (so that operands broadcast), retain_grad.
+	"sub_", "div_", "mul_t", "add_n", "slice-nograd", "reshape-col", "retain_grad"}
 
 func (s agStep) String() string {
 	return fmt.Sprintf("%s(%d,%d,%g)", agKinds[s.Kind], s.A, s.B, s.F)
@@ -98,16 +104,10 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 	}
 	for i, s := range prog {
 		sizes = append(sizes, len(pool))
-		pick := func(k int) *agTensor {
-			if len(pool) == 0 {
-				return nil
-			}
-			return &pool[k%len(pool)]
-		}
-		a, b := pick(s.A), pick(s.B)
-		ia, ib := 0, 0
+		var a, b *agTensor
+		ia, ib := poolIndex(s.A, len(pool)), poolIndex(s.B, len(pool))
 		if len(pool) > 0 {
-			ia, ib = s.A%len(pool), s.B%len(pool)
+			a, b = &pool[ia], &pool[ib]
 		}
 		var ins []int
 		add := func(t *autograd.Tensor, err error, group ...int) error {
@@ -132,7 +132,7 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 		switch agKinds[s.Kind] {
 		case "add", "mul", "div", "sub", "ckpt-mul":
 			ins = []int{ia, ib}
-		case "exp", "tanh", "relu", "neg", "log", "sum", "pow", "reshape", "slice", "ckpt-exp", "ckpt-pow":
+		case "exp", "tanh", "relu", "neg", "log", "sum", "pow", "reshape", "slice", "ckpt-exp", "ckpt-pow", "reshape-col":
 			ins = []int{ia}
 		}
 		var err error
@@ -176,6 +176,15 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 		case k == "slice":
 			t, oerr := a.t.Slice(0, 1)
 			err = add(t, oerr, a.group)
+		case k == "slice-nograd": // no graph: ins stays empty, so that freeing it frees no shadow
+			var t *autograd.Tensor
+			oerr := e.NoGrad(func() (err error) { t, err = a.t.Slice(0, 1); return err })
+			err = add(t, oerr, a.group)
+		case k == "reshape-col":
+			t, oerr := a.t.Reshape(a.t.Numel(), 1)
+			err = add(t, oerr, a.group)
+		case k == "retain_grad":
+			a.t.RetainGrad()
 		case k == "detach":
 			t, oerr := a.t.Detach()
 			if oerr == nil {
@@ -185,7 +194,7 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 		case k == "data":
 			t, oerr := a.t.Data()
 			err = add(t, oerr, newGroup())
-		case k == "add_" || k == "mul_" || k == "zero_" || k == "mul_-nograd":
+		case k == "add_" || k == "mul_" || k == "zero_" || k == "mul_-nograd" || k == "sub_" || k == "div_" || k == "mul_t" || k == "add_n":
 			before := make([]int, len(pool))
 			for j, p := range pool {
 				before[j] = p.t.Version()
@@ -193,6 +202,14 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 			switch k {
 			case "add_":
 				err = a.t.AddInPlace(b.t, s.F)
+			case "sub_":
+				err = a.t.SubInPlace(b.t, s.F)
+			case "div_":
+				err = a.t.DivInPlace(b.t)
+			case "mul_t":
+				err = a.t.MulTensorInPlace(b.t)
+			case "add_n":
+				err = a.t.AddScalarInPlace(s.F)
 			case "mul_":
 				err = a.t.MulInPlace(s.F)
 			case "mul_-nograd":
@@ -338,11 +355,18 @@ func (p AutogradProgram) String() string {
 	return b.String()
 }
 
-// GenerateAutograd draws a program of 1 to 30 steps, checkpointed or not.
+// GenerateAutograd draws a program of at least 1 and about 30 steps at
+// most, checkpointed or not: steps, and one draw in eight an episode (see
+// agEpisode) instead of a step.
 func GenerateAutograd(r *rand.Rand) AutogradProgram {
-	steps := make([]agStep, 1+r.IntN(30))
-	for i := range steps {
-		steps[i] = drawStep(r, len(agKinds))
+	n := 1 + r.IntN(30)
+	var steps []agStep
+	for len(steps) < n {
+		if r.IntN(8) == 0 {
+			steps = append(steps, drawEpisode(r)...)
+			continue
+		}
+		steps = append(steps, drawStep(r, len(agKinds)))
 	}
 	return AutogradProgram{steps, r.IntN(2) == 1}
 }
@@ -366,7 +390,9 @@ func SearchAutograd(faults []impl.Fault, seed uint64, more func(n int) bool) (Au
 // ShrinkAutograd removes steps from a failing program, and lowers
 // operands, while it still breaks the same property (for Model, with the same
 // kind of violation), and returns the smallest program found with its
-// failure; nil if p does not fail.
+// failure; nil if p does not fail. A checkpointed program becomes a
+// plain one whose first steps make its x, c and y, if that fails the
+// same way.
 func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *AutogradFailure) {
 	f := RunAutograd(p, faults)
 	if f == nil {
@@ -411,6 +437,18 @@ func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *A
 			}
 		}
 	}
+	if p.ckpt {
+		// A checkpointed program's start, written as steps of a plain
+		// one (only y = x*c checkpointed): if it fails the same way,
+		// shrink that, so that what the failure needs is all in steps.
+		pre := []agStep{{Kind: slices.Index(agKinds, "leaf"), A: 0, F: 1.5}, {Kind: slices.Index(agKinds, "leaf"), A: 1, F: 0.5},
+			{Kind: slices.Index(agKinds, "ckpt-mul"), A: 0, B: 1}}
+		if q := (AutogradProgram{append(pre, steps...), false}); same(RunAutograd(q, faults)) {
+			if small, g := ShrinkAutograd(q, faults); same(g) {
+				return small, g
+			}
+		}
+	}
 	return AutogradProgram{steps, p.ckpt}, f
 }
 
@@ -428,10 +466,16 @@ func repoint(steps []agStep, i int, sizes []int) []agStep {
 	for j := i + 1; j < len(steps) && j < len(sizes); j++ {
 		s := &q[j-1]
 		for _, o := range []*int{&s.A, &s.B} {
-			if n := sizes[j]; n > 0 {
-				if k := *o % n; k >= from+made {
-					*o = k - made
-				}
+			n := sizes[j]
+			if n == 0 {
+				continue
+			}
+			switch k := poolIndex(*o, n); {
+			case *o < agNewest && k >= from+made:
+				*o = k - made
+			case *o >= agNewest && k < from:
+				// Counted from the newest, it is made tensors nearer.
+				*o = newest(n - 1 - k - made)
 			}
 		}
 	}
@@ -440,22 +484,57 @@ func repoint(steps []agStep, i int, sizes []int) []agStep {
 
 // drawStep draws one step from r.
 func drawStep(r *rand.Rand, kinds int) agStep {
-	return agStep{Kind: r.IntN(kinds), A: r.IntN(8), B: r.IntN(8), F: float64(r.IntN(7)-3) / 2}
+	return agStep{Kind: r.IntN(kinds), A: r.IntN(agOperands), B: r.IntN(agOperands), F: float64(r.IntN(7)-3) / 2}
+}
+
+// agEpisodeByte is the least kind byte of RunAutogradBytes that makes an
+// episode: one byte in sixteen.
+const agEpisodeByte = 240
+
+// Operands: below agNewest an index into the pool, from agNewest up to
+// agOperands-1 the (k-agNewest)-th newest tensor.
+const (
+	agNewest   = 8
+	agOperands = 16
+)
+
+// newest is the operand naming the i-th newest tensor (0: the last made).
+func newest(i int) int { return agNewest + i }
+
+// poolIndex is the index operand k names in a pool of n tensors (0 for
+// an empty pool).
+func poolIndex(k, n int) int {
+	switch {
+	case n == 0:
+		return 0
+	case k < agNewest:
+		return k % n
+	default:
+		return n - 1 - (k-agNewest)%n
+	}
 }
 
 // RunAutogradBytes decodes data as an autograd program, four bytes a step
 // (the kind, two operands, a constant), runs it on an engine with faults
 // on (none: the correct one) and returns the first breach the oracles
-// find: FuzzAutogradProgram's property. A partial step left over at the
-// end (1 to 3 bytes) makes the program checkpointed (see
-// AutogradProgram), so that inputs of whole steps keep the meaning they
-// had before checkpoints.
+// find: FuzzAutogradProgram's property. A kind byte from agEpisodeByte up
+// is an episode (see agEpisode) whose parameters are the other three
+// bytes. A partial step left over at the end (1 to 3 bytes) makes the
+// program checkpointed (see AutogradProgram), so that inputs of whole
+// steps keep the meaning they had before checkpoints; operand bytes are
+// taken modulo 16 (agOperands) and kind bytes below agEpisodeByte modulo
+// the kinds, so that bytes below 8 keep the meaning they had before
+// episodes and operands that name the newest tensors.
 func RunAutogradBytes(data []byte, faults ...impl.Fault) error {
 	ckpt := len(data)%4 != 0
 	prog := make([]agStep, 0, len(data)/4)
 	for ; len(data) >= 4 && len(prog) < 64; data = data[4:] {
-		prog = append(prog, agStep{Kind: int(data[0]) % len(agKinds), A: int(data[1] % 8), B: int(data[2] % 8),
-			F: float64(int(data[3]%7)-3) / 2})
+		f := float64(int(data[3]%7)-3) / 2
+		if data[0] >= agEpisodeByte {
+			prog = append(prog, agEpisode(int(data[1]), int(data[2]), int(data[3]), f)...)
+			continue
+		}
+		prog = append(prog, agStep{Kind: int(data[0]) % len(agKinds), A: int(data[1] % agOperands), B: int(data[2] % agOperands), F: f})
 	}
 	if f := runAutograd(faults, ckpt, prog); f != nil {
 		return f

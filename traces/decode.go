@@ -3,6 +3,7 @@ package traces
 import (
 	"errors"
 	"math"
+	"math/bits"
 	"strconv"
 )
 
@@ -29,7 +30,7 @@ func (r *Reader) decodeEvent(ev *Event, line int) error {
 		if c != '"' {
 			return l.syntax("a field name in double quotes", c)
 		}
-		key, err := l.readString()
+		key, err := l.readKey()
 		if err != nil {
 			return err
 		}
@@ -98,6 +99,18 @@ func (r *Reader) decodeEvent(ev *Event, line int) error {
 	}
 	if extra := seen &^ (spec.req | spec.opt); extra != 0 {
 		clearFields(ev, extra)
+	}
+	if seen&fieldSize.bit() != 0 && (spec.req|spec.opt)&fieldSize.bit() != 0 {
+		// The block the size measures must lie below 2^64 (one that ends
+		// at 2^64 exactly has its last byte at 2^64-1): realloc's at its
+		// new address, every other op's at its address.
+		at := ev.Addr
+		if ev.Op == OpRealloc {
+			at = ev.NewAddr
+		}
+		if end, carry := bits.Add64(uint64(at), ev.Size, 0); carry != 0 && end != 0 {
+			return fieldErr(fieldSize, line, errors.New("address "+at.String()+" plus size "+strconv.FormatUint(ev.Size, 10)+" passes 2^64"))
+		}
 	}
 	if ev.Op != OpRead && ev.Op != OpWrite {
 		ev.HasSize = false

@@ -48,7 +48,7 @@ func (r *Reader) readHeader() error {
 			if c != '"' {
 				return l.syntax("a field name in double quotes", c)
 			}
-			key, err := l.readString()
+			key, err := l.readKey()
 			if err != nil {
 				return err
 			}
@@ -185,7 +185,7 @@ func (r *Reader) readTail(streamed bool) error {
 		if c = l.skipSpace(); c != '"' {
 			return l.syntax("a field name in double quotes", c)
 		}
-		key, err := l.readString()
+		key, err := l.readKey()
 		if err != nil {
 			return err
 		}

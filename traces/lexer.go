@@ -204,11 +204,9 @@ func (l *lexer) skipValue(depth int) error {
 	c := l.skipSpace()
 	switch {
 	case c == '"':
-		_, err := l.readString()
-		return err
+		return l.skipString()
 	case c == '-' || '0' <= c && c <= '9':
-		_, err := l.readNumber()
-		return err
+		return l.skipNumber()
 	case c == 't' || c == 'f' || c == 'n':
 		_, err := l.readLiteral()
 		return err
@@ -258,7 +256,7 @@ func (l *lexer) skipKey() error {
 	if c := l.skipSpace(); c != '"' {
 		return l.syntax("a field name in double quotes", c)
 	}
-	if _, err := l.readString(); err != nil {
+	if err := l.skipString(); err != nil {
 		return err
 	}
 	return l.colon()

@@ -2,7 +2,9 @@ package traces
 
 import (
 	"errors"
+	"io"
 	"math"
+	"strconv"
 )
 
 // number is a JSON number as the trace fields need it: whether it is an
@@ -177,6 +179,12 @@ func isNumberByte(c byte) bool {
 	return '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
 }
 
+// maxNumber is the longest number held: no value of the format needs
+// more digits (addresses and sizes have at most 20; a million allows any spelling of them), so a longer one
+// where a number is read is an error, and one the format ignores is read
+// past (skipNumber).
+const maxNumber = 1 << 20
+
 // readNumber reads a number whose first byte ('-' or a digit) is next.
 func (l *lexer) readNumber() (number, error) {
 	i := l.r
@@ -195,6 +203,10 @@ func (l *lexer) readNumber() (number, error) {
 				l.r++
 			}
 			lit = append(lit, l.buf[start:l.r]...)
+			if len(lit) > maxNumber {
+				l.scratch = lit[:0]
+				return number{}, errors.New("invalid JSON: a number of more than " + strconv.Itoa(maxNumber) + " bytes: no value of a trace has so many digits")
+			}
 			if l.r < l.w || !l.fill() {
 				break
 			}
@@ -206,4 +218,60 @@ func (l *lexer) readNumber() (number, error) {
 		return n, errors.New("invalid JSON: malformed number " + quoteGot(lit))
 	}
 	return n, nil
+}
+
+// skipNumber reads past a number whose first byte is next, checking its
+// syntax as it goes, and keeps nothing.
+func (l *lexer) skipNumber() error {
+	// The states of JSON's number grammar: -? (0 | [1-9][0-9]*)
+	// (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+	const (
+		start = iota
+		minus
+		zero
+		ints
+		dot
+		frac
+		exp
+		expSign
+		expDigits
+	)
+	st := start
+	for {
+		if l.r == l.w && !l.fill() {
+			break
+		}
+		c := l.buf[l.r]
+		next := -1
+		switch {
+		case c == '-' && st == start:
+			next = minus
+		case c == '0' && (st == start || st == minus):
+			next = zero
+		case isDigit(c) && (st == start || st == minus || st == ints):
+			next = ints
+		case c == '.' && (st == zero || st == ints):
+			next = dot
+		case isDigit(c) && (st == dot || st == frac):
+			next = frac
+		case (c == 'e' || c == 'E') && (st == zero || st == ints || st == frac):
+			next = exp
+		case (c == '+' || c == '-') && st == exp:
+			next = expSign
+		case isDigit(c) && (st == exp || st == expSign || st == expDigits):
+			next = expDigits
+		}
+		if next < 0 {
+			break
+		}
+		st = next
+		l.r++
+	}
+	if st != zero && st != ints && st != frac && st != expDigits {
+		if err := l.readErr(); l.rerr != nil && l.rerr != io.EOF {
+			return err
+		}
+		return errors.New("invalid JSON: malformed number")
+	}
+	return nil
 }

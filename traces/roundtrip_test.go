@@ -10,7 +10,8 @@ import (
 )
 
 // genEvent draws a valid event: any op, its required fields with any
-// values, and any of its optional fields.
+// values (a size no more than fits below 2^64), and any of its optional
+// fields.
 func genEvent(t *rapid.T) Event {
 	ev := Event{Op: rapid.SampledFrom(Ops()).Draw(t, "op")}
 	spec := &opSpecs[ev.Op]
@@ -21,6 +22,14 @@ func genEvent(t *rapid.T) Event {
 		if rapid.Bool().Draw(t, "set "+f.String()) {
 			setField(t, &ev, f)
 		}
+	}
+	// A block lies below 2^64: a size that would pass it is cut to fit.
+	at := uint64(ev.Addr)
+	if ev.Op == OpRealloc {
+		at = uint64(ev.NewAddr)
+	}
+	if at != 0 && ev.Size > -at {
+		ev.Size = -at
 	}
 	return ev
 }

@@ -123,11 +123,16 @@ func (r *Reader) wrongType(want string, c int) error {
 	l := &r.lex
 	switch {
 	case c == '"':
-		s, err := l.readString()
+		l.r++
+		s, over, err := l.readStringSlow(64)
 		if err != nil {
 			return err
 		}
-		return errWant(want, []byte(strconv.Quote(string(s))))
+		got := strconv.Quote(string(s))
+		if over {
+			got = got[:len(got)-1] + `..."`
+		}
+		return errWant(want, []byte(got))
 	case c == '-' || isDigit(byte(c)):
 		n, err := l.readNumber()
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 )
 
 const fuzzUsage = `usage: tlcheck fuzz [--fault NAME] [--source] [--time D] [--seed N] [--out DIR]
+       tlcheck fuzz --replay FILE.tl [--fault NAME]
 
 Generates programs and runs each against the runtime (package impl), with
 the reference model as oracle, until --time passes or a program breaks a
@@ -32,6 +34,13 @@ written to a new file in --out, which 'tlcheck replay FILE' rejects.
                 them to runtime calls, with the interpreter as a second
                 oracle; a failing program's shrunk source is printed and
                 saved next to its trace, as FILE.tl
+  --replay FILE.tl
+                generate nothing: lower the source program in FILE.tl (as
+                --source saves one) onto the runtime as it is now, and
+                check it as --source checks each program. Its trace shows
+                the run of the code that found it; this shows whether the
+                code of today still fails. --time, --seed and --out are
+                not used
   --time D      how long to search, as a Go duration (default 10s)
   --seed N      the seed of the programs (default: from the clock, printed);
                 the same seed generates the same programs
@@ -44,7 +53,8 @@ printed on standard output, so that it is never lost: if writing it fails
 after all, the error goes to standard error and the exit status is still 1.
 
 Exit status: 0 no failure found, 1 a failure found (trace printed, and
-written unless the error says otherwise), 2 bad usage or an unusable --out.
+written unless the error says otherwise), 2 bad usage, an unusable --out,
+or a --replay FILE that cannot be read or is no well-formed program.
 `
 
 // fuzzOptions are fuzz's flags.
@@ -54,6 +64,7 @@ type fuzzOptions struct {
 	seed   uint64
 	out    string
 	source bool
+	replay string // a saved source program to check again; "" for none
 }
 
 func runFuzz(e *env, args []string) int {
@@ -80,6 +91,9 @@ func runFuzz(e *env, args []string) int {
 			return refuseFault(e, info)
 		}
 		cfg.Faults = []impl.Fault{impl.Fault(opts.fault)}
+	}
+	if opts.replay != "" {
+		return replaySource(e, cfg, opts)
 	}
 	// A failure found after minutes of search must have somewhere to go.
 	if err := atomicfile.CheckDir(opts.out); err != nil {
@@ -160,6 +174,7 @@ func parseFuzzArgs(args []string) (fuzzOptions, error) {
 	seed := fs.String("seed", "", "")
 	fs.StringVar(&opts.out, "out", ".", "")
 	fs.BoolVar(&opts.source, "source", false, "")
+	fs.StringVar(&opts.replay, "replay", "", "")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
@@ -293,8 +308,15 @@ func fuzzSource(e *env, cfg impl.Config, opts fuzzOptions) int {
 	var srcPath string
 	if werr == nil {
 		// Named as the trace is, so the two go together even when the
-		// trace's name had to take a number.
-		srcPath, werr = writeCounterexample(opts.out, strings.TrimSuffix(filepath.Base(path), ".jsonl"), ".tl", []byte(small.String()))
+		// trace's name had to take a number. The program says how it was
+		// found and how to check it again.
+		withFault := ""
+		if opts.fault != "" {
+			withFault = " --fault " + opts.fault
+		}
+		head := fmt.Sprintf("// Found by tlcheck fuzz --source --seed %d%s: %s.\n// Check it again, lowered by the code of today: tlcheck fuzz --replay THIS_FILE%s\n",
+			opts.seed, withFault, sf.Property, withFault)
+		srcPath, werr = writeCounterexample(opts.out, strings.TrimSuffix(filepath.Base(path), ".jsonl"), ".tl", []byte(head+small.String()))
 	}
 	if werr != nil {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: writing the counterexample: %v; it is printed on standard output instead\n", werr)
@@ -310,5 +332,40 @@ func fuzzSource(e *env, cfg impl.Config, opts fuzzOptions) int {
 	}
 	fmt.Fprintf(w, "program written to %s\ntrace (%d events), written to %s:\n%s\n", srcPath, sf.Events(), path, trace.String())
 	fmt.Fprintf(w, "reproduce: tlcheck replay %s\n", shellQuote(path))
+	again := "tlcheck fuzz --replay " + shellQuote(srcPath)
+	if opts.fault != "" {
+		again += " --fault " + opts.fault
+	}
+	fmt.Fprintf(w, "check the program again after a change: %s\n", again)
+	return exitViolation
+}
+
+// replaySource is fuzz --replay: the saved source program lowered and
+// checked as --source checks each program it generates.
+func replaySource(e *env, cfg impl.Config, opts fuzzOptions) int {
+	src, err := os.ReadFile(opts.replay)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay: %v\n", err)
+		return exitInput
+	}
+	p, err := lang.Parse(string(src))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: %s: %v\n", opts.replay, err)
+		return exitInput
+	}
+	f, err := properties.RunSource(p, cfg)
+	if err != nil { // ill-formed: Check names the function and statement
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: %s: %v\n", opts.replay, err)
+		return exitInput
+	}
+	what := "the lowering and the runtime"
+	if opts.fault != "" {
+		what += " with fault " + opts.fault
+	}
+	if f == nil {
+		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s (%d statements) against %s: no failure\n", opts.replay, lang.Statements(p), what)
+		return exitClean
+	}
+	fmt.Fprintf(e.stdout, "tlcheck fuzz: %s failed against %s\nproperty broken: %s\n%s\n\n%s", opts.replay, what, f.Property, f.Message, p)
 	return exitViolation
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,12 +25,84 @@ func TestFuzzSourceFindsCodegenFault(t *testing.T) {
 	if m == nil {
 		t.Fatalf("stdout has no reproduce line:\n%s", out)
 	}
-	src, err := os.ReadFile(strings.TrimSuffix(m[1], ".jsonl") + ".tl")
-	if err != nil || !strings.Contains(out, string(src)) {
+	tl := strings.TrimSuffix(m[1], ".jsonl") + ".tl"
+	src, err := os.ReadFile(tl)
+	// The program as printed, after comments that say how it was found
+	// and how to check it again.
+	prog := string(src)
+	for strings.HasPrefix(prog, "//") {
+		_, prog, _ = strings.Cut(prog, "\n")
+	}
+	if err != nil || prog == "" || !strings.Contains(out, prog) {
 		t.Errorf("the source program beside the trace (%v) is not the one printed:\n%s", err, src)
+	}
+	if !strings.Contains(string(src), "// Check it again, lowered by the code of today: tlcheck fuzz --replay THIS_FILE --fault block-result-freed\n") {
+		t.Errorf("the program does not say how to check it again:\n%s", src)
 	}
 	if code, rout, rerr := tlcheck(false, "replay", m[1]); code != exitViolation {
 		t.Errorf("tlcheck replay %s: exit %d, want %d\n%s%s", m[1], code, exitViolation, rout, rerr)
+	}
+	// The command stdout gives checks the saved program again: it still
+	// fails with the fault, and passes without it.
+	if !strings.Contains(out, "check the program again after a change: tlcheck fuzz --replay "+tl+" --fault block-result-freed\n") {
+		t.Errorf("stdout does not give the command that checks the program again:\n%s", out)
+	}
+	if code, rout, rerr := tlcheck(false, "fuzz", "--replay", tl, "--fault", "block-result-freed"); code != exitViolation {
+		t.Errorf("fuzz --replay %s --fault block-result-freed: exit %d, want %d\n%s%s", tl, code, exitViolation, rout, rerr)
+	}
+	if code, rout, rerr := tlcheck(false, "fuzz", "--replay", tl); code != exitClean {
+		t.Errorf("fuzz --replay %s: exit %d, want %d\n%s%s", tl, code, exitClean, rout, rerr)
+	}
+}
+
+// TestFuzzReplaySource: fuzz --replay lowers a saved program with the
+// code of today and checks it: clean, a failure with the property and the
+// program, or bad input named by place.
+func TestFuzzReplaySource(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// Issue 17's counterexample, found on the correct path before its fix.
+	issue := write("issue17.tl", `// found by tlcheck fuzz --source --seed 3
+fn main() {
+    let v1 = zeros(32);
+    for i0 in 0..1 {
+        let v2 = v1;
+    }
+    for i0 in 0..2 {
+        let v3 = add(v1);
+        let v4 = zeros(32);
+    }
+}
+`)
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string // in stdout, or with exit 2 in stderr
+	}{
+		{"clean", []string{issue}, exitClean, "issue17.tl (6 statements) against the lowering and the runtime: no failure"},
+		{"with the fault it pins", []string{issue, "--fault", "loop-life-ends-first-loop"}, exitViolation,
+			"property broken: source-trace\nthe trace shows stale-reuse at event 29: read through variable \"v1\""},
+		{"syntax", []string{write("syntax.tl", "fn main() {\n    let a = ;\n}\n")}, exitInput, "syntax.tl: lang: line 2, column 13: want an expression"},
+		{"ill-formed", []string{write("unbound.tl", "fn main() { let a = b; }")}, exitInput, "unbound.tl: lang: fn main: statement 0: variable b is not in scope"},
+		{"missing", []string{filepath.Join(dir, "none.tl")}, exitInput, "--replay: open "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := tlcheck(false, append([]string{"fuzz", "--replay"}, c.args...)...)
+			got := out
+			if c.code == exitInput {
+				got = errOut
+			}
+			if code != c.code || !strings.Contains(got, c.want) {
+				t.Errorf("exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", code, c.code, c.want, out, errOut)
+			}
+		})
 	}
 }
 

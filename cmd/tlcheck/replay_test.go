@@ -376,7 +376,7 @@ func TestReplayHumanHugeSizes(t *testing.T) {
 		want  []string
 	}{
 		{"leak of 2^64-1 bytes", `{"format":"tlcheck-trace","version":1}
-{"op":"malloc","addr":"0x10","size":18446744073709551615}
+{"op":"malloc","addr":"0x1","size":18446744073709551615}
 {"op":"end"}
 `, []string{
 			"  events 2, objects 1, peak live bytes 18446744073709551615",

@@ -1,6 +1,7 @@
 package autograd
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
 	"github.com/tlcheck/tlcheck/impl"
@@ -9,8 +10,8 @@ import (
 
 // Backward computes the gradient of root, a one-element tensor, with
 // respect to every leaf that requires grad in its graph, accumulating
-// into their Grad, in topological order (each node runs once all its
-// consumers have sent their gradient).
+// into their Grad, in PyTorch's order (see schedule): so a refusal
+// names the saved tensor PyTorch names, and sums add in its order.
 //
 // Before anything runs, every saved tensor the walk will unpack is
 // checked: one released by an earlier backward fails with
@@ -28,10 +29,10 @@ import (
 // saved nothing runs again. With retainGraph nothing is released.
 func (t *Tensor) Backward(retainGraph bool) error {
 	e := t.e
-	if err := t.check("backward"); err != nil {
+	if err := t.use("backward"); err != nil {
 		return err
 	}
-	if !t.reqGrad {
+	if !t.requiresGrad() {
 		return &Error{Op: "backward", Tensor: t.id, Msg: MsgNoGrad}
 	}
 	if t.Numel() != 1 {
@@ -40,10 +41,11 @@ func (t *Tensor) Backward(retainGraph bool) error {
 	if len(e.scopes) == 0 {
 		return &Error{Op: "backward", Tensor: t.id, Msg: "no scope is open for the gradient buffers"}
 	}
-	if t.gradFn == nil {
+	root := t.fn()
+	if root == nil {
 		return e.accumulate(t, []float64{1})
 	}
-	nodes := order(t.gradFn)
+	nodes := schedule(root)
 	// The check walks the saved tensors in the order backward unpacks
 	// them, following the recomputes it would make: a recompute writes
 	// an older version's values into a storage that another saved
@@ -71,12 +73,14 @@ func (t *Tensor) Backward(retainGraph bool) error {
 	}
 	var errs []error
 	grads := map[*node]*gradBuf{}
+	leafGrads := map[*Tensor][]float64{}
+	var leaves []*Tensor // in the order their first gradient came
 	g0, err := e.gradBuf(1)
 	if err != nil {
 		return err
 	}
 	g0.data[0] = 1
-	grads[t.gradFn] = g0
+	grads[root] = g0
 	for _, n := range nodes {
 		g := grads[n]
 		if g == nil {
@@ -93,8 +97,16 @@ func (t *Tensor) Backward(retainGraph bool) error {
 		}
 		_ = e.rt.Read(g.addr, uint64(8*len(g.data)), "")
 		ins := n.apply(g.data, sv)
+		// retain_grad: the tensors whose grad_fn n is now (the op's
+		// output, a view n was made anew for, a tensor an in-place op
+		// rebased onto n) keep the gradient n received.
 		for _, h := range n.handles {
-			if h.retain && h.gradFn == n && !h.dead {
+			if h.retain && h.gradFn == n {
+				errs = append(errs, e.accumulate(h, g.data))
+			}
+		}
+		for _, h := range []*Tensor{n.view, n.owner} {
+			if h != nil && h.retain && h.gradFn == n {
 				errs = append(errs, e.accumulate(h, g.data))
 			}
 		}
@@ -104,7 +116,17 @@ func (t *Tensor) Backward(retainGraph bool) error {
 			switch {
 			case gi == nil:
 			case ed.leaf != nil:
-				errs = append(errs, e.accumulate(ed.leaf, gi))
+				// Summed here and added to the grad once, after every
+				// node that sends it gradient: PyTorch's AccumulateGrad,
+				// whose rounding this keeps.
+				if acc, ok := leafGrads[ed.leaf]; ok {
+					for k := range gi {
+						acc[k] += gi[k]
+					}
+					continue
+				}
+				leafGrads[ed.leaf] = append([]float64(nil), gi...)
+				leaves = append(leaves, ed.leaf)
 			case ed.fn != nil:
 				if acc := grads[ed.fn]; acc != nil {
 					for k := range gi {
@@ -125,15 +147,71 @@ func (t *Tensor) Backward(retainGraph bool) error {
 			errs = append(errs, e.releaseSaved(n))
 		}
 	}
+	for _, l := range leaves {
+		errs = append(errs, e.accumulate(l, leafGrads[l]))
+	}
 	if !retainGraph {
-		errs = append(errs, e.freeIntermediates(t, nodes))
+		errs = append(errs, e.freeIntermediates(t))
 	}
 	return errors.Join(errs...)
 }
 
-// freeIntermediates frees the graph tensors of nodes after a backward
-// without retain_graph, except root, which moves to the top scope.
-func (e *Engine) freeIntermediates(root *Tensor, nodes []*node) error {
+// schedule returns the nodes reachable from root in the order PyTorch's
+// engine runs them: a node is ready once every node of the graph that
+// sends it gradient has run, and of the ready nodes the one made last
+// (the highest sequence number) runs first.
+func schedule(root *node) []*node {
+	deps := map[*node]int{}
+	seen := map[*node]bool{root: true}
+	for stack := []*node{root}; len(stack) > 0; {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, ed := range n.next {
+			if ed.fn == nil {
+				continue
+			}
+			deps[ed.fn]++
+			if !seen[ed.fn] {
+				seen[ed.fn] = true
+				stack = append(stack, ed.fn)
+			}
+		}
+	}
+	var out []*node
+	ready := &readyQueue{root}
+	for ready.Len() > 0 {
+		n := heap.Pop(ready).(*node)
+		out = append(out, n)
+		for _, ed := range n.next {
+			if ed.fn == nil {
+				continue
+			}
+			if deps[ed.fn]--; deps[ed.fn] == 0 {
+				heap.Push(ready, ed.fn)
+			}
+		}
+	}
+	return out
+}
+
+// readyQueue is a heap of nodes, the highest sequence number first.
+type readyQueue []*node
+
+func (q readyQueue) Len() int           { return len(q) }
+func (q readyQueue) Less(i, j int) bool { return q[i].seq > q[j].seq }
+func (q readyQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *readyQueue) Push(x any)        { *q = append(*q, x.(*node)) }
+func (q *readyQueue) Pop() any {
+	old := *q
+	n := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return n
+}
+
+// freeIntermediates frees the graph tensors upstream of root after a
+// backward without retain_graph, except root, which moves to the top
+// scope.
+func (e *Engine) freeIntermediates(root *Tensor) error {
 	var errs []error
 	if root.graph {
 		root.graph = false
@@ -143,7 +221,7 @@ func (e *Engine) freeIntermediates(root *Tensor, nodes []*node) error {
 	if e.has(impl.FaultAutogradBackwardKeepsIntermediates) {
 		return errors.Join(errs...)
 	}
-	for _, n := range nodes {
+	for _, n := range upstream(root.fn()) {
 		for _, h := range n.handles {
 			errs = append(errs, e.kill(h))
 		}
@@ -173,10 +251,12 @@ func (e *Engine) gradBuf(n int) (*gradBuf, error) {
 // the grad is owned by t (no scope record) and dies with it or at
 // ZeroGrad.
 func (e *Engine) accumulate(t *Tensor, g []float64) error {
-	if t.dead {
+	if t.dead && t.grad == nil {
 		// A leaf its scope freed while a graph still led to it: no one
 		// can read its grad, and a buffer made for it would have no
-		// owner left to free it (a leak the model reports at end).
+		// owner left to free it (a leak the model reports at end). A
+		// non-leaf the graph freed keeps a retained grad (see kill),
+		// which a later backward adds to, as PyTorch's does.
 		return nil
 	}
 	if len(g) != t.Numel() {

@@ -1,6 +1,7 @@
 package autograd
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -233,5 +234,124 @@ func TestCheckpointRefusals(t *testing.T) {
 	}
 	if err := m(z.Sum()).Backward(false); err == nil || !strings.Contains(err.Error(), "is at version 2; expected version 1") {
 		t.Errorf("saved after a NoGrad write: backward %v, want PyTorch's refusal", err)
+	}
+}
+
+// recomputeSetup is issue 17's sequence up to its first backward: a leaf
+// a, h = exp(a) (saves h at version 0, checkpointed), h.mul_(3) under
+// NoGrad (version 1, no snapshot), a leaf c, y = h*c (saves h at version
+// 1, and c), root = y.sum().
+func recomputeSetup(t *testing.T) (e *Engine, evs *[]traces.Event, a, h, c, root *Tensor) {
+	t.Helper()
+	m := must[*Tensor](t)
+	e, evs = ckptEnv(t, Config{Checkpoint: true})
+	a = leaf(t, e, true, 0.5, 1)
+	h = m(a.Exp())
+	if err := e.NoGrad(func() error { return h.MulInPlace(3) }); err != nil {
+		t.Fatal(err)
+	}
+	c = leaf(t, e, true, 2, 5)
+	root = m(m(h.Mul(c)).Sum())
+	return e, evs, a, h, c, root
+}
+
+// TestCheckpointRecomputeHoldsSavedVersion (issue 17, item 3): the first
+// backward (retain_graph) unpacks the mul's h at version 1 and recomputes
+// the exp's h, writing version 0's values back into the storage. The
+// storage then holds version 0 although its counter says 1, so a second
+// backward must refuse the mul's h as modified; an engine that records
+// the counter's version after a recompute accepts it and reads exp(a)
+// where 3exp(a) was saved, so c.grad grows by the wrong amount.
+func TestCheckpointRecomputeHoldsSavedVersion(t *testing.T) {
+	e, evs, a, h, c, root := recomputeSetup(t)
+	if err := root.Backward(true); err != nil {
+		t.Fatal(err)
+	}
+	ea := []float64{math.Exp(0.5), math.Exp(1)}
+	if g := values(t, c.Grad()); !near(g, []float64{3 * ea[0], 3 * ea[1]}) {
+		t.Errorf("c.grad %v, want 3exp(a)", g)
+	}
+	if g := values(t, a.Grad()); !near(g, []float64{2 * ea[0], 5 * ea[1]}) {
+		t.Errorf("a.grad %v, want c*exp(a) (the recomputed h)", g)
+	}
+	if got, want := ops(*evs), "unpack s2; unpack s3; recompute s1; unpack s1"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	if v := values(t, h); !near(v, ea) || h.Version() != 1 {
+		t.Errorf("h holds %v at version %d, want exp(a) (version 0's values) at version 1", v, h.Version())
+	}
+	err := root.Backward(true)
+	want := "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.DoubleTensor [2]], which is output 0 of ExpBackward0, is at version 0; expected version 1 instead." + msgModifiedHint
+	var ae *Error
+	if !errors.As(err, &ae) || ae.Msg != want {
+		t.Fatalf("second backward: %v\nwant the refusal %q", err, want)
+	}
+	if g := values(t, c.Grad()); !near(g, []float64{3 * ea[0], 3 * ea[1]}) {
+		t.Errorf("c.grad %v after the refused backward, want it unchanged, 3exp(a)", g)
+	}
+	if err := e.FreeGraph(root); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCheckpointVersionAfterRecompute: the siblings of issue 17's item 3,
+// what follows a recompute of h = exp(a) (h.sum()'s backward, retaining
+// the graph, after h.mul_(3) under NoGrad put h at version 1). The
+// storage holds version 0's values until the next in-place op, which
+// clears that: a tracked write first snapshots version 0 for the exp's
+// h, and the next backward restores it; a NoGrad write takes none, and
+// the next backward recomputes again. Either way a.grad grows by exp(a)
+// each backward, and h's counter only ever counts the in-place ops.
+func TestCheckpointVersionAfterRecompute(t *testing.T) {
+	tests := []struct {
+		name    string
+		write   func(e *Engine, h *Tensor) error
+		version int    // h's counter after the write
+		events  string // the layer-5 events of the second backward
+	}{
+		{"a tracked add_ snapshots the recomputed values", func(e *Engine, h *Tensor) error {
+			return h.AddInPlace(must[*Tensor](t)(e.Scalar(1)), 1)
+		}, 2, "snapshot s1; restore s1"},
+		{"a NoGrad mul_ takes no snapshot: recompute again", func(e *Engine, h *Tensor) error {
+			return e.NoGrad(func() error { return h.MulInPlace(2) })
+		}, 2, "recompute s1; unpack s1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := must[*Tensor](t)
+			e, evs := ckptEnv(t, Config{Checkpoint: true})
+			a := leaf(t, e, true, 0.5, 1)
+			h := m(a.Exp())
+			if err := e.NoGrad(func() error { return h.MulInPlace(3) }); err != nil {
+				t.Fatal(err)
+			}
+			root := m(h.Sum())
+			if err := root.Backward(true); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := ops(*evs), "recompute s1; unpack s1"; got != want {
+				t.Fatalf("first backward: events %q, want %q", got, want)
+			}
+			*evs = nil
+			if err := tt.write(e, h); err != nil {
+				t.Fatal(err)
+			}
+			if h.Version() != tt.version {
+				t.Errorf("h at version %d after the write, want %d", h.Version(), tt.version)
+			}
+			if err := root.Backward(true); err != nil {
+				t.Fatal(err)
+			}
+			if got := ops(*evs); got != tt.events {
+				t.Errorf("second backward: events %q, want %q", got, tt.events)
+			}
+			ea := []float64{math.Exp(0.5), math.Exp(1)}
+			if g := values(t, a.Grad()); !near(g, []float64{2 * ea[0], 2 * ea[1]}) {
+				t.Errorf("a.grad %v, want 2exp(a): each backward reads exp(a), the values saved", g)
+			}
+			if err := e.FreeGraph(root); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

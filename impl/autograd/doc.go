@@ -6,24 +6,45 @@
 // # The contract
 //
 // Tensors hold float64 values in buffers (storages) allocated through
-// the runtime. A leaf is made by Leaf (requires_grad or not); every op on
-// a tensor that requires grad makes a node (AddBackward0, MulBackward0,
-// ...) and a non-leaf output in the graph. Ops: Add, Sub, Mul, Div
-// (one-element operands broadcast), Neg, Pow (by a constant), Relu, Exp,
-// Log, Tanh, Sum, Matmul; views Reshape and Slice share their base's
-// storage; in-place AddInPlace (add_), MulInPlace (mul_), ZeroInPlace
-// (zero_); Detach shares storage and version counter; Data (.data) shares
-// storage but not the counter.
+// the runtime. A leaf is made by Leaf (requires_grad or not), a
+// zero-dimensional constant by Scalar; every op on a tensor that
+// requires grad makes a node (AddBackward0, MulBackward0, ...) and a
+// non-leaf output in the graph. Ops: Add, Sub, Mul, Div (broadcasting
+// by PyTorch's rules), Neg, Pow (by a constant), Relu, Exp, Log, Tanh,
+// Sum, Matmul; views Reshape and Slice share their base's storage;
+// in-place AddInPlace (add_), SubInPlace (sub_), MulTensorInPlace and
+// DivInPlace (mul_ and div_ by a tensor), AddScalarInPlace and
+// MulInPlace (add_ and mul_ by a number; mul_ saves the number, as
+// PyTorch saves a wrapped number), ZeroInPlace (zero_); Detach shares
+// storage and version counter; Data (.data) shares storage but not the
+// counter.
 //
 // Versions: one counter per storage group (base, views, Detach); every
 // in-place op bumps it by exactly one. A node saves the tensors its
-// formula needs with their version; Backward refuses, in PyTorch's words,
-// a saved tensor modified since (the message names "output N of X" when
-// the saved tensor has a grad_fn) and a node whose saved tensors were
-// released by an earlier backward (MsgSecondBackward); a node that saved
-// nothing runs again. An in-place op on a leaf that requires grad, or a
-// view of one, is refused (MsgLeafInPlace, MsgLeafViewInPlace) outside
-// NoGrad.
+// formula needs with their version (an input only for the gradients
+// wanted, an output always; an in-place op's before it writes); Backward refuses, in PyTorch's
+// words, a saved tensor modified since (the message names "output N of
+// X" when the saved tensor has a grad_fn) and a node whose saved tensors
+// were released by an earlier backward (MsgSecondBackward); a node that
+// saved nothing runs again.
+//
+// In-place ops follow PyTorch's rules in its order: check_inplace (a
+// recorded op on a view made under NoGrad, MsgNoGradViewInPlace; on a
+// view of a leaf that requires grad, MsgLeafViewInPlace; on such a leaf,
+// MsgLeafInPlace), then the kernel's (an operand partly sharing the
+// written elements, MsgOverlap; one that does not broadcast to the
+// written shape). A recorded op rebases the tensor's history, bringing
+// a tensor outside any graph into one if the operand requires grad; on
+// a view, the base's grad_fn becomes CopySlices. A view whose group was
+// written in place since its grad_fn was made gets a new one,
+// AsStridedBackward0 of its base as it is now, so that its gradient
+// flows through the in-place op. A view made under NoGrad of a tensor
+// that requires grad requires grad too, a leaf that accumulates nothing;
+// once its group is written in place, its use with grad mode on is
+// refused (MsgNoGradViewRebased). Backward runs the nodes in PyTorch's
+// order (the newest ready node first) and adds gradients in its order.
+// RetainGrad keeps a non-leaf's grad past the backward that frees it,
+// until ZeroGrad, ClearGrads or the top scope's exit.
 //
 // Hybrid cleanup (TensorLogic V5.0): a tensor outside any graph has a
 // record in the scope that made it and dies at ScopeExit, with its grad;
@@ -32,7 +53,9 @@
 // retain_graph releases each node's saved tensors once it has run and
 // then frees the non-leaf intermediates (the root moves to the top
 // scope); Detach frees the graph upstream of the detached tensor;
-// FreeGraph frees a graph that is never backpropagated. ClearGrads, at
+// FreeGraph frees a graph that is never backpropagated; the in-place
+// ops rebased onto a tensor release what they saved when it dies (a
+// graph made before them does not lead to them). ClearGrads, at
 // the end of each loop iteration, sets every grad to none (V3.3).
 //
 // Checkpoints (cgadimpl's, opt-in: Config.Checkpoint, or Checkpoint for

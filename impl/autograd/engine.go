@@ -84,9 +84,13 @@ func (e *Engine) ScopeExit() error {
 	for i := len(top) - 1; i >= 0; i-- {
 		t := top[i]
 		if t.dead || t.graph {
+			if t.dead && t.grad != nil {
+				errs = append(errs, e.dropGrad(t)) // a retained grad (see kill)
+			}
 			continue
 		}
 		t.dead = true
+		errs = append(errs, e.dropInPlace(t))
 		if t.grad != nil {
 			errs = append(errs, e.dropGrad(t))
 		}

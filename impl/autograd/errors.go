@@ -17,6 +17,16 @@ const (
 	MsgLeafInPlace = "a leaf Variable that requires grad is being used in an in-place operation."
 	// MsgLeafViewInPlace is its message for a view of such a leaf.
 	MsgLeafViewInPlace = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+	// MsgNoGradViewInPlace is handle_view_on_rebase's message for an
+	// in-place op, recorded, on a view made under no_grad.
+	MsgNoGradViewInPlace = "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+	// MsgNoGradViewRebased is its message for a use, with grad mode on,
+	// of such a view after its base or another view of it was written
+	// in place (with grad mode on or not).
+	MsgNoGradViewRebased = "A view was created in no_grad mode and its base or another view of its base has been modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+	// MsgOverlap is assert_no_partial_overlap's message for an in-place
+	// op whose operand shares some of the written elements.
+	MsgOverlap = "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation."
 	// MsgNoGrad is run_backward's message for a root outside any graph.
 	MsgNoGrad = "element 0 of tensors does not require grad and does not have a grad_fn"
 	// MsgNotScalar is _make_grads' message for a root with more than one element.

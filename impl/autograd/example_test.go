@@ -143,11 +143,11 @@ func Example_trace() {
 	// {"op":"read","addr":"0x10000030","size":8}
 	// {"op":"release","addr":"0x10000030","count":0}
 	// {"op":"free","addr":"0x10000030"}
+	// {"op":"unsave","name":"s1"}
+	// {"op":"release","addr":"0x10000010","count":1}
 	// {"op":"alloc","addr":"0x10000030","size":8,"count":1}
 	// {"op":"unregister","addr":"0x10000030","count":1}
 	// {"op":"write","addr":"0x10000030","size":8}
-	// {"op":"unsave","name":"s1"}
-	// {"op":"release","addr":"0x10000010","count":1}
 	// {"op":"register","addr":"0x10000020","count":1}
 	// {"op":"release","addr":"0x10000010","count":0}
 	// {"op":"free","addr":"0x10000010"}

@@ -15,11 +15,22 @@ import (
 // the graph engine frees.
 type node struct {
 	name    string
+	seq     int // PyTorch's sequence_nr: nodes made later run first
 	next    []edge
 	saved   []*saved
 	apply   func(g []float64, sv [][]float64) [][]float64
 	handles []*Tensor // graph tensors this node made; freed with the graph
 	freed   bool      // the graph around this node was freed
+	// replaced is the grad_fn a view had before this node was made for
+	// it anew (see Tensor.fn): no gradient flows to it, but the graph
+	// tensors it made (the views the view was made through) are freed
+	// with this node's graph.
+	replaced *node
+	view     *Tensor // the view this node was made anew for, if it was
+	// owner is the tensor an in-place op rebased onto this node (the
+	// base, for CopySlices): no graph tensor of its own, and no graph
+	// need lead to it, so the owner's death frees it (see dropInPlace).
+	owner *Tensor
 
 	// For a recompute: the op's inputs, the versions they held when it
 	// ran, its output and how to compute it again from the inputs'
@@ -63,13 +74,16 @@ type snap struct {
 // newNode makes a node whose inputs are ins, in order.
 func (e *Engine) newNode(name string, ins []*Tensor, apply func([]float64, [][]float64) [][]float64) *node {
 	e.nodes++
-	n := &node{name: name, apply: apply, next: make([]edge, len(ins)), ins: ins, inVer: make([]int, len(ins))}
+	n := &node{name: name, seq: e.nodes, apply: apply, next: make([]edge, len(ins)), ins: ins, inVer: make([]int, len(ins))}
 	for i, t := range ins {
 		n.inVer[i] = t.holds()
-		switch {
-		case !t.reqGrad:
-		case t.gradFn != nil:
-			n.next[i] = edge{fn: t.gradFn}
+		switch fn := t.fn(); {
+		case !t.requiresGrad():
+		case fn == nil && t.noGradView:
+			// PyTorch: a view made under no_grad, a leaf, accumulates
+			// no gradient, neither its own nor its base's.
+		case fn != nil:
+			n.next[i] = edge{fn: fn}
 		default:
 			n.next[i] = edge{leaf: t}
 		}
@@ -158,11 +172,17 @@ func (e *Engine) unpack(n *node, s *saved) ([]float64, error) {
 // storage holds the values of version v.
 func modified(n *node, s *saved, v int) error {
 	fn, nr := "", 0
-	switch {
+	switch t := s.t; {
+	case !s.output && t.noGradView && t.base.reqGrad && t.vc.v != t.attrVersion:
+		// PyTorch asks a saved input for its grad_fn to name it: a
+		// stale view made under no_grad refuses that first.
+		return &Error{Op: "backward", Tensor: t.id, Msg: MsgNoGradViewRebased}
 	case s.output:
 		fn = n.name
-	case s.t.gradFn != nil:
-		fn, nr = s.t.gradFn.name, s.t.outputNr
+	case t.fn() != nil:
+		// PyTorch names the tensor's grad_fn at unpack time: a view's
+		// made anew (AsStridedBackward0) after an in-place op.
+		fn, nr = t.fn().name, t.outputNr
 	}
 	return &Error{Op: "backward", Tensor: s.t.id, Msg: modifiedMsg(s.t.shape, fn, nr, v, s.version)}
 }
@@ -266,14 +286,43 @@ func (e *Engine) releaseSaved(n *node) error {
 	return errors.Join(errs...)
 }
 
+// dropInPlace releases the saved tensors of the in-place ops rebased
+// onto t, which dies: hybrid cleanup frees a graph with the tensors
+// that lead to it, and nothing else may lead to these (a backward from
+// a tensor made before them does not reach them). A view that dies
+// after its base does so for the ops written through it, which
+// CopySlices rebased onto the dead base.
+func (e *Engine) dropInPlace(t *Tensor) error {
+	var errs []error
+	owners := []*Tensor{t}
+	if t.base != nil && t.base.dead {
+		owners = append(owners, t.base)
+	}
+	for _, o := range owners {
+		for n := o.gradFn; n != nil && n.owner == o; n = n.next[0].fn {
+			if !n.freed {
+				n.freed = true
+				errs = append(errs, e.releaseSaved(n))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // kill releases a graph tensor's reference to its buffer.
 func (e *Engine) kill(t *Tensor) error {
 	if t.dead || !t.graph {
 		return nil
 	}
 	t.dead = true
-	var errs []error
-	if t.grad != nil {
+	errs := []error{e.dropInPlace(t)}
+	switch {
+	case t.grad == nil:
+	case t.retain && len(e.scopes) > 0:
+		// retain_grad: the grad outlives the tensor, as in PyTorch,
+		// until ZeroGrad or ClearGrads, or the top scope's exit.
+		e.register(t)
+	default:
 		errs = append(errs, e.dropGrad(t))
 	}
 	return errors.Join(append(errs, e.rt.Release(t.st.addr))...)
@@ -310,15 +359,37 @@ func order(root *node) []*node {
 	return post
 }
 
+// upstream returns the nodes reachable from root through edges and
+// replaced links: the graph a free frees.
+func upstream(root *node) []*node {
+	var out []*node
+	seen := map[*node]bool{}
+	var walk func(*node)
+	walk = func(r *node) {
+		for _, n := range order(r) {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			out = append(out, n)
+			if n.replaced != nil {
+				walk(n.replaced)
+			}
+		}
+	}
+	walk(root)
+	return out
+}
+
 // FreeGraph frees the graph upstream of t, t included (dropping the last
 // handle on a loss that will not be backpropagated): every node's saved
 // tensors and every graph tensor its op made. A leaf frees nothing.
 func (e *Engine) FreeGraph(t *Tensor) error {
-	if t.gradFn == nil {
+	if t.fn() == nil {
 		return nil
 	}
 	var errs []error
-	for _, n := range order(t.gradFn) {
+	for _, n := range upstream(t.fn()) {
 		if n.freed {
 			continue
 		}

@@ -5,8 +5,9 @@ import (
 	"math"
 )
 
-// Elementwise binary ops take operands of one shape, or one operand of a
-// single element, which is broadcast (its gradient is the sum).
+// Elementwise binary ops broadcast their operands as PyTorch does (see
+// broadcastShape); an operand's gradient is summed over the elements it
+// was broadcast to.
 
 // Add returns a + b (AddBackward0; saves nothing).
 func (a *Tensor) Add(b *Tensor) (*Tensor, error) {
@@ -20,39 +21,42 @@ func (a *Tensor) Sub(b *Tensor) (*Tensor, error) {
 		func(g, _, _ float64) (float64, float64) { return g, -g })
 }
 
-// Mul returns a * b (MulBackward0; saves b if a requires grad and a if b
-// does, as PyTorch's formula needs).
+// Mul returns a * b (MulBackward0; saves b if a's gradient is wanted
+// and a if b's is, as PyTorch's formula needs; see edge).
 func (a *Tensor) Mul(b *Tensor) (*Tensor, error) {
 	return a.binary("mul", "MulBackward0", b, func(x, y float64) float64 { return x * y }, saveCross,
 		func(g, x, y float64) (float64, float64) { return g * y, g * x })
 }
 
-// Div returns a / b (DivBackward0; saves b, and a too if b requires grad).
+// Div returns a / b (DivBackward0; saves a if b's gradient is wanted, and b;
+// backward unpacks a first, as PyTorch's does). The divisor's gradient
+// is PyTorch's formula, -g*((a/b)/b), rounding as it does.
 func (a *Tensor) Div(b *Tensor) (*Tensor, error) {
 	return a.binary("div", "DivBackward0", b, func(x, y float64) float64 { return x / y }, saveDiv,
-		func(g, x, y float64) (float64, float64) { return g / y, -g * x / (y * y) })
+		func(g, x, y float64) (float64, float64) { return g / y, -g * ((x / y) / y) })
 }
 
 // What a binary node saves.
 const (
 	saveCross = 1 // each operand if the other requires grad (mul)
-	saveDiv   = 2 // the divisor if either requires grad; the dividend if the divisor does
+	saveDiv   = 2 // the dividend if the divisor requires grad, then the divisor
 )
 
 func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64, saves int,
 	df func(g, x, y float64) (float64, float64)) (*Tensor, error) {
-	if err := first(a.check(op), b.check(op)); err != nil {
+	if err := first(a.use(op), b.use(op)); err != nil {
 		return nil, err
 	}
-	shape, err := broadcast(op, a, b)
+	shape, err := broadcastShape(op, a.id, a.shape, b.shape)
 	if err != nil {
 		return nil, err
 	}
 	x, y := a.read(), b.read()
 	n := numel(shape)
+	ix, iy := broadcastIndex(shape, a.shape), broadcastIndex(shape, b.shape)
 	vals := make([]float64, n)
 	for i := range vals {
-		vals[i] = f(at(x, i), at(y, i))
+		vals[i] = f(x[ix[i]], y[iy[i]])
 	}
 	e := a.e
 	out, err := e.result(op, shape, vals)
@@ -64,22 +68,24 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 	nd.out, nd.redo = out, func(v [][]float64) []float64 {
 		r := make([]float64, n)
 		for i := range r {
-			r[i] = f(at(v[0], i), at(v[1], i))
+			r[i] = f(v[0][ix[i]], v[1][iy[i]])
 		}
 		return r
 	}
 	switch saves {
 	case saveCross:
-		if b.reqGrad {
+		if b.edge() {
 			ia, err = e.save(nd, a, false)
 		}
-		if a.reqGrad && err == nil {
+		if a.edge() && err == nil {
 			ib, err = e.save(nd, b, false)
 		}
 	case saveDiv:
-		ib, err = e.save(nd, b, false)
-		if b.reqGrad && err == nil {
+		if b.edge() {
 			ia, err = e.save(nd, a, false)
+		}
+		if err == nil { // both formulas use it: saved whatever is wanted
+			ib, err = e.save(nd, b, false)
 		}
 	}
 	if err != nil {
@@ -96,46 +102,24 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 		}
 		ga, gb := make([]float64, na), make([]float64, nb)
 		for i := range g {
-			da, db := df(g[i], at(xs, i), at(ys, i))
-			ga[i%na] += da
-			gb[i%nb] += db
+			da, db := df(g[i], xs[ix[i]], ys[iy[i]])
+			ga[ix[i]] += da
+			gb[iy[i]] += db
 		}
 		return [][]float64{ga, gb}
 	}
 	return out, e.attach(op, out, nd)
 }
 
-// broadcast returns the shape of a binary op's result.
-func broadcast(op string, a, b *Tensor) ([]int, error) {
-	switch na, nb := a.Numel(), b.Numel(); {
-	case sameShape(a.shape, b.shape):
-		return a.shape, nil
-	case nb == 1:
-		return a.shape, nil
-	case na == 1:
-		return b.shape, nil
-	}
-	return nil, &Error{Op: op, Tensor: a.id, Msg: fmt.Sprintf("shapes %v and %v cannot be broadcast", a.shape, b.shape)}
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// at reads element i of a possibly broadcast operand.
-func at(x []float64, i int) float64 {
-	if len(x) == 1 {
-		return x[0]
-	}
-	return x[i]
+// edge reports whether t's gradient is wanted by a node that takes it:
+// it requires grad and has a grad_fn or is a leaf that accumulates (a
+// view made under NoGrad does not). PyTorch's generated code saves a
+// tensor that only one input's formula uses, of an op with several
+// differentiable inputs, only if that input's gradient is wanted
+// (should_compute_output): mul's operands, div's dividend, mm's
+// operands; the rest it saves whatever is wanted.
+func (t *Tensor) edge() bool {
+	return t.requiresGrad() && (t.fn() != nil || !t.noGradView)
 }
 
 // tracks reports whether an op on ins is recorded in the graph.
@@ -144,7 +128,7 @@ func (e *Engine) tracks(ins ...*Tensor) bool {
 		return false
 	}
 	for _, t := range ins {
-		if t.reqGrad {
+		if t.requiresGrad() {
 			return true
 		}
 	}
@@ -166,7 +150,7 @@ func (e *Engine) result(op string, shape []int, vals []float64) (*Tensor, error)
 // its output (!in), and df gives the derivative from x (input) and y
 // (output).
 func (a *Tensor) unary(op, name string, f func(float64) float64, savesInput bool, df func(x, y float64) float64) (*Tensor, error) {
-	if err := a.check(op); err != nil {
+	if err := a.use(op); err != nil {
 		return nil, err
 	}
 	x := a.read()
@@ -264,17 +248,13 @@ func (a *Tensor) Tanh() (*Tensor, error) {
 }
 
 // Sum returns the sum of a's elements, a tensor of shape [] (SumBackward0;
-// saves nothing).
+// saves nothing), added in PyTorch's order (see sum).
 func (a *Tensor) Sum() (*Tensor, error) {
-	if err := a.check("sum"); err != nil {
+	if err := a.use("sum"); err != nil {
 		return nil, err
 	}
-	s := 0.0
-	for _, v := range a.read() {
-		s += v
-	}
 	e := a.e
-	out, err := e.result("sum", []int{}, []float64{s})
+	out, err := e.result("sum", []int{}, []float64{sum(a.read())})
 	if err != nil || !e.tracks(a) {
 		return out, err
 	}
@@ -286,24 +266,23 @@ func (a *Tensor) Sum() (*Tensor, error) {
 		}
 		return [][]float64{ga}
 	})
-	nd.out, nd.redo = out, func(v [][]float64) []float64 {
-		s := 0.0
-		for _, x := range v[0] {
-			s += x
-		}
-		return []float64{s}
-	}
+	nd.out, nd.redo = out, func(v [][]float64) []float64 { return []float64{sum(v[0])} }
 	return out, e.attach("sum", out, nd)
 }
 
 // Matmul returns the matrix product of a [n,k] and b [k,m] (MmBackward0;
-// saves b if a requires grad and a if b does).
+// saves b if a's gradient is wanted and a if b's is; see edge).
 func (a *Tensor) Matmul(b *Tensor) (*Tensor, error) {
-	if err := first(a.check("matmul"), b.check("matmul")); err != nil {
+	if err := first(a.use("matmul"), b.use("matmul")); err != nil {
 		return nil, err
 	}
-	if len(a.shape) != 2 || len(b.shape) != 2 || a.shape[1] != b.shape[0] {
-		return nil, &Error{Op: "matmul", Tensor: a.id, Msg: fmt.Sprintf("mat1 and mat2 shapes cannot be multiplied (%v and %v)", a.shape, b.shape)}
+	switch {
+	case len(a.shape) != 2:
+		return nil, &Error{Op: "matmul", Tensor: a.id, Msg: "self must be a matrix"}
+	case len(b.shape) != 2:
+		return nil, &Error{Op: "matmul", Tensor: b.id, Msg: "mat2 must be a matrix"}
+	case a.shape[1] != b.shape[0]:
+		return nil, &Error{Op: "matmul", Tensor: a.id, Msg: fmt.Sprintf("mat1 and mat2 shapes cannot be multiplied (%s and %s)", dimsX(a.shape), dimsX(b.shape))}
 	}
 	n, k, m := a.shape[0], a.shape[1], b.shape[1]
 	x, y := a.read(), b.read()
@@ -315,10 +294,10 @@ func (a *Tensor) Matmul(b *Tensor) (*Tensor, error) {
 	nd := e.newNode("MmBackward0", []*Tensor{a, b}, nil)
 	nd.out, nd.redo = out, func(v [][]float64) []float64 { return mm(v[0], v[1], n, k, m, false, false) }
 	ia, ib := -1, -1
-	if b.reqGrad {
+	if b.edge() {
 		ia, err = e.save(nd, a, false)
 	}
-	if a.reqGrad && err == nil {
+	if a.edge() && err == nil {
 		ib, err = e.save(nd, b, false)
 	}
 	if err != nil {

@@ -43,10 +43,17 @@ type Tensor struct {
 	gradFn   *node // nil for a leaf
 	outputNr int
 	base     *Tensor // the tensor this is a view of; nil for a base
-	grad     *Tensor
-	retain   bool // RetainGrad: a non-leaf that keeps its grad
-	graph    bool // owned by the graph, not by a scope
-	dead     bool
+	// A differentiable view (Reshape, Slice) keeps the version its
+	// grad_fn was made at: after an in-place op on its storage group
+	// the grad_fn is made anew (see fn).
+	diffView    bool
+	attrVersion int
+	noGradView  bool // a view made under NoGrad (a leaf, if its base requires grad)
+	detached    bool // made by Detach
+	grad        *Tensor
+	retain      bool // RetainGrad: a non-leaf that keeps its grad
+	graph       bool // owned by the graph, not by a scope
+	dead        bool
 }
 
 // Leaf makes a leaf tensor of the given shape and values (copied; nil
@@ -68,9 +75,10 @@ func (e *Engine) Leaf(shape []int, values []float64, requiresGrad bool) (*Tensor
 	return t, e.rt.Write(t.st.addr, uint64(8*n), "")
 }
 
-// Scalar makes a one-element leaf that does not require grad: a constant.
+// Scalar makes a zero-dimensional leaf (shape []) that does not require
+// grad: a constant, as torch.tensor(v).
 func (e *Engine) Scalar(v float64) (*Tensor, error) {
-	return e.Leaf([]int{1}, []float64{v}, false)
+	return e.Leaf([]int{}, []float64{v}, false)
 }
 
 // fresh makes a new base tensor with a new storage and counter, outside
@@ -96,18 +104,54 @@ func (t *Tensor) Shape() []int { return append([]int(nil), t.shape...) }
 func (t *Tensor) Numel() int { return numel(t.shape) }
 
 // RequiresGrad reports whether gradients flow to or through the tensor.
-func (t *Tensor) RequiresGrad() bool { return t.reqGrad }
+func (t *Tensor) RequiresGrad() bool { return t.requiresGrad() }
+
+// requiresGrad is PyTorch's requires_grad: a view's grad_fn made anew
+// first, and a differentiable view requires grad if its base does.
+func (t *Tensor) requiresGrad() bool {
+	t.fn()
+	return t.reqGrad || t.diffView && t.base.reqGrad
+}
 
 // IsLeaf reports whether the tensor has no grad_fn.
-func (t *Tensor) IsLeaf() bool { return t.gradFn == nil }
+func (t *Tensor) IsLeaf() bool { return t.fn() == nil }
 
 // GradFn returns the name of the node that made the tensor
 // ("MulBackward0"), "" for a leaf.
 func (t *Tensor) GradFn() string {
-	if t.gradFn == nil {
+	fn := t.fn()
+	if fn == nil {
 		return ""
 	}
-	return t.gradFn.name
+	return fn.name
+}
+
+// fn returns t's grad_fn. A differentiable view whose storage group was
+// written in place since its grad_fn was made gets a new one, as
+// PyTorch's VariableHooks::grad_fn makes it: AsStridedBackward0, whose
+// input is the base as it is now, so that the gradient flows through
+// the in-place op on the base (h.mul_(3) after v = h[0:2]: v's gradient
+// is tripled). The view stays a handle of the node that made it, which
+// the new node keeps (replaced) for the graph that frees it to free.
+func (t *Tensor) fn() *node {
+	if !t.diffView || t.dead || t.vc.v == t.attrVersion || t.noGradView {
+		// A view made under NoGrad keeps none: PyTorch refuses its use
+		// in grad mode once stale (see use).
+		return t.gradFn
+	}
+	b := t.base
+	if t.gradFn == nil && !b.reqGrad {
+		return nil
+	}
+	off, n := t.off-b.off, b.Numel()
+	nd := t.e.newNode("AsStridedBackward0", []*Tensor{b}, func(g []float64, _ [][]float64) [][]float64 {
+		out := make([]float64, n)
+		copy(out[off:], g)
+		return [][]float64{out}
+	})
+	nd.view, nd.replaced = t, t.gradFn
+	t.gradFn, t.outputNr, t.reqGrad, t.attrVersion = nd, 0, true, t.vc.v
+	return nd
 }
 
 // Version returns the version counter of the tensor's storage group.
@@ -178,6 +222,19 @@ func (t *Tensor) check(op string) error {
 	return nil
 }
 
+// use is check for an op that, in grad mode, asks for the tensor's
+// grad_fn: a view made under NoGrad whose group was written in place
+// since is refused then (PyTorch's handle_view_on_rebase, indirect).
+func (t *Tensor) use(op string) error {
+	if err := t.check(op); err != nil {
+		return err
+	}
+	if t.e.noGrad == 0 && t.noGradView && t.base.reqGrad && t.vc.v != t.attrVersion {
+		return &Error{Op: op, Tensor: t.id, Msg: MsgNoGradViewRebased}
+	}
+	return nil
+}
+
 // alias makes a new handle on t's storage: it acquires the buffer and
 // records it in the top scope, so the alias dies at that scope's exit.
 func (t *Tensor) alias(op string, off int, shape []int, vc *counter) (*Tensor, error) {
@@ -194,11 +251,11 @@ func (t *Tensor) alias(op string, off int, shape []int, vc *counter) (*Tensor, e
 // Reshape returns a view of t with another shape of as many elements,
 // sharing t's storage and version counter (ViewBackward0).
 func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
-	if err := t.check("reshape"); err != nil {
+	if err := t.use("reshape"); err != nil {
 		return nil, err
 	}
 	if numel(shape) != t.Numel() {
-		return nil, &Error{Op: "reshape", Tensor: t.id, Msg: fmt.Sprintf("shape '%v' is invalid for input of size %d", shape, t.Numel())}
+		return nil, &Error{Op: "reshape", Tensor: t.id, Msg: fmt.Sprintf("shape '%s' is invalid for input of size %d", shapeString(shape), t.Numel())}
 	}
 	return t.view("reshape", "ViewBackward0", t.off, shape, func(g []float64) []float64 { return g })
 }
@@ -206,7 +263,7 @@ func (t *Tensor) Reshape(shape ...int) (*Tensor, error) {
 // Slice returns rows lo..hi-1 of t (elements, for a 1-D t) as a view
 // sharing t's storage and version counter (SliceBackward0).
 func (t *Tensor) Slice(lo, hi int) (*Tensor, error) {
-	if err := t.check("slice"); err != nil {
+	if err := t.use("slice"); err != nil {
 		return nil, err
 	}
 	if len(t.shape) == 0 || lo < 0 || hi > t.shape[0] || lo >= hi {
@@ -233,7 +290,16 @@ func (t *Tensor) view(op, name string, off int, shape []int, back func([]float64
 		v.vc = &counter{v: t.vc.v}
 	}
 	v.base = t.root()
-	if t.reqGrad && t.e.noGrad == 0 {
+	v.diffView, v.attrVersion = true, v.vc.v
+	t.fn() // a view's grad_fn made anew first: it may now require grad
+	switch {
+	case t.e.noGrad > 0:
+		// PyTorch: a view made under no_grad of a tensor that requires
+		// grad requires grad too, as a leaf; a recorded in-place op on
+		// any view made under no_grad is refused (MsgNoGradViewInPlace).
+		v.reqGrad, v.noGradView = t.requiresGrad(), true
+	case !t.requiresGrad():
+	default:
 		n := t.e.newNode(name, []*Tensor{t}, func(g []float64, _ [][]float64) [][]float64 { return [][]float64{back(g)} })
 		if err := t.e.attach(op, v, n); err != nil {
 			return nil, err
@@ -261,7 +327,8 @@ func (t *Tensor) Detach() (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.gradFn != nil && !t.e.has(impl.FaultAutogradDetachKeepsGraph) {
+	d.detached = true
+	if t.fn() != nil && !t.e.has(impl.FaultAutogradDetachKeepsGraph) {
 		return d, t.e.FreeGraph(t)
 	}
 	return d, nil

@@ -55,8 +55,8 @@ type binding struct {
 	uses  []use
 	// For the arena: the statement that declares it, the last statement
 	// that uses it, the loops it is declared in (how deep), the
-	// outermost loop around a use that it is declared outside of, and
-	// its slot variable (-1: none yet).
+	// outermost loop around its last use that it is declared outside of
+	// (nil: that use is in none), and its slot variable (-1: none yet).
 	first, last int
 	loops       int
 	loop        *loopSpan
@@ -83,11 +83,16 @@ type analyzer struct {
 	n        int         // statements numbered so far
 	loops    []*loopSpan // the loops open now, outermost first
 	slotted  []*binding  // the slot variables, by slot index
+	// firstLoopOnly is the loop-life-ends-first-loop fault: a use
+	// extends a lifetime to the end of the first loop around a use only.
+	firstLoopOnly bool
 }
 
-func analyze(p *Program, fn *Func) facts {
+// analyze finds fn's static facts; with firstLoopOnly, the liveness has
+// the loop-life-ends-first-loop fault.
+func analyze(p *Program, fn *Func, firstLoopOnly bool) facts {
 	a := &analyzer{p: p, f: facts{moves: map[Stmt]bool{}, slotOwned: map[*Let]bool{}, ops: map[*Op]int{}, slots: map[*Let]int{}},
-		declOf: map[*Let]*binding{}, targets: map[*Assign]*binding{}, sources: map[Stmt]*binding{}}
+		declOf: map[*Let]*binding{}, targets: map[*Assign]*binding{}, sources: map[Stmt]*binding{}, firstLoopOnly: firstLoopOnly}
 	a.open()
 	for _, q := range fn.Params {
 		a.declare(q.Name, nil, q.Type)
@@ -146,10 +151,18 @@ func (a *analyzer) plan() {
 	}
 }
 
-// used notes that b is used by the statement numbered last so far.
+// used notes that b is used by the statement numbered last so far. A use
+// inside a loop that b is declared outside of keeps b live to that loop's
+// end, as the next turn may read it again: b.loop is the outermost such
+// loop around the latest use, whichever loop that is. Uses come in source
+// order, and every loop b can be used in at depth b.loops is nested in b's
+// block, so two of them are the same loop or one lies wholly after the
+// other: the latest use's loop ends last. Keeping the first loop instead
+// (loop-life-ends-first-loop, as the analysis once did) lets a second
+// loop's new variable take b's slot while a later turn still reads b.
 func (a *analyzer) used(b *binding) {
 	b.last = max(b.last, a.n-1)
-	if len(a.loops) > b.loops && b.loop == nil {
+	if len(a.loops) > b.loops && (b.loop == nil || !a.firstLoopOnly) {
 		b.loop = a.loops[b.loops]
 	}
 }

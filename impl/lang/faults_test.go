@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 var tensor = Type{Tensor: true}
@@ -43,6 +44,11 @@ var codegenTriggers = map[impl.Fault]*Program{
 	impl.FaultEmitRetainOverRetains: mainOnly([]Stmt{&Loop{Counter: "i0", N: 2, Body: []Stmt{
 		&Let{"t", &Op{Size: 16}}, &Let{"s", &StructLit{Type: 1, Fields: []string{"t"}}},
 	}}}),
+	impl.FaultLoopLifeEndsFirstLoop: mainOnly([]Stmt{
+		&Let{"a", &Op{Size: 32}},
+		&Loop{Counter: "i0", N: 1, Body: []Stmt{&Let{"b", &Var{"a"}}}},
+		&Loop{Counter: "i0", N: 2, Body: []Stmt{&Let{"c", &Op{Args: []string{"a"}}}, &Let{"d", &Op{Size: 32}}}},
+	}),
 	impl.FaultSretSourceKept: mainOnly([]Stmt{&Let{"x", &Call{Func: 1}}},
 		&Func{Name: "f", Result: &Type{Struct: 1}, Body: []Stmt{
 			&Let{"t", &Op{Size: 16}},
@@ -59,12 +65,16 @@ func run(t *testing.T, p *Program, faults ...impl.Fault) string {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, p)
 	}
-	rt := impl.New(impl.Config{Faults: faults})
+	var rec impl.Recording
+	rt := impl.New(impl.Config{Faults: faults, Record: rec.Record})
 	got, err := Lower(p, rt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var diffs []string
+	if s := staleSlotReads(rec.Events()); s != "" {
+		diffs = append(diffs, s)
+	}
 	if len(got.Errors) > 0 {
 		diffs = append(diffs, fmt.Sprint("runtime errors: ", got.Errors))
 	}
@@ -75,6 +85,25 @@ func run(t *testing.T, p *Program, faults ...impl.Fault) string {
 		diffs = append(diffs, fmt.Sprintf("%d objects alive at the end", n))
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// staleSlotReads names the first read of a variable through an arena
+// buffer that another variable's arena_get took since: the model's
+// stale-reuse, in the small, so that a slot plan's fault shows here
+// without the model (which this package may not import).
+func staleSlotReads(evs []traces.Event) string {
+	holder := map[traces.Addr]string{}
+	for i, ev := range evs {
+		switch {
+		case ev.Op == traces.OpArenaGet:
+			holder[ev.Addr] = ev.Var
+		case ev.Op == traces.OpRead && ev.Var != "":
+			if h, ok := holder[ev.Addr]; ok && h != ev.Var {
+				return fmt.Sprintf("event %d reads %s through a slot %s holds", i, ev.Var, h)
+			}
+		}
+	}
+	return ""
 }
 
 // TestCodegenFaultsShow: each codegen fault's trigger runs clean without

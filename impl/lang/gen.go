@@ -46,14 +46,28 @@ type gen struct {
 	fi     int
 	scopes [][]genVar
 	loops  []string
+	turns  []int // how many times each open loop runs
+	// bodies holds, for each open loop, the index in scopes of its
+	// body's scope: the variables of the scopes below it are declared
+	// outside the loop.
+	bodies []int
 	inExpr int
 	names  int
 	budget int // statements left to make in this function
+	// loopy is the style of a quarter of the programs: loops are
+	// frequent, their bodies read variables from outside them and seldom
+	// leave early, and a loop is often followed by another that reads
+	// the same variable. A uniform choice among statements makes these
+	// shapes rare, and they are where liveness goes wrong: the loop
+	// liveness bug of issue 17 escaped a million programs for want of
+	// them.
+	loopy bool
 }
 
 // Generate makes a program from the choices of c.
 func Generate(c Chooser) *Program {
 	g := &gen{c: c, p: &Program{Structs: genStructs}}
+	g.loopy = c(4) == 3 // not 0: past the end of a fuzzer's bytes, the smallest programs
 	nf := 1 + c(4)
 	g.p.Funcs = make([]*Func, nf)
 	// Signatures first, so that a body may call any function after it.
@@ -103,7 +117,7 @@ func (g *gen) fn(i int) {
 	f := g.p.Funcs[i]
 	g.fi, g.names, g.budget = i, 0, 4+g.c(10)
 	g.scopes = [][]genVar{nil}
-	g.loops = nil
+	g.loops, g.turns, g.bodies = nil, nil, nil
 	for _, q := range f.Params {
 		g.scopes[0] = append(g.scopes[0], genVar{q.Name, q.Type, true})
 	}
@@ -171,6 +185,45 @@ func (g *gen) pick(t Type, locals bool) string {
 	return vs[g.c(len(vs))].name
 }
 
+// operand names a variable of type t in scope to read, as pick does; in a
+// loop, half the time one declared outside the innermost loop, if one is
+// visible. Reads of outer variables from loop bodies are what keep a
+// variable live across a loop's turns (see analyze.go), and a uniform
+// pick among the many variables in scope makes them rare: the loop
+// liveness bug of issue 17 escaped a million programs for want of them.
+func (g *gen) operand(t Type) string {
+	if len(g.bodies) > 0 && g.c(2) == 0 {
+		if vs := g.outside(t, false, g.bodies[len(g.bodies)-1]); len(vs) > 0 {
+			return vs[g.c(len(vs))].name
+		}
+	}
+	return g.pick(t, false)
+}
+
+// outside lists the visible variables of type t (with structs set, of any
+// struct type with fields) declared in scopes[:limit] and not shadowed by
+// a later declaration of their name.
+func (g *gen) outside(t Type, structs bool, limit int) []genVar {
+	seen := map[string]bool{}
+	var out []genVar
+	for i := len(g.scopes) - 1; i >= 0; i-- {
+		for j := len(g.scopes[i]) - 1; j >= 0; j-- {
+			v := g.scopes[i][j]
+			if seen[v.name] {
+				continue
+			}
+			seen[v.name] = true
+			if i >= limit {
+				continue
+			}
+			if !structs && v.typ == t || structs && !v.typ.Tensor && len(genStructs[v.typ.Struct].Fields) > 0 {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
 // newName is a fresh name, or now and then one in scope, which the let
 // then shadows.
 func (g *gen) newName() string {
@@ -196,7 +249,7 @@ func (g *gen) ensure(t Type) []Stmt {
 	var fields []string
 	for range genStructs[t.Struct].Fields {
 		out = append(out, g.ensure(Type{Tensor: true})...)
-		fields = append(fields, g.pick(Type{Tensor: true}, false))
+		fields = append(fields, g.operand(Type{Tensor: true}))
 	}
 	name := g.newFresh()
 	out = append(out, &Let{name, &StructLit{Type: t.Struct, Fields: fields}})
@@ -213,7 +266,10 @@ func (g *gen) size() uint64 { return 16 << g.c(3) }
 
 func (g *gen) cond() Cond {
 	if len(g.loops) > 0 && g.c(3) > 0 {
-		return Cond{Counter: g.loops[g.c(len(g.loops))], K: g.c(MaxLoop)}
+		// A turn the loop takes: a condition no turn meets hides what
+		// it guards.
+		j := g.c(len(g.loops))
+		return Cond{Counter: g.loops[j], K: g.c(g.turns[j])}
 	}
 	return Cond{K: g.c(2)}
 }
@@ -227,7 +283,10 @@ func (g *gen) block(depth int) []Stmt {
 // stmt makes one statement (with the lets it needs before it).
 func (g *gen) stmt(depth int) []Stmt {
 	k := g.c(16)
-	if len(g.loops) > 0 && g.inExpr == 0 && g.c(4) == 0 {
+	if g.loopy && len(g.loops) < 2 && g.inExpr == 0 && g.c(3) == 2 {
+		k = 9
+	}
+	if len(g.loops) > 0 && g.inExpr == 0 && g.c(4) == 0 && (!g.loopy || g.c(2) == 0) {
 		k = 13 // in a loop, leave it now and then: break and continue need exercise
 	}
 	if depth >= 3 && k >= 7 && k <= 12 {
@@ -252,7 +311,7 @@ func (g *gen) stmt(depth int) []Stmt {
 			x = &Op{Size: g.size()}
 		} else {
 			pre = g.ensure(v.typ)
-			x = &Var{g.pick(v.typ, false)}
+			x = &Var{g.operand(v.typ)}
 		}
 		return append(pre, &Assign{v.name, x})
 	case k == 7 || k == 8:
@@ -262,12 +321,27 @@ func (g *gen) stmt(depth int) []Stmt {
 		if len(g.loops) >= 2 || g.inExpr > 0 {
 			return []Stmt{&Block{Body: g.block(depth)}}
 		}
-		counter := fmt.Sprintf("i%d", len(g.loops))
-		n := 1 + g.c(MaxLoop)
-		g.loops = append(g.loops, counter)
-		body := g.block(depth)
-		g.loops = g.loops[:len(g.loops)-1]
-		return []Stmt{&Loop{Counter: counter, N: n, Body: body}}
+		// A loopy program's loop gets a tensor to read from outside, if
+		// none is in scope yet.
+		var out []Stmt
+		if g.loopy {
+			out = g.ensure(Type{Tensor: true})
+		}
+		first, read := g.loop(depth, "")
+		out = append(out, first)
+		// Now and then (in a loopy program, half the time) a second loop
+		// follows the first, as a training loop's evaluation loop
+		// follows it, and half of those read what the first read: a
+		// variable read in both must live to the second one's end.
+		if g.budget > 0 && (g.loopy && g.c(2) == 1 || g.c(4) == 3) {
+			g.budget--
+			if g.c(4) < 2 || g.loopy && g.c(2) == 0 {
+				read = "" // a loopy program's second loop shares it 3 times in 4
+			}
+			second, _ := g.loop(depth, read)
+			out = append(out, second)
+		}
+		return out
 	case k == 10:
 		return []Stmt{&Block{Body: g.block(depth)}}
 	case k == 11 || k == 12: // let x = if / block expression
@@ -293,8 +367,49 @@ func (g *gen) stmt(depth int) []Stmt {
 			return []Stmt{&Return{}}
 		}
 		pre := g.ensure(*f.Result)
-		return append(pre, &Return{g.pick(*f.Result, false)})
+		return append(pre, &Return{g.operand(*f.Result)})
 	}
+}
+
+// loop makes a loop at depth. Its body starts, when read names a tensor
+// or else a quarter of the time (in a loopy program, always), by reading
+// a tensor declared outside the loop (read, or one picked) into a new
+// one, so that the statements after it define variables while the outer
+// one must stay live for the next turn; loop returns the loop and the
+// tensor its body read first ("" if none).
+func (g *gen) loop(depth int, read string) (*Loop, string) {
+	counter := fmt.Sprintf("i%d", len(g.loops))
+	n := 1 + g.c(MaxLoop)
+	if g.loopy && n == 1 {
+		n = 2 // a loopy program's loops turn more than once
+	}
+	g.loops = append(g.loops, counter)
+	g.turns = append(g.turns, n)
+	g.bodies = append(g.bodies, len(g.scopes))
+	g.scopes = append(g.scopes, nil)
+	var body []Stmt
+	if read == "" && (g.loopy || g.c(4) == 3) {
+		if vs := g.outside(Type{Tensor: true}, false, len(g.scopes)-1); len(vs) > 0 {
+			read = vs[g.c(len(vs))].name
+		}
+	}
+	if read != "" {
+		name := g.newFresh()
+		body = append(body, &Let{name, &Op{Args: []string{read}}})
+		g.declare(name, Type{Tensor: true})
+	}
+	// A loopy program's loop body may make statements even when the
+	// function's budget is spent: a second loop's body must have
+	// something to do after its read.
+	if g.loopy {
+		g.budget = max(g.budget, 2)
+	}
+	body = append(body, g.stmts(depth+1)...)
+	g.scopes = g.scopes[:len(g.scopes)-1]
+	g.loops = g.loops[:len(g.loops)-1]
+	g.turns = g.turns[:len(g.turns)-1]
+	g.bodies = g.bodies[:len(g.bodies)-1]
+	return &Loop{Counter: counter, N: n, Body: body}, read
 }
 
 func (g *gen) maybeBlock(depth int) []Stmt {
@@ -342,7 +457,7 @@ func (g *gen) expr(pre *[]Stmt, depth int) (Expr, Type) {
 		var args []string
 		for range 1 + g.c(2) {
 			*pre = append(*pre, g.ensure(Type{Tensor: true})...)
-			args = append(args, g.pick(Type{Tensor: true}, false))
+			args = append(args, g.operand(Type{Tensor: true}))
 		}
 		return &Op{Args: args}, Type{Tensor: true}
 	case 2:
@@ -350,7 +465,7 @@ func (g *gen) expr(pre *[]Stmt, depth int) (Expr, Type) {
 		var fields []string
 		for range genStructs[s].Fields {
 			*pre = append(*pre, g.ensure(Type{Tensor: true})...)
-			fields = append(fields, g.pick(Type{Tensor: true}, false))
+			fields = append(fields, g.operand(Type{Tensor: true}))
 		}
 		return &StructLit{Type: s, Fields: fields}, Type{Struct: s}
 	case 3:
@@ -362,9 +477,14 @@ func (g *gen) expr(pre *[]Stmt, depth int) (Expr, Type) {
 		return &Var{v.name}, v.typ
 	case 4:
 		var vs []genVar
-		for _, v := range g.visible(Type{}, true, false) {
-			if !v.typ.Tensor && len(genStructs[v.typ.Struct].Fields) > 0 {
-				vs = append(vs, v)
+		if len(g.bodies) > 0 && g.c(2) == 0 { // as operand does
+			vs = g.outside(Type{}, true, g.bodies[len(g.bodies)-1])
+		}
+		if len(vs) == 0 {
+			for _, v := range g.visible(Type{}, true, false) {
+				if !v.typ.Tensor && len(genStructs[v.typ.Struct].Fields) > 0 {
+					vs = append(vs, v)
+				}
 			}
 		}
 		if len(vs) == 0 {
@@ -381,7 +501,7 @@ func (g *gen) expr(pre *[]Stmt, depth int) (Expr, Type) {
 		var args []string
 		for _, q := range f.Params {
 			*pre = append(*pre, g.ensure(q.Type)...)
-			args = append(args, g.pick(q.Type, false))
+			args = append(args, g.operand(q.Type))
 		}
 		return &Call{Func: fi, Args: args}, *f.Result
 	}

@@ -78,7 +78,7 @@ func (in *interp) call(fi int, args []*object) *object {
 	fn := in.p.Funcs[fi]
 	f, ok := in.known[fn]
 	if !ok {
-		f = analyze(in.p, fn)
+		f = analyze(in.p, fn, false) // the lifetimes are the lowering's: the interpreter reads the moves
 		in.known[fn] = f
 	}
 	fr := &iframe{fn: fn, facts: f, counts: map[string]int{}}

@@ -161,7 +161,7 @@ type lowering struct {
 func (l *lowering) facts(fn *Func) facts {
 	f, ok := l.known[fn]
 	if !ok {
-		f = analyze(l.p, fn)
+		f = analyze(l.p, fn, l.has(impl.FaultLoopLifeEndsFirstLoop))
 		l.known[fn] = f
 	}
 	return f

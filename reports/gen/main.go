@@ -14,7 +14,9 @@
 // Then it replays a generated trace of 2 million leaks three ways and
 // writes reports/leaks.md. -only leaks writes that report alone (it needs
 // no more than Go); -only benches runs the runtime layers' benchmarks and
-// writes reports/benchmarks.md. -baseline REV builds tlcheck as it was at
+// writes reports/benchmarks.md; -only readers times the snapshot and
+// mtrace readers against Python's pickle.load and glibc's script and writes
+// reports/readers.md. -baseline REV builds tlcheck as it was at
 // a git revision and times it in the same runs as the working tree's, the
 // two taking turns, and the report adds the ratios.
 //
@@ -40,14 +42,16 @@ func main() {
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
-	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks`)
+	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report`)
+	readersOut := flag.String("readers-out", filepath.Join("reports", "readers.md"), "the readers' report to write")
+	snapshots := flag.String("snapshots", defaultSnapshots, "the readers' report: entries of each snapshot to time (12 frames each, about 525 bytes an entry)")
 	benchesOut := flag.String("benches-out", filepath.Join("reports", "benchmarks.md"), "the layers' benchmarks report to write")
 	leaksOut := flag.String("leaks-out", filepath.Join("reports", "leaks.md"), "leak-scale report to write")
 	leaks := flag.Int("leaks", 2_000_000, "leaked blocks in the leak-scale trace")
 	base := flag.String("baseline", "", "a git revision whose tlcheck is timed in the same runs as the working tree's (the report gives the ratios)")
 	flag.Parse()
-	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" {
-		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks" or "benches"`)
+	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" && *only != "readers" {
+		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches" or "readers"`)
 		os.Exit(2)
 	}
 	if *only == "benches" {
@@ -57,7 +61,7 @@ func main() {
 		}
 		return
 	}
-	if err := generate(*out, *leaksOut, *only, *base, *iterations, *runs, *benchCount, *leaks, *keep, *pgo); err != nil {
+	if err := generate(*out, *leaksOut, *readersOut, *snapshots, *only, *base, *iterations, *runs, *benchCount, *leaks, *keep, *pgo); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -84,7 +88,7 @@ type figures struct {
 	BaseBench benchResult
 }
 
-func generate(out, leaksOut, only, base string, iterations, runs, benchCount, leaks int, keep, pgo bool) error {
+func generate(out, leaksOut, readersOut, snapshots, only, base string, iterations, runs, benchCount, leaks int, keep, pgo bool) error {
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository root: %w", err)
 	}
@@ -106,6 +110,9 @@ func generate(out, leaksOut, only, base string, iterations, runs, benchCount, le
 	}
 	if only == "leaks" {
 		return writeLeakScale(tlcheck, work, leaksOut, leaks, runs)
+	}
+	if only == "readers" {
+		return writeReaders(tlcheck, work, readersOut, runs, iterations, snapshots)
 	}
 	preload, err := buildShim(work)
 	if err != nil {

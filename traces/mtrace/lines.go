@@ -15,7 +15,15 @@ const bufSize = 64 << 10
 // underlying reader is taken to be broken, as bufio does.
 const maxEmptyReads = 100
 
-var errBadCount = errors.New("the underlying reader returned an impossible count")
+// MaxLine is the longest line read: glibc's lines are a few hundred bytes
+// at most, so a longer one is an input error, found without holding more
+// than MaxLine bytes of it (FORMAT.md, "Limits").
+const MaxLine = 1 << 20
+
+var (
+	errBadCount = errors.New("the underlying reader returned an impossible count")
+	errLongLine = errors.New("a line longer than 1048576 bytes (MaxLine): glibc writes none so long")
+)
 
 // lineBuf splits a stream into lines: bufio.Reader.ReadSlice cut down to
 // what the reader needs, one IndexByte over the buffered bytes per line
@@ -36,7 +44,8 @@ func (b *lineBuf) Reset(rd io.Reader) {
 // next returns the next line without its "\n", which the final line may
 // lack, or the reader's error (io.EOF after the last line). A line is
 // valid until the next call. A read error drops the unfinished line
-// before it, as bufio does.
+// before it, as bufio does. A line longer than MaxLine is errLongLine,
+// with its first MaxLine bytes.
 func (b *lineBuf) next() ([]byte, error) {
 	rest := b.buf[b.r:b.w]
 	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
@@ -51,6 +60,9 @@ func (b *lineBuf) next() ([]byte, error) {
 func (b *lineBuf) more() ([]byte, error) {
 	for b.err == nil {
 		searched := b.w - b.r // the unfinished line: no newline in it
+		if searched > MaxLine {
+			return b.buf[b.r : b.r+MaxLine], errLongLine
+		}
 		b.fill()
 		if i := bytes.IndexByte(b.buf[b.r+searched:b.w], '\n'); i >= 0 {
 			end := b.r + searched + i

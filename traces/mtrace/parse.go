@@ -3,6 +3,7 @@ package mtrace
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -61,6 +62,9 @@ func (r *Reader) parse(line []byte, ev *traces.Event) (bool, error) {
 		}
 		if addr == 0 {
 			return false, nil // a failed allocation: nothing was made
+		}
+		if end, carry := bits.Add64(addr, size, 0); carry != 0 && end != 0 {
+			return false, r.errorf("size", fmt.Errorf("address %#x plus size %#x passes 2^64", addr, size))
 		}
 	}
 	if tok, _ = field(rest); len(tok) != 0 {

@@ -56,6 +56,9 @@ func (r *Reader) Pos() traces.Pos { return r.pos }
 func (r *Reader) Next(ev *traces.Event) error {
 	for !r.done {
 		line, err := r.br.next()
+		if err == errLongLine {
+			return r.longLine(line)
+		}
 		if err != nil {
 			return r.end(err, ev)
 		}
@@ -101,6 +104,37 @@ func (r *Reader) end(err error, ev *traces.Event) error {
 	*ev = traces.Event{Op: traces.OpEnd}
 	r.yield(0)
 	return nil
+}
+
+// longLine is the error for a line longer than MaxLine, of which prefix
+// is the start: it names the field that runs past MaxLine (the caller, the
+// operation, the address, the size, or none for what follows them).
+func (r *Reader) longLine(prefix []byte) error {
+	r.line++
+	toks := bytes.Fields(prefix)
+	names := []string{"op", "addr", "size", ""}
+	if len(toks) > 0 && string(toks[0]) == "@" {
+		names = []string{"", "caller", "op", "addr", "size", ""}
+	}
+	f, last := "", len(toks)-1
+	if last >= 0 && last < len(names) && !(last >= len(names)-2 && isFree(toks, names)) {
+		f = names[last]
+	}
+	start := toks[max(last, 0)]
+	if len(start) > 40 {
+		start = start[:40]
+	}
+	return r.errorf(f, fmt.Errorf("%w; it runs on from %q...", errLongLine, start))
+}
+
+// isFree reports whether a line's operation is a free, which has no size.
+func isFree(toks [][]byte, names []string) bool {
+	for i, n := range names {
+		if n == "op" && i < len(toks) {
+			return len(toks[i]) == 1 && (toks[i][0] == '-' || toks[i][0] == '<')
+		}
+	}
+	return false
 }
 
 // yield numbers the event just filled in.

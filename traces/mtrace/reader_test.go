@@ -267,8 +267,9 @@ func TestReaderAllocs(t *testing.T) {
 // person needs: an empty log says it is empty, a byte-order mark is named,
 // and no echo of the log is longer than a line, however long the field.
 func TestReaderErrorMessages(t *testing.T) {
-	huge := strings.Repeat("A", 8<<20) // a line far past the read buffer
-	n := strconv.Itoa(len(huge))
+	huge := strings.Repeat("A", 8<<20)   // a line far past MaxLine
+	long := strings.Repeat("A", 512<<10) // a line far past the read buffer
+	n := strconv.Itoa(len(long))
 	tests := []struct {
 		name string
 		log  string
@@ -279,10 +280,12 @@ func TestReaderErrorMessages(t *testing.T) {
 		{"byte-order mark", "\ufeff= Start\n+ 0x10 0x8\n", `line 1: event 0: ` + errBOM.Error()},
 		{"byte-order mark on a caller line", "\ufeff@ a:[0x1] + 0x10 0x8\n", `line 1: event 0: ` + errBOM.Error()},
 		{"short field, whole", "- 0x10zz\n", `line 1: event 0: field "addr": bad address "0x10zz" (want 0x and hex digits, or (nil))`},
-		{"huge address", "- 0x" + huge + "\n", `line 1: event 0: field "addr": bad address "0x` + huge[:60] + `"... (` + strconv.Itoa(len(huge)+2) + ` bytes) (want 0x and hex digits, or (nil))`},
-		{"huge operation", "+ 0x1 0x1\n" + huge + "\n", `line 2: event 1: field "op": unknown operation "` + huge[:62] + `"... (` + n + ` bytes) (want one of + - < > ! =)`},
-		{"huge size", "+ 0x10 " + huge + "\n", `line 1: event 0: field "size": bad size "` + huge[:62] + `"... (` + n + ` bytes) (want hex digits)`},
-		{"huge trailing field", "- 0x10 " + huge + "\n", `line 1: event 0: unexpected "` + huge[:62] + `"... (` + n + ` bytes) after the operation`},
+		{"huge address", "- 0x" + huge + "\n", `line 1: event 0: field "addr": ` + errLongLine.Error() + `; it runs on from "0x` + huge[:38] + `"...`},
+		{"huge operation", "+ 0x1 0x1\n" + huge + "\n", `line 2: event 1: field "op": ` + errLongLine.Error() + `; it runs on from "` + huge[:40] + `"...`},
+		{"huge size", "+ 0x10 " + huge + "\n", `line 1: event 0: field "size": ` + errLongLine.Error() + `; it runs on from "` + huge[:40] + `"...`},
+		{"huge trailing field", "- 0x10 " + huge + "\n", `line 1: event 0: ` + errLongLine.Error() + `; it runs on from "` + huge[:40] + `"...`},
+		{"long address, whole", "- 0x" + long + "\n", `line 1: event 0: field "addr": bad address "0x` + long[:60] + `"... (` + strconv.Itoa(len(long)+2) + ` bytes) (want 0x and hex digits, or (nil))`},
+		{"long operation, whole", "+ 0x1 0x1\n" + long + "\n", `line 2: event 1: field "op": unknown operation "` + long[:62] + `"... (` + n + ` bytes) (want one of + - < > ! =)`},
 		{"escapes count toward the bound", "- " + strings.Repeat("\x01", 100) + "\n", `line 1: event 0: field "addr": bad address "` + strings.Repeat(`\x01`, 15) + `"... (100 bytes) (want 0x and hex digits, or (nil))`},
 		{"cut on a character boundary", "- " + strings.Repeat("é", 100) + "\n", `line 1: event 0: field "addr": bad address "` + strings.Repeat("é", 31) + `"... (200 bytes) (want 0x and hex digits, or (nil))`},
 	}

@@ -60,19 +60,37 @@
 // (unless it lies outside every segment), which is a limit of snapshots,
 // not of the model.
 //
+// # Reading as a stream
+//
+// The reader runs the pickle's opcodes one at a time, as Python's
+// unpickler does, from an io.Reader, and keeps only what the events need:
+// each container takes the role of its place in the snapshot (segments,
+// a segment, its blocks, device_traces, a device's trace, an entry, a
+// frames list, a frame) and keeps its fields, not its items; a container
+// in a place the format ignores keeps nothing. A frame comes down to its
+// file, line and whether memory_viz shows it; sites ("file:line") are made
+// once for each file and line. Memory grows with the entries (about 40 bytes each), the
+// distinct frames and the pickle's memo (16 bytes for each value it
+// memoizes), not with the file; time is linear in the pickle.
+//
 // # Untrusted input
 //
-// A snapshot comes from outside. Before decoding, the reader walks the
-// pickle's opcodes and refuses, naming the byte offset: any opcode that
-// would import or call Python code (GLOBAL, STACK_GLOBAL, REDUCE, BUILD,
-// INST, OBJ, NEWOBJ, EXT*, persistent ids) or needs out-of-band buffers; an
-// unknown opcode; a length or frame longer than what remains; a missing
-// STOP or bytes after it. It also reckons from above the memory the
-// decoded values take and refuses a pickle over Limits.MaxDecoded, as it
-// refuses one over Limits.MaxBytes. Only then does github.com/kisielk/og-rek
-// decode it. A snapshot of another shape (a missing key, a value of the
-// wrong type, an unknown action or block state, expandable segments'
-// segment_map) is an *Error naming the path ("device_traces[0][17].addr").
+// A snapshot comes from outside. The reader refuses, naming the byte
+// offset: any opcode that would import or call Python code (GLOBAL,
+// STACK_GLOBAL, REDUCE, BUILD, INST, OBJ, NEWOBJ, EXT*, persistent ids) or
+// needs out-of-band buffers; sets and bytearrays; an unknown opcode; a
+// length longer than what remains (without allocating it); a missing STOP
+// or bytes after it; what Python's pickle refuses too (a string that is
+// not UTF-8, an unhashable key, a stack underflow); protocol-0 integers of
+// over 40 digits, and the bounds of the stack and memo (FORMAT.md,
+// "Limits"). A snapshot of another shape (a missing key, a value of the
+// wrong type, a list that holds itself, an integer over 64 bits for an
+// address, an address plus size past 2^64, an unknown action or block
+// state, expandable segments' segment_map) is an *Error naming the path
+// ("device_traces[0][17].addr"). Strings longer than Limits.MaxString are
+// read past, checked, and not held; one in a field tlcheck reads is an
+// error. The tests hold the reader to Python's own pickle module and to
+// github.com/kisielk/og-rek (FuzzPickle).
 //
 // # Writing
 //

@@ -1,0 +1,107 @@
+package properties
+
+import (
+	"math/rand/v2"
+	"slices"
+)
+
+// An episode is a short run of steps over the tensors just made, with a
+// few slots drawn from its parameters: the sequences a bug of version
+// bookkeeping needs, which steps drawn one by one over the whole pool
+// almost never line up. The checkpoint episode is issue 17's sequence
+// (a leaf, exp, a NoGrad in-place op on the result, a product with
+// another leaf, its sum, backward twice with retain_graph) and its
+// siblings: another op making the saved tensor (pow saves its input, a
+// plain exp is not checkpointed outside a checkpointed program), another
+// write (tracked or not, add_, mul_, zero_), another consumer saving the
+// written tensor at its new version (or saving nothing), and another end (a write between
+// the two backwards, the second without retain_graph). Every generator
+// of autograd programs (GenerateAutograd, the rapid and gopter
+// properties, FuzzAutogradProgram's bytes) draws episodes among steps,
+// and an episode is only steps, so shrinking drops its steps freely.
+
+// agEpisodes is how many kinds of episode there are: an episode's kind
+// is its first parameter modulo this.
+const agEpisodes = 2
+
+// agEpisode returns the steps of an episode whose kind and slots the
+// parameters p, q and r choose (any ints ≥ 0), with constant f.
+func agEpisode(p, q, r int, f float64) []agStep {
+	if p%agEpisodes == 1 {
+		return viewEpisode(p/agEpisodes, q, r, f)
+	}
+	return checkpointEpisode(p/agEpisodes, q, r, f)
+}
+
+// episodeStep makes a step of kind with operands a and b.
+func episodeStep(kind string, a, b int, f float64) agStep {
+	return agStep{Kind: slices.Index(agKinds, kind), A: a, B: b, F: f}
+}
+
+// checkpointEpisode is issue 17's sequence and its siblings.
+func checkpointEpisode(p, q, r int, f float64) []agStep {
+	step := func(kind string, a, b int) agStep { return episodeStep(kind, a, b, f) }
+	maker := []string{"ckpt-exp", "ckpt-exp", "ckpt-pow", "exp"}[p%4]
+	write := []string{"mul_-nograd", "mul_-nograd", "add_", "mul_", "zero_"}[q%5]
+	consumer := []string{"mul", "ckpt-mul", "div", "pow", "add"}[q/5%5]
+	// h is the tensor the maker makes, its operand a new leaf that
+	// requires grad (an even A); the consumer takes h and another leaf.
+	steps := []agStep{
+		step("leaf", 0, 0),
+		step(maker, newest(0), 0),
+		step(write, newest(0), newest(1)), // add_ adds the leaf
+		step("leaf", 2, 0),
+		step(consumer, newest(1), newest(0)),
+		step("backward-retain", newest(0), 0), // of the product's sum, a new tensor
+	}
+	// After the first backward: h is the 3rd newest (h, leaf, product,
+	// sum), the sum the newest.
+	switch r % 4 {
+	case 0: // issue 17's: a second backward through the saved tensors
+		steps = append(steps, step("backward-retain", newest(0), 0))
+	case 1:
+		steps = append(steps, step("backward", newest(0), 0))
+	case 2: // a write after the recompute, then backward
+		steps = append(steps, step(write, newest(3), newest(2)), step("backward-retain", newest(0), 0))
+	case 3: // a NoGrad write after the recompute, then backward
+		steps = append(steps, step("mul_-nograd", newest(3), 0), step("backward", newest(0), 0))
+	}
+	return steps
+}
+
+// viewEpisode writes through a view, or its base, in place, then reads
+// through the other: issue 20's sequences, where the view's grad_fn is
+// made anew (h = w*k, v = h[0:1], h.mul_(3), v.sum().backward()), the
+// base is rebased by CopySlices (v.mul_(3), h.sum().backward()), a
+// saved view or base is named in the modified message, and a view made
+// under NoGrad refuses a recorded write. After it: h is the 2nd newest
+// (h, v) and the write's operand the 3rd (k).
+func viewEpisode(p, q, r int, f float64) []agStep {
+	step := func(kind string, a, b int) agStep { return episodeStep(kind, a, b, f) }
+	view := []string{"slice", "slice", "reshape", "slice-nograd"}[p%4]
+	write := []string{"mul_", "mul_t", "add_", "sub_", "div_", "add_n", "mul_-nograd", "zero_"}[q%8]
+	target := []int{newest(0), newest(1)}[q/8%2]                         // the view or the base
+	reader := []string{"backward", "backward-retain", "exp", "mul"}[r%4] // what reads the other
+	steps := []agStep{
+		step("leaf", 0, 0),
+		step("leaf", 2, 0),
+		step("mul", newest(0), newest(1)), // h, a non-leaf
+		step(view, newest(0), 0),          // v
+	}
+	source := newest(1 - q/8%2) // the other of the two
+	switch reader {
+	case "exp", "mul": // saved before the write, unpacked after it
+		steps = append(steps, step(reader, source, newest(2)), step(write, target+1, newest(4)), step("backward", newest(0), 0))
+	default:
+		steps = append(steps, step(write, target, newest(2)), step(reader, source, 0))
+		if r/4%2 == 1 {
+			steps = append(steps, step("backward", newest(0), 0))
+		}
+	}
+	return steps
+}
+
+// drawEpisode draws an episode's steps from r.
+func drawEpisode(r *rand.Rand) []agStep {
+	return agEpisode(r.IntN(64), r.IntN(64), r.IntN(64), float64(r.IntN(7)-3)/2)
+}
