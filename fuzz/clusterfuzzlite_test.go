@@ -22,7 +22,8 @@ import (
 // package's whole folder tree, subfolders included, for the name and
 // refuses a name found in two files); and that each target is in its
 // package, not an external _test package, which go-118-fuzz-build cannot
-// build; and that no compiled file but doc.go in a target's folder tree
+// build, nor a file that uses testing.TB or testing.B, which its testing
+// package lacks; and that no compiled file but doc.go in a target's folder tree
 // names it, which build.sh refuses. Building them is .clusterfuzzlite/test.sh's work (and CI's); it
 // needs clang and the network.
 func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
@@ -69,6 +70,11 @@ func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
 			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && isFuzzTarget(fn) {
 				pkg := module + strings.TrimPrefix(filepath.ToSlash(filepath.Dir(path)), "..")
 				targets = append(targets, pkg+" "+fn.Name.Name)
+				if text, err := os.ReadFile(path); err == nil && (strings.Contains(string(text), "testing.TB") ||
+					strings.Contains(string(text), "*testing.B")) {
+					t.Errorf("%s: fuzz target %s's file uses testing.TB or testing.B, which go-118-fuzz-build's "+
+						"testing package lacks", path, fn.Name.Name)
+				}
 				if strings.HasSuffix(f.Name.Name, "_test") {
 					t.Errorf("%s: fuzz target %s is in the external test package %s, which go-118-fuzz-build "+
 						"cannot build; move it into package %s", path, fn.Name.Name, f.Name.Name, strings.TrimSuffix(f.Name.Name, "_test"))

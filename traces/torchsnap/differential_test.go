@@ -88,7 +88,7 @@ func (o *oracle) start() error {
 // TYPE" or "skip WHY". Python may take any time on a pickle (a dict key
 // of tuples that share tuples, nested 60 deep, takes 2^60 steps to hash):
 // after 5 s the process is killed, started again, and the input skipped.
-func (o *oracle) load(tb testing.TB, data []byte) string {
+func (o *oracle) load(t *testing.T, data []byte) string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var n [4]byte
@@ -110,14 +110,14 @@ func (o *oracle) load(tb testing.TB, data []byte) string {
 	select {
 	case a := <-got:
 		if a.err != nil {
-			tb.Fatalf("oracle: %v", a.err)
+			t.Fatalf("oracle: %v", a.err)
 		}
 		return strings.TrimSuffix(a.line, "\n")
 	case <-time.After(5 * time.Second):
 		o.cmd.Process.Kill()
 		o.cmd.Wait()
 		if err := o.start(); err != nil {
-			tb.Fatalf("oracle: starting again: %v", err)
+			t.Fatalf("oracle: starting again: %v", err)
 		}
 		return "skip timeout"
 	}
