@@ -67,6 +67,11 @@ func (o *oracle) start() error {
 	if err != nil {
 		return err
 	}
+	// A libFuzzer build runs in another folder, without testdata: no
+	// oracle then, as without python3.
+	if _, err := os.Stat(script); err != nil {
+		return err
+	}
 	cmd := exec.Command(py, "-W", "ignore", script)
 	in, err := cmd.StdinPipe()
 	if err != nil {
