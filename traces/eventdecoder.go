@@ -3,7 +3,6 @@ package traces
 import (
 	"bytes"
 	"errors"
-	"hash/maphash"
 )
 
 // EventDecoder decodes events held one at a time in memory, each a JSON
@@ -19,9 +18,7 @@ type EventDecoder struct {
 
 // NewEventDecoder returns a decoder.
 func NewEventDecoder() *EventDecoder {
-	d := &EventDecoder{}
-	d.r.names.seed = maphash.MakeSeed()
-	return d
+	return &EventDecoder{}
 }
 
 // Decode reads obj, which must hold exactly one event object (white space
