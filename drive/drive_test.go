@@ -59,8 +59,13 @@ func TestImplDriverFaults(t *testing.T) {
 			if !strings.Contains(found[0].Failure().Stderr, "impldriver: serving") {
 				t.Errorf("the finding does not show the driver's stderr: %q", found[0].Failure().Stderr)
 			}
-			if steps := len(found[0].Program.Steps); steps > 8 {
-				t.Errorf("shrunk to %d steps, want at most 8:\n%s", steps, found[0].Result.Listing())
+			// The C runtime's faults are held to the 8 calls
+			// (TestCRuntimeFaults). impl's runtime states its counts, so a
+			// fault often first shows as a count-mismatch at a release,
+			// and shrinking keeps that kind at that op: one more step
+			// (unregister-oldest-record: 9) than the free it led to.
+			if steps := len(found[0].Program.Steps); steps > 9 {
+				t.Errorf("shrunk to %d steps, want at most 9: %v\n%s", steps, found[0].Failure(), found[0].Result.Listing())
 			}
 		})
 	}
