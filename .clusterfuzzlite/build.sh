@@ -13,7 +13,11 @@
 #     from another _test.go file) against go-118-fuzz-build's testing
 #     package, which has T and F but no B;
 #   - among the .go files of its package, only that file names the
-#     function (the script greps the package folder for the name).
+#     function (the script greps the package folder for the name, and
+#     the folders under it: two targets of one name in nested packages
+#     clash, as FuzzReader of traces and of traces/torchsnap did);
+#   - it is in the package itself, not an external _test package.
+# TestClusterFuzzLiteBuildsEveryTarget (fuzz/) holds the repository to these.
 set -euo pipefail
 
 # go-118-fuzz-build imports its testing package into the rewritten target,
@@ -68,3 +72,4 @@ build_target $m/traces/mtrace FuzzParseLine FuzzParseLine
 build_target $m/traces/mtrace FuzzHexDigits FuzzHexDigits
 build_target $m/traces/torchsnap FuzzSnapshot FuzzTorchSnapshot
 build_target $m/traces/torchsnap FuzzPickle FuzzPickle
+build_target $m/drive FuzzCRuntime FuzzCRuntime

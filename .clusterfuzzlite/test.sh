@@ -4,12 +4,14 @@
 # for the builder image's compile_native_go_fuzzer, then runs one target as
 # a libFuzzer binary for a short time and prints its figures.
 #
-#   bash .clusterfuzzlite/test.sh [SECONDS [TARGET]]   # default: 20 FuzzReplay
+#   bash .clusterfuzzlite/test.sh [SECONDS [TARGET|all]]   # default: 20 FuzzReplay
 #
-# Needs clang (Debian: apt-get install clang) and the Go module
+# With all, every target build.sh built runs for SECONDS in turn (CI runs
+# it so). Needs clang (Debian: apt-get install clang) and the Go module
 # github.com/AdamKorcz/go-118-fuzz-build, from the module cache or the Go
-# module proxy. Without either it says so and exits 0. It is not part of
-# go test ./...: a cold build takes minutes.
+# module proxy. Without either it says so and exits 0, or, with
+# CFL_REQUIRED=1 (CI), fails. It is not part of go test ./...: a cold
+# build takes minutes.
 #
 # go-118-fuzz-build rewrites source files in place and, when a build fails,
 # leaves them rewritten; so everything happens in a temporary copy.
@@ -25,6 +27,10 @@ version=v0.0.0-20250520111509-a70c2aa677fa
 tool=github.com/AdamKorcz/go-118-fuzz-build
 
 skip() {
+	if [[ ${CFL_REQUIRED:-} == 1 ]]; then
+		echo "FAIL: $* (CFL_REQUIRED=1)" >&2
+		exit 1
+	fi
 	echo "skip: $*"
 	exit 0
 }
@@ -102,23 +108,38 @@ start=$SECONDS
 }
 echo "built in $((SECONDS - start))s: $(cd "$work/out" && echo *)"
 
-bin="$work/out/$target"
-[[ -x $bin ]] || {
-	echo "FAIL: build.sh made no $target" >&2
-	exit 1
-}
-
-# Run it; a crash fails the script with libFuzzer's report.
-cd "$work"
-if ! "$bin" -max_total_time="$seconds" -print_final_stats=1 "$work/corpus" >"$work/run.log" 2>&1; then
-	tail -60 "$work/run.log" >&2
-	echo "FAIL: $target found a failure (its input is above)" >&2
-	exit 1
+# The targets build.sh must have built: each build_target line's name.
+mapfile -t want < <(sed -n 's/^build_target [^ ]* [^ ]* \([A-Za-z0-9_]*\)$/\1/p' "$root/.clusterfuzzlite/build.sh")
+for name in "${want[@]}"; do
+	[[ -x $work/out/$name ]] || {
+		echo "FAIL: build.sh made no $name" >&2
+		exit 1
+	}
+done
+targets=("$target")
+if [[ $target == all ]]; then
+	targets=("${want[@]}")
 fi
-stat() { sed -n "s/^stat::$1: *//p" "$work/run.log"; }
-echo "$target: $(stat number_of_executed_units) execs in ${seconds}s," \
-	"$(stat average_exec_per_sec)/s, $(stat new_units_added) new units," \
-	"peak RSS $(stat peak_rss_mb) MB; last: $(grep -E '^#[0-9]+' "$work/run.log" | tail -1)"
+
+# Run each; a crash fails the script with libFuzzer's report.
+cd "$work"
+for target in "${targets[@]}"; do
+	bin="$work/out/$target"
+	[[ -x $bin ]] || {
+		echo "FAIL: build.sh made no $target" >&2
+		exit 1
+	}
+	rm -rf "$work/corpus" && mkdir "$work/corpus"
+	if ! "$bin" -max_total_time="$seconds" -print_final_stats=1 "$work/corpus" >"$work/run.log" 2>&1; then
+		tail -60 "$work/run.log" >&2
+		echo "FAIL: $target found a failure (its input is above)" >&2
+		exit 1
+	fi
+	stat() { sed -n "s/^stat::$1: *//p" "$work/run.log"; }
+	echo "$target: $(stat number_of_executed_units) execs in ${seconds}s," \
+		"$(stat average_exec_per_sec)/s, $(stat new_units_added) new units," \
+		"peak RSS $(stat peak_rss_mb) MB; last: $(grep -E '^#[0-9]+' "$work/run.log" | tail -1)"
+done
 
 # The build must be able to fail: FuzzProgram, rebuilt against a runtime
 # with a known fault on, must crash, and t.Fatal must reach libFuzzer as a

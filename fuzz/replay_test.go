@@ -29,7 +29,7 @@ func FuzzReplay(f *testing.F) {
 		checkReplay(t, mtrace.NewReader(bytes.NewReader(data)), true)
 		checkMtraceLeaks(t, data)
 		// As a PyTorch memory snapshot (its own errors are checked by
-		// traces/torchsnap's FuzzReader): taken mid-run, never complete.
+		// traces/torchsnap's FuzzSnapshot): taken mid-run, never complete.
 		if r, err := torchsnap.NewReaderLimits(bytes.NewReader(data), torchsnap.Limits{MaxBytes: 64 << 10}); err == nil {
 			if rep := checkReplay(t, r, false); rep.Complete {
 				t.Fatalf("a snapshot replayed as complete")

@@ -50,18 +50,18 @@ func Example() {
 	// Output:
 	// {"format":"tlcheck-trace","version":1,"effects":true,"source":"tlcheck impl (Go)"}
 	// {"op":"scope_enter"}
-	// {"op":"alloc","addr":"0x40000000","size":64}
-	// {"op":"param_register","name":"w","addr":"0x40000000"}
+	// {"op":"alloc","addr":"0x40000000","size":64,"count":1}
+	// {"op":"param_register","name":"w","addr":"0x40000000","count":2}
 	// {"op":"scope_enter"}
-	// {"op":"alloc","addr":"0x40000040","size":64}
-	// {"op":"unregister","addr":"0x40000040"}
+	// {"op":"alloc","addr":"0x40000040","size":64,"count":1}
+	// {"op":"unregister","addr":"0x40000040","count":1}
 	// {"op":"scope_exit"}
-	// {"op":"register","addr":"0x40000040"}
-	// {"op":"struct_init","addr":"0x20000000","size":32,"fields":["0x40000000","0x40000040"]}
+	// {"op":"register","addr":"0x40000040","count":1}
+	// {"op":"struct_init","addr":"0x20000000","size":32,"fields":["0x40000000","0x40000040"],"count":1}
 	// {"op":"scope_exit"}
 	// {"op":"free","addr":"0x20000000"}
 	// {"op":"free","addr":"0x40000040"}
-	// {"op":"param_release","name":"w"}
+	// {"op":"param_release","name":"w","count":0}
 	// {"op":"free","addr":"0x40000000"}
 	// {"op":"end"}
 	// errors: <nil>

@@ -15,7 +15,7 @@ func (r *Runtime) Alloc(size uint64) (traces.Addr, error) {
 	if err != nil {
 		return 0, err
 	}
-	r.emit(traces.Event{Op: traces.OpAlloc, Addr: a, Size: size})
+	r.emit(traces.Event{Op: traces.OpAlloc, Addr: a, Size: size, Count: uint64(b.count), HasCount: true})
 	r.adopt(traces.OpAlloc, a, b)
 	return a, r.errs.take()
 }
@@ -55,7 +55,8 @@ func (r *Runtime) StructInit(size uint64, fields []traces.Addr) (traces.Addr, er
 		r.errs.list = r.errs.list[:0]
 		return 0, err
 	}
-	r.emit(traces.Event{Op: traces.OpStructInit, Addr: a, Size: size, Fields: r.copyFields(fields)})
+	r.emit(traces.Event{Op: traces.OpStructInit, Addr: a, Size: size, Fields: r.copyFields(fields),
+		Count: uint64(b.count), HasCount: true})
 	b.isStruct = true
 	if r.depth > 0 {
 		r.push(a, b)
@@ -78,7 +79,8 @@ func (r *Runtime) StructInit(size uint64, fields []traces.Addr) (traces.Addr, er
 
 // Acquire adds one to the count of the object at a.
 func (r *Runtime) Acquire(a traces.Addr) error {
-	r.emit(traces.Event{Op: traces.OpAcquire, Addr: a})
+	r.hold(traces.Event{Op: traces.OpAcquire, Addr: a}, a)
+	defer r.finish()
 	if a == 0 {
 		return nil
 	}
@@ -91,7 +93,8 @@ func (r *Runtime) Acquire(a traces.Addr) error {
 // Release takes one from the count of the object at a. At 0 the object
 // dies: a struct first releases each of its fields, then it is freed.
 func (r *Runtime) Release(a traces.Addr) error {
-	r.emit(traces.Event{Op: traces.OpRelease, Addr: a})
+	r.hold(traces.Event{Op: traces.OpRelease, Addr: a}, a)
+	defer r.finish()
 	if a == 0 {
 		return nil
 	}

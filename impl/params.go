@@ -12,7 +12,8 @@ import "github.com/tlcheck/tlcheck/traces"
 // re-registering the object a name already holds never frees it. NULL is a
 // no-op: the name keeps what it held.
 func (r *Runtime) ParamRegister(name string, a traces.Addr) error {
-	r.emit(traces.Event{Op: traces.OpParamRegister, Name: name, Addr: a})
+	r.hold(traces.Event{Op: traces.OpParamRegister, Name: name, Addr: a}, a)
+	defer r.finish()
 	if a == 0 {
 		return nil
 	}
@@ -43,8 +44,9 @@ func (r *Runtime) ParamRegister(name string, a traces.Addr) error {
 // A name held by no one is a misuse; a name whose object is already dead
 // is a double free, and the name is forgotten all the same.
 func (r *Runtime) ParamRelease(name string) error {
-	r.emit(traces.Event{Op: traces.OpParamRelease, Name: name})
 	old, had := r.params[name]
+	r.holdRef(traces.Event{Op: traces.OpParamRelease, Name: name}, old)
+	defer r.finish()
 	if !had {
 		return &Error{Kind: traces.Misuse, Op: traces.OpParamRelease, Name: name,
 			Msg: "no parameter is registered under this name"}

@@ -56,6 +56,38 @@ var poolTriggers = map[impl.Fault]struct {
 		_ = c.Free(a)
 		return fmt.Sprintf("allocated_bytes.all.current %d", c.Stats().AllocatedBytes.All.Current)
 	}, "allocated_bytes.all.current 24"},
+	gpu.FaultPoolReuseOldest: {func(fs []impl.Fault) string {
+		p, _ := gpu.NewPersistent(gpu.NewDevice(64<<20, nil), gpu.PersistentOptions{Faults: fs})
+		k := gpu.Key{Elements: 256, DType: gpu.F32}
+		a, _ := p.Acquire(k)
+		b, _ := p.Acquire(k)
+		_, _ = p.Release(a), p.Release(b)
+		c, _ := p.Acquire(k)
+		return fmt.Sprintf("reused the first released: %v", c == a)
+	}, "reused the first released: true"},
+	gpu.FaultPoolPreallocExactFit: {func(fs []impl.Fault) string {
+		dev := gpu.NewDevice(64<<20, nil)
+		p, _ := gpu.NewPersistent(dev, gpu.PersistentOptions{PreallocateBytes: 1 << 20, Faults: fs})
+		_, _ = p.Acquire(gpu.Key{Elements: 1 << 18, DType: gpu.F32})
+		return fmt.Sprintf("device bytes reserved: %d", dev.Used())
+	}, "device bytes reserved: 2097152"},
+	gpu.FaultPoolWorstFit: {func(fs []impl.Fault) string {
+		c, _ := gpu.NewCaching(gpu.NewDevice(64<<20, nil), gpu.CachingOptions{Faults: fs})
+		_, _ = c.Malloc(2<<20, 0)
+		b, _ := c.Malloc(30<<20, 0)
+		_ = c.Free(b)
+		d, _ := c.Malloc(2<<20, 0)
+		return fmt.Sprintf("took the 30 MiB block: %v", d == b)
+	}, "took the 30 MiB block: true"},
+	gpu.FaultPoolReleaseWholeCache: {func(fs []impl.Fault) string {
+		dev := gpu.NewDevice(48<<20, nil)
+		c, _ := gpu.NewCaching(dev, gpu.CachingOptions{MaxSplitSize: 24 << 20, Faults: fs})
+		a, _ := c.Malloc(24<<20, 0)
+		b, _ := c.Malloc(24<<20, 0)
+		_, _ = c.Free(a), c.Free(b)
+		_, _ = c.Malloc(5<<20, 0)
+		return fmt.Sprintf("reserved %d MiB, %d retries", dev.Used()>>20, c.Stats().NumAllocRetries)
+	}, "reserved 20 MiB, 1 retries"},
 }
 
 // TestPoolFaultsShow runs each pool fault's trigger on correct allocators

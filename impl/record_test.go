@@ -24,7 +24,7 @@ func TestRecordingSource(t *testing.T) {
 
 	want := []traces.Event{
 		{Op: traces.OpScopeEnter},
-		{Op: traces.OpStructInit, Addr: s, Size: 16, Fields: []traces.Addr{0}},
+		{Op: traces.OpStructInit, Addr: s, Size: 16, Fields: []traces.Addr{0}, Count: 1, HasCount: true},
 		{Op: traces.OpScopeExit},
 		{Op: traces.OpFree, Addr: s},
 		{Op: traces.OpEnd},

@@ -55,6 +55,7 @@ type Runtime struct {
 	errs   errs
 	held   []ref // StructInit's scratch list of the fields it will hold
 	arena  arena // layer 3: the frames and their chunks
+	call   heldCall
 }
 
 // New returns a Runtime configured by cfg. It panics if cfg does not pass
@@ -77,6 +78,10 @@ func New(cfg Config) *Runtime {
 
 // emit hands ev to the recorder, if there is one.
 func (r *Runtime) emit(ev traces.Event) {
+	if r.call.on { // a counted call's event is held back (counts.go)
+		r.call.queue = append(r.call.queue, ev)
+		return
+	}
 	if r.record != nil {
 		r.record(ev)
 	}

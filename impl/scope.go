@@ -58,7 +58,8 @@ func (r *Runtime) ScopeExit() error {
 // Register adds a record for the live object at a to the top scope; the
 // count is unchanged (the caller takes over a returned value).
 func (r *Runtime) Register(a traces.Addr) error {
-	r.emit(traces.Event{Op: traces.OpRegister, Addr: a})
+	r.hold(traces.Event{Op: traces.OpRegister, Addr: a}, a)
+	defer r.finish()
 	if a == 0 {
 		return nil
 	}
@@ -85,7 +86,8 @@ func (r *Runtime) Register(a traces.Addr) error {
 // being returned). For a struct it is shallow: the fields keep their own
 // records and counts.
 func (r *Runtime) Unregister(a traces.Addr) error {
-	r.emit(traces.Event{Op: traces.OpUnregister, Addr: a})
+	r.hold(traces.Event{Op: traces.OpUnregister, Addr: a}, a)
+	defer r.finish()
 	if a == 0 {
 		return nil
 	}

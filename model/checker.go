@@ -35,6 +35,7 @@ type Checker struct {
 	peak      uint64
 	events    int
 	ended     bool // an end event was seen
+	endAt     hist // the first end event, once ended
 	closed    bool
 	missed    traces.Totals // effects: objects reported as missed frees and not freed late
 	leaked    traces.Totals // the end's: missed then, and the leaks it found
@@ -65,22 +66,23 @@ func New(h traces.Header) *Checker {
 // Reset makes c a Checker for a new trace with header h, as New(h) returns
 // one, whatever c checked before. It keeps memory c grew, emptied, for the
 // next trace: the index's tables (see index.Interface), the where table,
-// the params and saved-tensor maps and the arrays of its stacks and
-// buffers; every other field starts afresh. A caller that checks trace
-// after trace, as the property tests and the fuzz targets do, so
-// allocates them once. TestResetIsNew holds Reset to New field by field,
-// and TestResetChecksLikeNew holds a reset Checker's verdicts to a new
-// one's.
+// the params and saved-tensor maps and the arrays of its buffers; every
+// other field starts afresh. A caller that checks trace after trace, as
+// the property tests and the fuzz targets do, so allocates them once.
+// TestResetIsNew holds Reset to New field by field, and
+// TestResetChecksLikeNew holds a reset Checker's verdicts to a new one's.
+//
+// The scope and frame stacks start afresh too: scope_enter and fn_enter
+// reuse a popped scope's or frame's arrays when there is one, and had the
+// stacks been kept, whether there was would depend on the traces checked
+// before. A coverage-guided fuzzer reads such a difference as new
+// coverage of the same input (properties.Passes).
 func (c *Checker) Reset(h traces.Header) {
 	keep := Checker{
 		mem: c.mem, wheres: c.wheres,
-		scopes: c.scopes[:0], frames: c.frames[:0],
 		params: c.params, saved: c.saved,
 		due: c.due[:0], stale: c.stale[:0],
 		out: c.out[:0], work: c.work[:0], stateBuf: c.stateBuf[:0],
-	}
-	for i := range c.frames {
-		c.frames[i].empty() // an open frame's arrays, as fnExit leaves a popped one's
 	}
 	*c = keep // every field not kept is zero
 	c.effects = h.Effects
@@ -110,7 +112,14 @@ func (c *Checker) Step(ev *traces.Event, pos traces.Pos) ([]traces.Violation, er
 	if ev.Op != traces.OpFree {
 		c.settle()
 	}
+	var counted *thing
+	if ev.HasCount {
+		counted = c.countTarget(ev)
+	}
 	err := c.dispatch(ev)
+	if ev.HasCount {
+		c.checkCount(ev, counted)
+	}
 	if c.born != nil {
 		c.watchBorn()
 	}
@@ -247,20 +256,35 @@ func Replay(src traces.Source) (traces.Report, error) {
 // The report's Violations is nil. On an input error f has seen the
 // violations of the events before it, and the report is empty.
 func ReplayFunc(src traces.Source, f func(v traces.Violation, size uint64)) (traces.Report, error) {
-	return replayFunc(src, nil, f)
+	c := reuse(src.Header())
+	defer retire(c)
+	return c.replayFunc(src, nil, f)
 }
 
-func replayFunc(src traces.Source, w *Watch, f func(v traces.Violation, size uint64)) (traces.Report, error) {
-	r := replay{c: reuse(src.Header())}
-	defer retire(r.c)
-	r.c.watch = w
-	r.c.order = &orderer{f: f}
+// ReplayFunc replays src as the package's ReplayFunc does, on c, Reset
+// for src's header, rather than on a spare Checker: a caller that keeps
+// its own Checker makes a replay that depends on nothing an earlier
+// replay left (coverage-guided fuzzing needs the same input to take the
+// same path every time, and spare Checkers come and go with the garbage
+// collector). c is then done with src and may be Reset for another trace.
+func (c *Checker) ReplayFunc(src traces.Source, f func(v traces.Violation, size uint64)) (traces.Report, error) {
+	c.Reset(src.Header())
+	return c.replayFunc(src, nil, f)
+}
+
+// replayFunc replays src on c, telling w (nil: no one) of the lives it
+// sees.
+func (c *Checker) replayFunc(src traces.Source, w *Watch, f func(v traces.Violation, size uint64)) (traces.Report, error) {
+	r := replay{c: c}
+	c.watch = w
+	c.order = &orderer{f: f}
+	defer func() { c.order, c.watch = nil, nil }() // nothing of the caller's is kept alive
 	if err := r.feed(src); err != nil {
 		return traces.Report{}, err
 	}
-	r.c.Close()
-	r.c.order.flush()
-	return r.c.Report(), nil
+	c.Close()
+	c.order.flush()
+	return c.Report(), nil
 }
 
 // spare holds Checkers that replays are done with, for the next replay to

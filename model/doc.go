@@ -11,7 +11,8 @@
 // shows the layer-2 state a runtime must have ([Checker.State]), for
 // property tests that drive a runtime and the model side by side;
 // [Checker.Reset] readies one for the next trace, as new but for the
-// memory it keeps.
+// memory it keeps, and [Checker.ReplayFunc] replays a whole Source on a
+// Checker the caller keeps.
 //
 // A view (a timeline, a profile, a plot) watches the model rather than
 // reading the trace again: a [Watch] set on a Checker, or given to

@@ -61,7 +61,10 @@ func (c *Checker) settleSome() {
 // when the object is due or was reported as a missed free, premature while it still has references, and
 // stale-reuse when the call before was a scope exit that skipped a stale
 // record of a dead object at the same address (the runtime acted on that
-// record through the address, and so on the address's new owner).
+// record through the address, and so on the address's new owner), or when
+// stale records an earlier scope exit skipped at its address account for
+// the references it still has (stale.go). A premature free after end says
+// so (afterEnd).
 func (c *Checker) freeObject(op traces.Op, t *thing) {
 	switch {
 	case t.state() == due:
@@ -90,9 +93,12 @@ func (c *Checker) freeObject(op traces.Op, t *thing) {
 			", which still has "+plural(t.x.count, "reference")+": the scope exit at "+c.call.at()+
 			" held a stale record (made at "+r.made.at()+") of object #"+strconv.Itoa(old.id())+
 			" at the same address"+old.deathPhrase(), rel...)
+	} else if h := t.x.stale; h.explains(t.x.count) {
+		c.report(traces.StaleReuse, t.addr(), t, op.String()+" of "+t.String()+
+			", which still has "+plural(t.x.count, "reference")+h.phrase(), h.related(t.history(nil))...)
 	} else {
 		c.report(traces.PrematureFree, t.addr(), t, op.String()+" of "+t.String()+
-			", which still has "+plural(t.x.count, "reference"), c.holders(t, t.history(nil))...)
+			", which still has "+plural(t.x.count, "reference")+c.afterEnd(), c.holders(t, t.history(nil))...)
 	}
 	// Take the runtime's word: the object is dead, and a struct releases
 	// its fields as a dying struct does.

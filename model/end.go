@@ -19,7 +19,7 @@ func (c *Checker) end(op traces.Op) {
 	if c.ended {
 		return
 	}
-	c.ended = true
+	c.ended, c.endAt = true, c.here
 	c.leaked = c.missed // objects whose count reached 0 but never freed
 	if n := len(c.scopes); n > 0 {
 		rel := make([]traces.Related, 0, min(n, maxOpenRelated))
@@ -46,6 +46,19 @@ func (c *Checker) end(op traces.Op) {
 		c.leaked.Bytes += t.Size
 		c.report(traces.Leak, t.addr(), t, leakMessage(t), t.madeAt().related("allocated"))
 	}
+}
+
+// afterEnd is what a premature free adds when it comes after the end: a
+// runtime's teardown that frees what it still held once the run is over
+// (the objects end found leaked or still reachable). The contract's end is
+// the run's last event, so the free is premature all the same; the hint
+// says where to look.
+func (c *Checker) afterEnd() string {
+	if !c.ended {
+		return ""
+	}
+	return "; it comes after the end of the run at " + c.endAt.at() +
+		" (a teardown's frees belong before end, each after the release that makes it due, or out of the trace)"
 }
 
 // held reports whether a thing live at end is still held (see atEnd):

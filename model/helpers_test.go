@@ -29,6 +29,7 @@ type jsonEvent struct {
 	Var     string        `json:"var"`
 	Space   string        `json:"space"`
 	Site    string        `json:"site"`
+	Count   *uint64       `json:"count"`
 }
 
 // sliceSource is a traces.Source over events in memory; event i stands on
@@ -82,6 +83,9 @@ func parseTrace(t testing.TB, text string) *sliceSource {
 			Name: je.Name, Slots: je.Slots, Slot: je.Slot, Var: je.Var, Site: je.Site}
 		if je.Size != nil {
 			ev.Size, ev.HasSize = *je.Size, true
+		}
+		if je.Count != nil {
+			ev.Count, ev.HasCount = *je.Count, true
 		}
 		if je.Space == "device" {
 			ev.Space = traces.SpaceDevice

@@ -56,11 +56,14 @@ func (c *Checker) scopeExit(op traces.Op) {
 	for i := len(s.recs) - 1; i >= 0; i-- {
 		r := s.recs[i]
 		r.t.x.records--
-		switch {
-		case r.t.state() == live:
+		switch r.t.state() {
+		case live:
 			c.release(op, r.t)
-		case r.t.state() == dead && c.effects:
-			c.stale = append(c.stale, r)
+		case dead:
+			if c.effects {
+				c.stale = append(c.stale, r)
+			}
+			c.noteStale(r)
 		}
 	}
 	clear(s.recs)

@@ -123,6 +123,8 @@ type extra struct {
 	holds    int
 	snap     *snapshot // objects: the snapshot this object holds, if a snapshot event made it one
 	leafGrad bool      // objects: the storage of a leaf that requires grad (leaf_grad)
+	drift    int64     // objects: the runtime's stated count minus the model's, when last reported
+	stale    *staleHit // objects: stale records skipped at its address while it lived (stale.go)
 }
 
 func (t *thing) ext() *extra {

@@ -81,7 +81,9 @@ func (c *Checker) Watch(w *Watch) { c.watch = w }
 // ReplayWatched replays src as ReplayFunc does, telling w of lives as the
 // model finds them.
 func ReplayWatched(src traces.Source, w *Watch, f func(v traces.Violation, size uint64)) (traces.Report, error) {
-	return replayFunc(src, w, f)
+	c := reuse(src.Header())
+	defer retire(c)
+	return c.replayFunc(src, w, f)
 }
 
 // view returns t as a view sees it.

@@ -125,7 +125,7 @@ func TestRapidCachingMachineCatchesFaults(t *testing.T) {
 	setFlag(t, "rapid.seed", rapidSeed)
 	setFlag(t, "rapid.checks", "1000")
 	setFlag(t, "rapid.shrinktime", "100ms")
-	for _, f := range []impl.Fault{gpu.FaultPoolSplitRemainderLost, gpu.FaultPoolFreeNoMerge, gpu.FaultPoolStatsDrift} {
+	for _, f := range []impl.Fault{gpu.FaultPoolSplitRemainderLost, gpu.FaultPoolFreeNoMerge, gpu.FaultPoolStatsDrift, gpu.FaultPoolWorstFit, gpu.FaultPoolReleaseWholeCache} {
 		t.Run(string(f), func(t *testing.T) {
 			tb := &silentTB{name: t.Name()}
 			rapid.Check(tb, cachingMachineProperty([]impl.Fault{f}))

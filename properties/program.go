@@ -59,6 +59,9 @@ type Ref struct {
 // so that re-registering a name and releasing a name are common.
 var names = []string{"w", "b", "g"}
 
+// sortedNames are names, sorted.
+var sortedNames = slices.Sorted(slices.Values(names))
+
 // Names returns the parameter names programs use.
 func Names() []string { return slices.Clone(names) }
 

@@ -69,8 +69,8 @@ func NoLeak(r *Result) *Breach { return firstVerdict(r, "NoLeak", traces.Leak) }
 // state equals the model's; it refuses exactly the calls the model finds
 // misuse in, with the model's kind; it records the call it was asked to
 // make, then only frees; it never panics; its heap never overlaps two live
-// objects; and its trace, written and read back, replays to the same
-// verdicts.
+// objects; the counts its trace states are the model's (count-mismatch);
+// and its trace, written and read back, replays to the same verdicts.
 func Refines(r *Result) *Breach {
 	var first *Breach
 	if len(r.Mismatches) > 0 {
@@ -78,7 +78,7 @@ func Refines(r *Result) *Breach {
 		first = &Breach{Property: "Refines", Call: m.Call, Event: r.Calls[m.Call].Event, Message: m.What,
 			sig: string(m.Kind) + "@" + r.Calls[m.Call].Step.Op.String()}
 	}
-	for _, k := range []traces.Kind{traces.Misuse, traces.InvalidAddress, traces.Overlap} {
+	for _, k := range []traces.Kind{traces.Misuse, traces.InvalidAddress, traces.Overlap, traces.CountMismatch} {
 		if b := firstVerdict(r, "Refines", k); b != nil && (first == nil || b.Call < first.Call) {
 			first = b
 		}

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"math/rand/v2"
+	"sync"
 
 	"github.com/tlcheck/tlcheck/impl"
 )
@@ -35,20 +36,67 @@ func Run(p Program, cfg impl.Config) (*Result, *Failure) {
 }
 
 // Passes reports whether p passes every property against cfg: whether Run
-// would return no failure. It keeps no result, so that the next run can
-// use its memory: a fuzz body calls it first, and Run only for a failure.
+// would return no failure. A fuzz body calls it first, and Run only for a
+// failure.
+//
+// Every branch a run of Passes takes depends on p alone, not on the runs
+// before it: Go's fuzzer counts the branches a run takes as its coverage.
+// Sessions from Run's pool made them depend on the runs before too (a
+// slice grown only if an earlier run had not, a pool the garbage collector
+// had emptied, states and stacks kept at an earlier run's size), so that
+// the same input showed new coverage one time in several, and inputs
+// found "interesting" that way could not be minimised (every smaller
+// candidate lost the coverage), stalling the fuzzer for up to
+// -fuzzminimizetime each. So Passes keeps its own sessions, in a free list
+// the collector does not empty, and starts each run with new states; what
+// it keeps (the Checker, Reset; the arrays of the last result) grows by
+// append alone, which takes no branch of the instrumented code.
+// TestCoverageIsDeterministic (fuzz/) holds this.
 func Passes(p Program, cfg impl.Config) bool {
-	s := newSession(cfg, p)
+	s := kept.get(cfg, p)
 	for _, st := range p.Steps {
 		s.apply(st)
 	}
 	b, _ := check(s.finish())
-	if b != nil {
-		s.release() // a failure's result may hold what a caller keeps
-		return false
+	kept.put(s)
+	return b == nil
+}
+
+// keptSessions is Passes' sessions: a free list the garbage collector
+// does not empty, of at most 8 (a fuzzing worker runs one program at a
+// time; parallel callers each take their own).
+type keptSessions struct {
+	mu   sync.Mutex
+	free []*session
+}
+
+var kept keptSessions
+
+func (k *keptSessions) get(cfg impl.Config, p Program) *session {
+	k.mu.Lock()
+	n := len(k.free)
+	if n == 0 {
+		k.mu.Unlock()
+		return freshSession(cfg, p)
 	}
-	s.releaseAll()
-	return true
+	s := k.free[n-1]
+	k.free = k.free[:n-1]
+	k.mu.Unlock()
+	h := header(cfg)
+	s.chk.Reset(h)
+	*s = session{chk: s.chk, rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0], trace: keptTrace(s.trace),
+		last: s.last}
+	s.start(cfg, p, h)
+	return s
+}
+
+func (k *keptSessions) put(s *session) {
+	s.rt, s.res, s.last = nil, nil, s.res
+	k.mu.Lock()
+	if len(k.free) < 8 {
+		k.free = append(k.free, s)
+	}
+	k.mu.Unlock()
 }
 
 // visibleGrace is how many more programs Search runs, after a failure

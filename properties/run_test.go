@@ -215,6 +215,12 @@ func TestEachPropertyNamesItself(t *testing.T) {
 			t.Errorf("%s on an unexplained %s = %#v, want a breach named %s at event 1", p.Name, k, b, p.Name)
 		}
 	}
+	// A count the trace states that is not the model's is the runtime's
+	// books differing from the model's, as the trace shows them.
+	r.Verdicts = []Verdict{{Violation: traces.Violation{Kind: traces.CountMismatch, Event: 0}}}
+	if b := Refines(r); b == nil || b.Property != "Refines" {
+		t.Errorf("Refines on an unexplained count-mismatch = %#v, want its breach", b)
+	}
 	r.Verdicts = nil
 	r.Mismatches = []Mismatch{{Call: 0, Kind: MismatchState, What: "differs"}}
 	if b := Refines(r); b == nil || b.Message != "differs" {

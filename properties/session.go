@@ -26,6 +26,9 @@ type session struct {
 	state  traces.State   // the model's state after the last call
 	differ bool           // the runtime's state differed from it after the last call
 	done   bool
+	// resolveOnly: the run only resolves the program (Resolve), and
+	// compares nothing.
+	resolveOnly bool
 
 	frames  []progFrame // the frames the program entered, as it knows them (frames.go)
 	planned impl.Plan   // the plan of the fn_enter being made
@@ -37,9 +40,11 @@ type session struct {
 	want traces.Event
 	got  traces.State // the runtime's state after the call, refilled each time
 
-	// spare is the result of a released session's run that no caller saw
-	// (Passes), whose arrays start takes for the next run's.
-	spare *Result
+	trace []byte // the round trip's written trace (encodeTrace)
+
+	// last is the result of the session's last run, which no caller saw
+	// (Passes): the next run's result takes its arrays.
+	last *Result
 }
 
 // stateOpts compares States with nil and empty maps and slices equal.
@@ -55,7 +60,7 @@ func newSession(cfg impl.Config, p Program) *session {
 	h := header(cfg)
 	s.chk.Reset(h)
 	*s = session{chk: s.chk, state: s.state, got: s.got, // refilled: see compare
-		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0], spare: s.spare}
+		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0], trace: keptTrace(s.trace)}
 	s.start(cfg, p, h)
 	return s
 }
@@ -81,12 +86,12 @@ func (s *session) start(cfg impl.Config, p Program, h traces.Header) {
 	// other call or so (generated programs record about 1.25 events a
 	// call), so that a run seldom grows its slices.
 	calls := len(p.Steps) + 8
-	if r := s.spare; r != nil {
-		// The arrays of a result no one saw (Passes): every element is
-		// written before it is read.
-		s.spare = nil
-		*r = Result{Program: p, Header: h, Calls: slices.Grow(r.Calls[:0], calls),
-			Trace: slices.Grow(r.Trace[:0], calls+calls/2), eventCall: slices.Grow(r.eventCall[:0], calls+calls/2),
+	if r := s.last; r != nil {
+		// Every element is written before it is read. The arrays grow by
+		// append alone, as a new result's do: a Grow here would branch on
+		// what earlier runs left (see Passes).
+		s.last = nil
+		*r = Result{Program: p, Header: h, Calls: r.Calls[:0], Trace: r.Trace[:0], eventCall: r.eventCall[:0],
 			Verdicts: r.Verdicts[:0], Mismatches: r.Mismatches[:0]}
 		s.res = r
 	} else {
@@ -109,9 +114,10 @@ func (s *session) start(cfg impl.Config, p Program, h traces.Header) {
 
 // sessions holds sessions that are over (release), for newSession to
 // start afresh with the memory they grew: the model Checker, Reset (see
-// model.Checker.Reset), the states and the stacks. A fuzz target runs
-// thousands of short programs a second, and a new Checker's tables cost
-// more than checking one of them.
+// model.Checker.Reset), the states and the stacks. Search and the
+// property tests run thousands of short programs a second, and a new
+// Checker's tables cost more than checking one of them. (Passes, the fuzz
+// body, does without: see there.)
 var sessions sync.Pool
 
 // release hands s, finished, to the next newSession. Its result stays the
@@ -119,13 +125,6 @@ var sessions sync.Pool
 func (s *session) release() {
 	s.rt, s.res = nil, nil
 	sessions.Put(s)
-}
-
-// releaseAll hands s, finished, to the next newSession with its result,
-// which no one else may hold.
-func (s *session) releaseAll() {
-	s.spare = s.res
-	s.release()
 }
 
 // apply makes the call st, with its operands resolved against what the

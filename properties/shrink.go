@@ -32,6 +32,12 @@ func Shrink(p Program, cfg impl.Config) (Program, *Failure) {
 	}
 	sh := shrinker{cfg: cfg, sig: f.sig, visible: f.Result.Visible(), best: p.clone(), failure: f}
 	sh.cut(f.Call + 1)
+	sh.passes()
+	return sh.best, sh.failure
+}
+
+// passes runs the shrinking passes until none makes progress.
+func (sh *shrinker) passes() {
 	for progress := true; progress && sh.runs < maxShrinkRuns; {
 		progress = sh.dropChunks()
 		if sh.dropPairs() {
@@ -41,7 +47,6 @@ func Shrink(p Program, cfg impl.Config) (Program, *Failure) {
 			progress = true
 		}
 	}
-	return sh.best, sh.failure
 }
 
 type shrinker struct {
@@ -51,6 +56,10 @@ type shrinker struct {
 	best    Program
 	failure *Failure
 	runs    int
+
+	// fails, where set, judges candidates in place of a Run against cfg
+	// (ShrinkWith).
+	fails func(Program) (Program, bool)
 }
 
 // try runs candidate c and keeps it if it fails the same way.
@@ -59,6 +68,13 @@ func (sh *shrinker) try(c Program) bool {
 		return false
 	}
 	sh.runs++
+	if sh.fails != nil {
+		made, ok := sh.fails(c)
+		if ok {
+			sh.best = made
+		}
+		return ok
+	}
 	r, f := Run(c, sh.cfg)
 	if f == nil || f.sig != sh.sig || sh.visible && !r.Visible() {
 		return false

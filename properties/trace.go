@@ -20,30 +20,31 @@ func writeTrace(w io.Writer, h traces.Header, events []traces.Event) error {
 	return tw.Close()
 }
 
-// encodeTrace writes h and events as a stream into a pooled buffer, which
-// the caller hands back with releaseTrace: what writeTrace writes, byte for
-// byte, without a traces.Writer's 64 KiB of buffering per run. The events
-// are encoded by traces.AppendEvent, the Writer's own encoder; an event
-// the Writer would refuse is written under a name no reader accepts, so
+// encodeTrace appends h and events as a stream to dst (a session's
+// buffer, kept from run to run): what writeTrace writes, byte for byte,
+// without a traces.Writer's 64 KiB of buffering per run. The events are
+// encoded by traces.AppendEvent, the Writer's own encoder; an event the
+// Writer would refuse is written under a name no reader accepts, so
 // reading it back fails as writing it would have.
-func encodeTrace(h traces.Header, events []traces.Event) *[]byte {
-	buf := tracePool.Get().(*[]byte)
-	b := append((*buf)[:0], headerLine(h)...)
+func encodeTrace(dst []byte, h traces.Header, events []traces.Event) []byte {
+	b := append(dst, headerLine(h)...)
 	for i := range events {
 		b = traces.AppendEvent(b, &events[i])
 		b = append(b, '\n')
 	}
-	*buf = b
-	return buf
+	return b
 }
 
-func releaseTrace(buf *[]byte) {
-	if cap(*buf) <= 1<<20 { // a huge one is left to the collector
-		tracePool.Put(buf)
+// maxKeptTrace bounds the trace buffer a session keeps for the next run: a
+// huge one is left to the collector.
+const maxKeptTrace = 1 << 20
+
+func keptTrace(b []byte) []byte {
+	if cap(b) > maxKeptTrace {
+		return nil
 	}
+	return b[:0]
 }
-
-var tracePool = sync.Pool{New: func() any { return new([]byte) }}
 
 // headerLine returns h's line as traces.NewWriter writes it, made once
 // per header: a run's header differs only by the faults switched on.

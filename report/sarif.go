@@ -38,6 +38,7 @@ var ruleText = map[traces.Kind]string{
 	traces.Overlap:        "an allocation whose range meets a live allocation of the same kind",
 	traces.Misuse:         "a broken protocol: scopes, frames, records or params used wrongly",
 	traces.SavedModified:  "a saved tensor unpacked at another version than it was saved at",
+	traces.CountMismatch:  "a reference count the runtime states that is not the model's",
 }
 
 type sarifLog struct {

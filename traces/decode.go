@@ -151,6 +151,10 @@ func (r *Reader) decodeField(ev *Event, f field, c int) error {
 		v, err := r.uint(c, math.MaxUint64)
 		ev.Stream = v
 		return err
+	case fieldRefs:
+		v, err := r.uint(c, math.MaxUint64)
+		ev.Count, ev.HasCount = v, err == nil
+		return err
 	case fieldSlots, fieldSlot:
 		v, err := r.uint(c, maxSlot)
 		if f == fieldSlots {

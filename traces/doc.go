@@ -35,14 +35,17 @@
 // and "thread" (a string or an integer). An address ("addr", "new_addr",
 // the items of "fields") is a hex string such as "0x7f3a10" or a
 // non-negative integer below 2^64; "0x0" is NULL. Sizes are non-negative
-// integers below 2^64, slot numbers and counts integers from 0 to 2^31-1,
-// streams non-negative integers below 2^64.
+// integers below 2^64, slot numbers and slot counts integers from 0 to
+// 2^31-1, streams non-negative integers below 2^64. "count", on the layer-2
+// ops that name one object, is that object's reference count after the
+// op as the runtime believes it; the model checks it at that event.
 //
 //	layer 1, raw heap:      malloc addr size · free addr · realloc addr new_addr size ·
 //	                        read/write addr [size] [var] [space "heap"|"device"]
-//	layer 2, managed:       scope_enter/scope_exit · alloc addr size [kind] ·
-//	                        struct_init addr size fields · acquire/release/register/unregister addr ·
-//	                        param_register name addr · param_release name · end
+//	layer 2, managed:       scope_enter/scope_exit · alloc addr size [kind] [count] ·
+//	                        struct_init addr size fields [count] ·
+//	                        acquire/release/register/unregister addr [count] ·
+//	                        param_register name addr [count] · param_release name [count] · end
 //	layer 3, arena frames:  fn_enter slots · fn_exit · arena_get slot addr size [var]
 //	layer 4, device:        dev_malloc addr size · dev_free addr · pool_get addr size ·
 //	                        pool_put addr · record_stream addr stream

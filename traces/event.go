@@ -62,6 +62,11 @@ type Event struct {
 	T       int64  // optional timestamp in ns
 	Thread  string // optional thread, as written (a JSON string or number)
 	Stream  uint64 // record_stream: the stream that now uses the block
+	// Count is the object's reference count after the op, as the runtime
+	// believes it (optional on the layer-2 ops that name one object);
+	// HasCount says whether it was given, 0 being a count.
+	Count    uint64
+	HasCount bool
 }
 
 // Pos is where an event stands in its file: its number (from 0, the header

@@ -138,6 +138,15 @@ var fieldRows = [fieldCount]fieldRow{
 		clear:       func(ev *Event) { ev.Stream = 0 },
 		appendValue: func(dst []byte, ev *Event) []byte { return strconv.AppendUint(dst, ev.Stream, 10) },
 	},
+	fieldRefs: {
+		name: "count",
+		want: wantUint,
+		// Count 0 is a value (a release that kills): HasCount says
+		// whether one was given.
+		isSet:       func(ev *Event) bool { return ev.HasCount },
+		clear:       func(ev *Event) { ev.Count, ev.HasCount = 0, false },
+		appendValue: func(dst []byte, ev *Event) []byte { return strconv.AppendUint(dst, ev.Count, 10) },
+	},
 }
 
 func appendFields(dst []byte, ev *Event) []byte {

@@ -24,6 +24,7 @@ const (
 	fieldT
 	fieldThread
 	fieldStream
+	fieldRefs // "count": a layer-2 object's reference count after the op
 	fieldCount
 )
 
@@ -72,6 +73,8 @@ func lookupField(key []byte) field {
 		return fieldThread
 	case "stream":
 		return fieldStream
+	case "count":
+		return fieldRefs
 	}
 	return fieldUnknown
 }

@@ -59,3 +59,23 @@ func TestFormatExamples(t *testing.T) {
 		t.Errorf("found %d example traces and %d event lists in FORMAT.md; want at least 12 and 4", traces, events)
 	}
 }
+
+// TestFormatDocumentsEveryKind: each violation kind has its section under
+// FORMAT.md's Violations, and the count of kinds there is the count of
+// Kinds.
+func TestFormatDocumentsEveryKind(t *testing.T) {
+	md, err := os.ReadFile("FORMAT.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range Kinds() {
+		if !strings.Contains(string(md), "\n### `"+string(k)+"`") {
+			t.Errorf("kind %s: FORMAT.md's Violations has no section \"### `%s`\"", k, k)
+		}
+	}
+	words := []string{"", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"}
+	flat := strings.Join(strings.Fields(string(md)), " ")
+	if n := len(Kinds()); n >= len(words) || !strings.Contains(flat, "Its kind is one of "+words[n]+" fixed strings") {
+		t.Errorf("FORMAT.md does not say \"Its kind is one of %s fixed strings\" (%d kinds)", words[min(n, len(words)-1)], n)
+	}
+}

@@ -2,7 +2,6 @@ package traces
 
 import (
 	"errors"
-	"hash/maphash"
 	"io"
 )
 
@@ -42,7 +41,6 @@ type Reader struct {
 // it, so that even documents with the header last stream.
 func NewReader(r io.Reader) (*Reader, error) {
 	rd := &Reader{}
-	rd.names.seed = maphash.MakeSeed()
 	rd.lex.reset(r, 0, 1)
 	if s, ok := r.(io.Seeker); ok {
 		if base, err := s.Seek(0, io.SeekCurrent); err == nil {

@@ -16,11 +16,14 @@ const (
 	// SavedModified: a saved tensor unpacked at another version of its
 	// storage than it was saved at (layer 5).
 	SavedModified Kind = "saved-modified"
+	// CountMismatch: a layer-2 op states a reference count (its count
+	// field) other than the model's for the object after the op.
+	CountMismatch Kind = "count-mismatch"
 )
 
 // Kinds lists every violation kind in the contract's order.
 func Kinds() []Kind {
-	return []Kind{DoubleFree, UseAfterFree, InvalidAddress, PrematureFree, StaleReuse, Leak, Overlap, Misuse, SavedModified}
+	return []Kind{DoubleFree, UseAfterFree, InvalidAddress, PrematureFree, StaleReuse, Leak, Overlap, Misuse, SavedModified, CountMismatch}
 }
 
 // Related is an earlier event that explains a violation: where the object

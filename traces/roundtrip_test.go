@@ -66,6 +66,8 @@ func setField(t *rapid.T, ev *Event, f field) {
 		ev.Thread = rapid.String().Draw(t, "thread")
 	case fieldStream:
 		ev.Stream = rapid.Uint64().Draw(t, "stream")
+	case fieldRefs:
+		ev.Count, ev.HasCount = rapid.Uint64().Draw(t, "count"), true
 	default:
 		t.Fatalf("field %s: setField (roundtrip_test.go) has no generator for it", f)
 	}

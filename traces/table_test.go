@@ -72,6 +72,8 @@ func sampleField(ev *Event, f field) {
 		ev.Thread = "7"
 	case fieldStream:
 		ev.Stream = 3
+	case fieldRefs:
+		ev.Count, ev.HasCount = 2, true
 	}
 }
 

@@ -52,10 +52,14 @@ Progress goes to standard error when it is a terminal. The trace is also
 printed on standard output, so that it is never lost: if writing it fails
 after all, the error goes to standard error and the exit status is still 1.
 
+'tlcheck fuzz --exec CMD' drives a runtime in another process instead:
+see below.
+
 Exit status: 0 no failure found, 1 a failure found (trace printed, and
 written unless the error says otherwise), 2 bad usage, an unusable --out,
 or a --replay FILE that cannot be read or is no well-formed program.
-`
+
+` + fuzzExecUsage
 
 // fuzzOptions are fuzz's flags.
 type fuzzOptions struct {
@@ -68,6 +72,9 @@ type fuzzOptions struct {
 }
 
 func runFuzz(e *env, args []string) int {
+	if wantsExec(args) { // a runtime in another process: fuzzexec.go
+		return runFuzzExec(e, args)
+	}
 	opts, err := parseFuzzArgs(args)
 	if code, ok := badFlags(e, "fuzz", fuzzUsage, err); !ok {
 		return code

@@ -100,4 +100,6 @@
 //	autograd-double-bump                  the version property: an in-place op bumps by exactly one
 //	autograd-snapshot-table-never-cleared the model: leak at end (a snapshot never released with its graph); the epoch benchmark: snapshot bytes grow
 //	autograd-restore-wrong-version        the model: saved-modified at the restore
+//	autograd-recompute-counter-version    the model: saved-modified at the unpack (the storage holds a recomputed older version)
+//	autograd-inplace-keeps-restored       the model: saved-modified at the unpack (the storage was written after the recompute)
 package autograd

@@ -118,40 +118,40 @@ func Example_trace() {
 	// Output:
 	// {"format":"tlcheck-trace","version":1,"effects":true,"source":"tlcheck impl (Go)"}
 	// {"op":"scope_enter"}
-	// {"op":"alloc","addr":"0x10000000","size":8}
+	// {"op":"alloc","addr":"0x10000000","size":8,"count":1}
 	// {"op":"leaf_grad","addr":"0x10000000"}
 	// {"op":"write","addr":"0x10000000","size":8}
 	// {"op":"read","addr":"0x10000000","size":8}
-	// {"op":"alloc","addr":"0x10000010","size":8}
+	// {"op":"alloc","addr":"0x10000010","size":8,"count":1}
 	// {"op":"write","addr":"0x10000010","size":8}
-	// {"op":"unregister","addr":"0x10000010"}
-	// {"op":"acquire","addr":"0x10000010"}
+	// {"op":"unregister","addr":"0x10000010","count":1}
+	// {"op":"acquire","addr":"0x10000010","count":2}
 	// {"op":"save","name":"s1","addr":"0x10000010"}
 	// {"op":"read","addr":"0x10000010","size":8}
-	// {"op":"alloc","addr":"0x10000020","size":8}
+	// {"op":"alloc","addr":"0x10000020","size":8,"count":1}
 	// {"op":"write","addr":"0x10000020","size":8}
-	// {"op":"unregister","addr":"0x10000020"}
-	// {"op":"alloc","addr":"0x10000030","size":8}
-	// {"op":"unregister","addr":"0x10000030"}
+	// {"op":"unregister","addr":"0x10000020","count":1}
+	// {"op":"alloc","addr":"0x10000030","size":8,"count":1}
+	// {"op":"unregister","addr":"0x10000030","count":1}
 	// {"op":"read","addr":"0x10000030","size":8}
-	// {"op":"release","addr":"0x10000030"}
+	// {"op":"release","addr":"0x10000030","count":0}
 	// {"op":"free","addr":"0x10000030"}
-	// {"op":"alloc","addr":"0x10000030","size":8}
-	// {"op":"unregister","addr":"0x10000030"}
+	// {"op":"alloc","addr":"0x10000030","size":8,"count":1}
+	// {"op":"unregister","addr":"0x10000030","count":1}
 	// {"op":"unpack","name":"s1"}
 	// {"op":"read","addr":"0x10000010","size":8}
 	// {"op":"read","addr":"0x10000030","size":8}
-	// {"op":"release","addr":"0x10000030"}
+	// {"op":"release","addr":"0x10000030","count":0}
 	// {"op":"free","addr":"0x10000030"}
 	// {"op":"unsave","name":"s1"}
-	// {"op":"release","addr":"0x10000010"}
-	// {"op":"alloc","addr":"0x10000030","size":8}
-	// {"op":"unregister","addr":"0x10000030"}
+	// {"op":"release","addr":"0x10000010","count":1}
+	// {"op":"alloc","addr":"0x10000030","size":8,"count":1}
+	// {"op":"unregister","addr":"0x10000030","count":1}
 	// {"op":"write","addr":"0x10000030","size":8}
-	// {"op":"register","addr":"0x10000020"}
-	// {"op":"release","addr":"0x10000010"}
+	// {"op":"register","addr":"0x10000020","count":1}
+	// {"op":"release","addr":"0x10000010","count":0}
 	// {"op":"free","addr":"0x10000010"}
-	// {"op":"release","addr":"0x10000030"}
+	// {"op":"release","addr":"0x10000030","count":0}
 	// {"op":"free","addr":"0x10000030"}
 	// {"op":"scope_exit"}
 	// {"op":"free","addr":"0x10000020"}

@@ -161,6 +161,9 @@ func (e *Engine) unpack(n *node, s *saved) ([]float64, error) {
 		}
 		s.t.write(p.redo(ins))
 		s.t.st.restored = s.version + 1
+		if e.has(FaultAutogradRecomputeCounterVersion) {
+			s.t.st.restored = 0 // the storage taken to hold its counter's version
+		}
 		e.emit(traces.Event{Op: traces.OpRecompute, Name: s.name})
 	}
 	e.emit(traces.Event{Op: traces.OpUnpack, Name: s.name})

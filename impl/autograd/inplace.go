@@ -299,7 +299,9 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64),
 	t.write(x)
 	t.vc.v++
 	if !t.vc.data {
-		t.st.restored = 0
+		if !e.has(FaultAutogradInplaceKeepsRestored) {
+			t.st.restored = 0 // the storage now holds the new version
+		}
 		ev := traces.Event{Op: traces.OpBump, Addr: t.st.addr}
 		if unchecked {
 			ev.Kind = "no_grad"

@@ -135,7 +135,7 @@ func (c *CachingAllocator) Malloc(size uint64, s Stream) (traces.Addr, error) {
 	if b == nil {
 		b = c.allocBlock(AllocationSize(n), small, s, false)
 	}
-	if b == nil && c.releaseAvailable(pool, s, n) {
+	if b == nil && !c.f.releaseWhole && c.releaseAvailable(pool, s, n) {
 		b = c.allocBlock(AllocationSize(n), small, s, false)
 	}
 	if b == nil && c.releaseCached() {
@@ -159,6 +159,9 @@ func (c *CachingAllocator) freeBlock(pool *freeSet, s Stream, n uint64) *block {
 	i := pool.search(s, n, 0)
 	if i == len(pool.blocks) || pool.blocks[i].stream != s {
 		return nil
+	}
+	if c.f.worstFit { // the largest block of the stream, not the first that fits
+		i = pool.search(s+1, 0, 0) - 1
 	}
 	b := pool.blocks[i]
 	if n < c.maxSplit && b.size >= c.maxSplit {

@@ -25,4 +25,20 @@ var (
 		Summary: "the caching allocator's free takes the requested size, not the block's rounded size, off allocated_bytes, so memory_stats() drifts from the blocks",
 		Bug:     "PyTorch's free() decreases allocated_bytes by block->size, the rounded size that malloc added; requested_bytes is the counter of the user's sizes. Mixing the two makes allocated_bytes grow with every rounded request, the kind of drift that turns memory_stats() and the OOM message into fiction.",
 		Trigger: "c=Caching; a=Malloc(1000) [allocated_bytes 1024]; Free(a) [allocated_bytes.current 24, not 0]"})
+	FaultPoolReuseOldest = impl.DeclareFault(impl.FaultInfo{Name: "pool-reuse-oldest", Engine: impl.EnginePool,
+		Summary: "the persistent pool's acquire hands back the oldest tensor released under a key, not the last one released",
+		Bug:     "TensorLogic's persistent pool keeps each key's free tensors in a Vec and acquire pops the last one pushed (LIFO), whose memory is the most recently touched and still warm in the caches; a free list read from the front (a queue, or remove(0) for pop()) is the generic slip that turns it FIFO: every acquire gets the coldest buffer, and a replay of a trace recorded with the real pool sees other addresses reused than it recorded.",
+		Trigger: "p=Persistent; a=Acquire(256,f32); b=Acquire(256,f32); Release(a); Release(b); c=Acquire(256,f32) [c is a, want b]"})
+	FaultPoolPreallocExactFit = impl.DeclareFault(impl.FaultInfo{Name: "pool-prealloc-exact-fit", Engine: impl.EnginePool,
+		Summary: "a tensor that exactly fills what is left of the persistent pool's preallocation is not carved from it but reserved as a segment of its own",
+		Bug:     "An off-by-one in a bump allocator's bounds check (offset + size < capacity where <= is meant), the generic class of fence-post bug: TensorLogic carves new tensors from the TL_GPU_PREALLOCATE_MB segment while they fit; with a strict comparison the last tensor that would fill it exactly goes to the device instead, so the preallocation is never used up and the pool reserves more than it was told to.",
+		Trigger: "p=Persistent{Preallocate 1 MiB}; a=Acquire(262144,f32) [exactly 1 MiB: a new dev_malloc, not the preallocated segment's address]"})
+	FaultPoolWorstFit = impl.DeclareFault(impl.FaultInfo{Name: "pool-worst-fit", Engine: impl.EnginePool,
+		Summary: "the caching allocator's get_free_block takes the largest free block of the stream instead of the smallest that fits",
+		Bug:     "PyTorch's get_free_block takes pool.blocks.lower_bound(&key), the first block in (stream, size, address) order not below the request: the best fit. Taking the end of the stream's range instead (the generic best-fit/worst-fit slip of a sorted free list) splits the largest block for every small request, so a later large request finds no block big enough and the allocator reserves a new segment or fails with out of memory while fitting memory is cached.",
+		Trigger: "c=Caching; a=Malloc(2 MiB) [a 20 MiB segment, 18 MiB left free]; b=Malloc(30 MiB); Free(b); Malloc(2 MiB) [b's 30 MiB block, not the 18 MiB one]"})
+	FaultPoolReleaseWholeCache = impl.DeclareFault(impl.FaultInfo{Name: "pool-release-whole-cache", Engine: impl.EnginePool,
+		Summary: "with max_split_size set, malloc skips release_available_cached_blocks and frees the whole cache, counting a retry",
+		Bug:     "PyTorch's malloc, when no block fits and cudaMalloc fails, first calls release_available_cached_blocks (with max_split_size set, it frees only as many oversize blocks as the request needs, no retry counted) and only then release_cached_blocks with num_alloc_retries++; the first round exists for allocators configured with max_split_size_mb. An allocator that goes straight to the second round empties the whole cache for one request, counts a retry that should not be, and frees segments the next requests would have reused.",
+		Trigger: "c=Caching{MaxSplitSize 24 MiB, capacity 48 MiB}; a=Malloc(24 MiB); b=Malloc(24 MiB); Free(a); Free(b); Malloc(5 MiB) [both segments freed and num_alloc_retries 1; want one freed, 44 MiB reserved, no retry]"})
 )

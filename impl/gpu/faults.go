@@ -14,6 +14,10 @@ type faults struct {
 	lostRemainder   bool // caching: a split's remainder is dropped
 	noMerge         bool // caching: a freed block is not merged with its neighbours
 	statsDrift      bool // caching: a free takes the requested size off allocated_bytes
+	reuseOldest     bool // persistent pool: acquire takes the oldest released tensor of a key
+	preallocExact   bool // persistent pool: a tensor exactly filling the preallocation's rest is not carved
+	worstFit        bool // caching: get_free_block takes the largest fitting block
+	releaseWhole    bool // caching: with max_split_size, malloc frees the whole cache at once
 }
 
 func parseFaults(fs []impl.Fault) (faults, error) {
@@ -33,6 +37,14 @@ func parseFaults(fs []impl.Fault) (faults, error) {
 			f.noMerge = true
 		case FaultPoolStatsDrift:
 			f.statsDrift = true
+		case FaultPoolReuseOldest:
+			f.reuseOldest = true
+		case FaultPoolPreallocExactFit:
+			f.preallocExact = true
+		case FaultPoolWorstFit:
+			f.worstFit = true
+		case FaultPoolReleaseWholeCache:
+			f.releaseWhole = true
 		}
 	}
 	return f, nil

@@ -142,6 +142,10 @@ func (p *PersistentPool) Acquire(k Key) (traces.Addr, error) {
 	if list := p.free[k]; len(list) > 0 {
 		a := list[len(list)-1]
 		p.free[k] = list[:len(list)-1]
+		if p.f.reuseOldest { // the free list read as a queue, not a stack
+			a = list[0]
+			p.free[k] = list[1:]
+		}
 		delete(p.filed, a)
 		p.stats.FreeCount--
 		p.stats.FreeBytes -= n
@@ -152,7 +156,12 @@ func (p *PersistentPool) Acquire(k Key) (traces.Addr, error) {
 	}
 	p.stats.Misses++
 	var a traces.Addr
-	if m := roundUp(n, segmentAlign); p.pre != 0 && m <= p.preLen-p.preOff {
+	m := roundUp(n, segmentAlign)
+	fits := m <= p.preLen-p.preOff
+	if p.f.preallocExact {
+		fits = m < p.preLen-p.preOff // an exact fit is taken for no room
+	}
+	if p.pre != 0 && fits {
 		a = p.pre + traces.Addr(p.preOff)
 		p.preOff += m
 	} else {

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/impl"
@@ -67,6 +68,21 @@ var triggers = map[impl.Fault]func(r *registry.Registry, pet func()) (shown stri
 		}
 		return ""
 	},
+	// RegisterBuffer(r1,64); Alias(r1,p) [p and r1 on two shards]; in
+	// parallel Unregister(p) || Unregister(p), both past their first look
+	// while r1's shard is held [both succeed: r1 freed while registered].
+	// The rounds of TestUnregisterRechecksAfterRelocking, with a neighbour
+	// holding r1's shard lock through the gate of gated's recorder.
+	registry.FaultRegistryNoRecheck: func(r *registry.Registry, pet func()) string {
+		r1, p, r2, q := onShard(r, 0, 0), onShard(r, 1, 0), onShard(r, 2, 0), onShard(r, 0, 1)
+		for range 50 {
+			if msg := recheckRound(r, p, r1, r2, q, holder(r, &triggerGate, q), nil); msg != "" {
+				return msg
+			}
+			pet()
+		}
+		return ""
+	},
 }
 
 func TestFaultTriggers(t *testing.T) {
@@ -82,11 +98,11 @@ func TestFaultTriggers(t *testing.T) {
 				t.Fatalf("no trigger for fault %s", fi.Name)
 			}
 			pet := watchdog.Test(t, stall).Pet
-			good, _ := newReg(t)
+			good := gated(t)
 			if shown := trig(good, pet); shown != "" {
 				t.Errorf("the correct registry shows: %s", shown)
 			}
-			bad, _ := newReg(t, fi.Name)
+			bad := gated(t, fi.Name)
 			if shown := trig(bad, pet); shown == "" {
 				t.Errorf("fault %s does not show\ntrigger: %s", fi.Name, fi.Trigger)
 			} else {
@@ -97,6 +113,21 @@ func TestFaultTriggers(t *testing.T) {
 	if n != len(triggers) {
 		t.Errorf("%d registry faults in the catalog, %d triggers here", n, len(triggers))
 	}
+}
+
+// triggerGate is the gate of the registries of TestFaultTriggers.
+var triggerGate atomic.Pointer[gate]
+
+// gated returns a registry of 4 shards whose recorder waits on the gate
+// in triggerGate (see holder), for the triggers that need a window held
+// open.
+func gated(t *testing.T, faults ...impl.Fault) *registry.Registry {
+	t.Helper()
+	r, err := registry.New(registry.Config{Shards: 4, Record: gateRecorder(&triggerGate), Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // TestFaultyBooksNeverPanic: a registry with a fault on keeps its books

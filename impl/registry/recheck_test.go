@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/registry"
 	"github.com/tlcheck/tlcheck/internal/watchdog"
 	"github.com/tlcheck/tlcheck/traces"
@@ -39,61 +40,77 @@ func onShard(r *registry.Registry, i, n int) registry.Ptr {
 // re-check every row fails in its first round; with a re-check of p's
 // presence only, every row but the first.
 func TestUnregisterRechecksAfterRelocking(t *testing.T) {
-	tests := []struct {
-		name  string
-		after func(r *registry.Registry, p, r2 registry.Ptr) error
-	}{
-		{"the name stays free", nil},
-		{"the name aliases a buffer of another shard", func(r *registry.Registry, p, r2 registry.Ptr) error { return r.Alias(r2, p) }},
-		{"the name is a plain pointer", func(r *registry.Registry, p, _ registry.Ptr) error { return r.Register(p, 64) }},
-		{"the name is a buffer of its own", func(r *registry.Registry, p, _ registry.Ptr) error {
-			return r.RegisterBuffer(p, 64, registry.KindHeap)
-		}},
-	}
-	for _, tt := range tests {
+	for _, tt := range recheckRows {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			// The window is short; a neighbour that holds r1's shard lock
-			// (its recorder waits on a gate under the lock) widens it:
-			// both Unregisters pass their first look and wait there for
-			// both locks, and the one that gets them first gives the name
-			// away while the other is still waiting.
-			var held atomic.Pointer[gate]
-			r, err := registry.New(registry.Config{Shards: 4, Record: func(ev traces.Event) {
-				if g := held.Load(); g != nil && ev.Addr == g.addr && ev.Op == traces.OpMalloc {
-					close(g.entered)
-					<-g.open
-				}
-			}})
-			if err != nil {
-				t.Fatal(err)
+			rounds, took, msg := recheckRounds(t, nil, tt.after)
+			if msg != "" {
+				t.Fatalf("round %d (after %v): %s", rounds, took, msg)
 			}
-			// r1's shard first in lock order, so that the relock waits on
-			// it before it takes p's; r2 and p on two more, so that the
-			// Alias to r2 does not wait on r1's shard.
-			r1, p, r2, q := onShard(r, 0, 0), onShard(r, 1, 0), onShard(r, 2, 0), onShard(r, 0, 1)
-			hold := func() (release func()) {
-				g := &gate{addr: traces.Addr(q), entered: make(chan struct{}), open: make(chan struct{})}
-				held.Store(g)
-				go func() { _ = r.Register(q, 8) }()
-				<-g.entered
-				return func() {
-					held.Store(nil)
-					close(g.open)
-				}
-			}
-			pet := watchdog.Test(t, stall).Pet
-			start := time.Now()
-			rounds := 0
-			for ; rounds < 300 && time.Since(start) < time.Second; rounds++ {
-				if msg := recheckRound(r, p, r1, r2, q, hold, tt.after); msg != "" {
-					t.Fatalf("round %d (after %v): %s", rounds, time.Since(start).Round(time.Millisecond), msg)
-				}
-				pet()
-			}
-			t.Logf("%d rounds in %v", rounds, time.Since(start).Round(time.Millisecond))
+			t.Logf("%d rounds in %v", rounds, took)
 		})
 	}
+}
+
+// TestRecheckCatchesNoRecheck is the proof of power of
+// TestUnregisterRechecksAfterRelocking: with the fault
+// registry-no-recheck on, every row fails within its rounds.
+func TestRecheckCatchesNoRecheck(t *testing.T) {
+	for _, tt := range recheckRows {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rounds, took, msg := recheckRounds(t, []impl.Fault{registry.FaultRegistryNoRecheck}, tt.after)
+			if msg == "" {
+				t.Fatalf("fault %s escaped %d rounds (%v)", registry.FaultRegistryNoRecheck, rounds, took)
+			}
+			t.Logf("caught in round %d: %s", rounds, msg)
+		})
+	}
+}
+
+// recheckRows are what the name becomes right after the Unregister that
+// succeeds.
+var recheckRows = []struct {
+	name  string
+	after func(r *registry.Registry, p, r2 registry.Ptr) error
+}{
+	{"the name stays free", nil},
+	{"the name aliases a buffer of another shard", func(r *registry.Registry, p, r2 registry.Ptr) error { return r.Alias(r2, p) }},
+	{"the name is a plain pointer", func(r *registry.Registry, p, _ registry.Ptr) error { return r.Register(p, 64) }},
+	{"the name is a buffer of its own", func(r *registry.Registry, p, _ registry.Ptr) error {
+		return r.RegisterBuffer(p, 64, registry.KindHeap)
+	}},
+}
+
+// recheckRounds runs rounds of one row on a registry with faults, up to
+// 300 or a second, and returns how many ran, for how long, and what the
+// last went wrong with ("" if none did).
+func recheckRounds(t *testing.T, faults []impl.Fault, after func(r *registry.Registry, p, r2 registry.Ptr) error) (int, time.Duration, string) {
+	// The window is short; a neighbour that holds r1's shard lock (its
+	// recorder waits on a gate under the lock) widens it: both
+	// Unregisters pass their first look and wait there for both locks,
+	// and the one that gets them first gives the name away while the
+	// other is still waiting.
+	var held atomic.Pointer[gate]
+	r, err := registry.New(registry.Config{Shards: 4, Record: gateRecorder(&held), Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// r1's shard first in lock order, so that the relock waits on it
+	// before it takes p's; r2 and p on two more, so that the Alias to r2
+	// does not wait on r1's shard.
+	r1, p, r2, q := onShard(r, 0, 0), onShard(r, 1, 0), onShard(r, 2, 0), onShard(r, 0, 1)
+	hold := holder(r, &held, q)
+	pet := watchdog.Test(t, stall).Pet
+	start := time.Now()
+	rounds := 0
+	for ; rounds < 300 && time.Since(start) < time.Second; rounds++ {
+		if msg := recheckRound(r, p, r1, r2, q, hold, after); msg != "" {
+			return rounds, time.Since(start).Round(time.Millisecond), msg
+		}
+		pet()
+	}
+	return rounds, time.Since(start).Round(time.Millisecond), ""
 }
 
 // gate holds a shard's lock: the recorder of the malloc event of addr
@@ -101,6 +118,32 @@ func TestUnregisterRechecksAfterRelocking(t *testing.T) {
 type gate struct {
 	addr          traces.Addr
 	entered, open chan struct{}
+}
+
+// gateRecorder is a registry's recorder that waits on the gate in held,
+// if there is one, at its malloc event.
+func gateRecorder(held *atomic.Pointer[gate]) func(traces.Event) {
+	return func(ev traces.Event) {
+		if g := held.Load(); g != nil && ev.Addr == g.addr && ev.Op == traces.OpMalloc {
+			close(g.entered)
+			<-g.open
+		}
+	}
+}
+
+// holder returns a hold for recheckRound: it registers noise, whose
+// recorder then holds noise's shard lock at held's gate until release.
+func holder(r *registry.Registry, held *atomic.Pointer[gate], noise registry.Ptr) func() (release func()) {
+	return func() (release func()) {
+		g := &gate{addr: traces.Addr(noise), entered: make(chan struct{}), open: make(chan struct{})}
+		held.Store(g)
+		go func() { _ = r.Register(noise, 8) }()
+		<-g.entered
+		return func() {
+			held.Store(nil)
+			close(g.open)
+		}
+	}
 }
 
 // recheckRound is one round of TestUnregisterRechecksAfterRelocking; it

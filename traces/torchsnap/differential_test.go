@@ -67,6 +67,11 @@ func (o *oracle) start() error {
 	if err != nil {
 		return err
 	}
+	// A libFuzzer build runs in another folder, without testdata: no
+	// oracle then, as without python3.
+	if _, err := os.Stat(script); err != nil {
+		return err
+	}
 	cmd := exec.Command(py, "-W", "ignore", script)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -88,7 +93,7 @@ func (o *oracle) start() error {
 // TYPE" or "skip WHY". Python may take any time on a pickle (a dict key
 // of tuples that share tuples, nested 60 deep, takes 2^60 steps to hash):
 // after 5 s the process is killed, started again, and the input skipped.
-func (o *oracle) load(tb testing.TB, data []byte) string {
+func (o *oracle) load(t *testing.T, data []byte) string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var n [4]byte
@@ -110,14 +115,14 @@ func (o *oracle) load(tb testing.TB, data []byte) string {
 	select {
 	case a := <-got:
 		if a.err != nil {
-			tb.Fatalf("oracle: %v", a.err)
+			t.Fatalf("oracle: %v", a.err)
 		}
 		return strings.TrimSuffix(a.line, "\n")
 	case <-time.After(5 * time.Second):
 		o.cmd.Process.Kill()
 		o.cmd.Wait()
 		if err := o.start(); err != nil {
-			tb.Fatalf("oracle: starting again: %v", err)
+			t.Fatalf("oracle: starting again: %v", err)
 		}
 		return "skip timeout"
 	}

@@ -28,7 +28,7 @@ import (
 // reader built on it could come within Python's time, nor half its
 // memory; this machine's replay of the same file, checking included, took
 // 0.77 s and 92 MB. The tests hold the machine to og-rek and to Python's
-// pickle (FuzzPickle, TestPickleMutants).
+// pickle (TestPickleMutants, and the fuzz target in differential_test.go).
 
 // kind is the kind of a value on the machine's stack or in its memo.
 type kind uint8

@@ -1,6 +1,7 @@
 package torchsnap_test
 
 import (
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -50,5 +51,20 @@ func TestRealSnapshot(t *testing.T) {
 	// there is one: the backward pass allocates on autograd's C++ thread.
 	if python < ops[traces.OpPoolGet]/2 || script == 0 {
 		t.Errorf("%d of %d blocks have a Python site, %d the script's line", python, ops[traces.OpPoolGet], script)
+	}
+}
+
+func drain(t *testing.T, r *torchsnap.Reader) []traces.Event {
+	var evs []traces.Event
+	for {
+		var ev traces.Event
+		err := r.Next(&ev)
+		if err == io.EOF {
+			return evs
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		evs = append(evs, ev)
 	}
 }

@@ -4,7 +4,11 @@
 // the registry accepts, outputs included. It runs a workload of random
 // calls from several goroutines at once on a small set of addresses (so
 // that they collide), records each call's input, output and interval, and
-// hands the history to github.com/anishathalye/porcupine.
+// hands the history to github.com/anishathalye/porcupine. The registry's
+// recorder yields the processor under the shard lock it runs in, so that
+// the other goroutines pile up in the windows between a call's locks,
+// where the races are, and not only when the scheduler happens to
+// preempt there.
 //
 // The model (Model) is the registry's contract stated sequentially: plain
 // pointers, buffers whose count is the real pointer plus its aliases,

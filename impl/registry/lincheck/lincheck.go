@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/registry"
 	"github.com/tlcheck/tlcheck/internal/watchdog"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 // Config is a workload: how many goroutines, how many calls each, from
@@ -92,7 +94,10 @@ func (r Result) String() string {
 // The error is a registry that cannot be made from cfg, or ErrStalled.
 func Run(cfg Config, seed uint64) (Result, error) {
 	cfg = cfg.withDefaults()
-	reg, err := registry.New(registry.Config{Shards: cfg.Shards, Faults: cfg.Faults})
+	// The recorder runs under a shard's lock; yielding there lets the
+	// other goroutines run while the lock is held, so that they pile up
+	// in the windows between a call's locks, where its races are.
+	reg, err := registry.New(registry.Config{Shards: cfg.Shards, Faults: cfg.Faults, Record: func(traces.Event) { runtime.Gosched() }})
 	if err != nil {
 		return Result{}, fmt.Errorf("lincheck: %w", err)
 	}

@@ -61,8 +61,8 @@ func TestEveryRegistryFaultIsCaught(t *testing.T) {
 			}
 		})
 	}
-	if hunted != 2 {
-		t.Errorf("%d registry faults in the catalog, want 2", hunted)
+	if hunted != 3 {
+		t.Errorf("%d registry faults in the catalog, want 3", hunted)
 	}
 }
 

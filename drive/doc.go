@@ -1,0 +1,39 @@
+// Package drive drives a tensor runtime in another process, in any
+// language, with generated programs: the generators and shrinker of
+// package properties and the model of package model, over the
+// tlcheck-drive protocol (PROTOCOL.md beside this file, with its JSON
+// Schema), JSON Lines on the driver's stdin and stdout.
+//
+// A driver is a small program beside the runtime: it says hello (the
+// protocol version, the layers and calls it takes), then answers each call
+// it reads, which names objects by handle, with the trace events its
+// runtime recorded (real addresses) and the outcome: done, or refused with
+// the runtime's message. A reset between programs lets one process serve
+// many. examples/cruntime is a runtime in C with its driver; impldriver is
+// the Go runtime of package impl behind the same protocol.
+//
+// The API, small on purpose:
+//
+//	Start, Driver          one driver process: Run a program's calls, Close
+//	NewRunner, Runner      a driver started again when a run broke it:
+//	                       Run, RunProgram, Stream (two programs in flight),
+//	                       Search (generate, check, shrink), Shrink
+//	Lower                  a generated program as the calls the protocol sends
+//	Result, Failure        a run checked: calls, outcomes, trace, what broke
+//	Finding                a failure shrunk, written as NAME.calls.jsonl
+//	                       beside NAME.trace.jsonl
+//	ReadCalls, WriteCalls  calls files: counterexamples, replayable
+//	ParseCall, Call        the protocol's calls, for drivers written in Go
+//	Test, Fuzz             a team's five-line go test over its driver
+//
+// Each answer is checked as it comes: its id, the call's own event (the
+// call made, at the handles' addresses, then only frees), every event
+// through the model, each violation explained by the program (a refused
+// call, a leak the program kept) or a failure, each refusal one the model
+// finds misuse in. A driver that exits, hangs past the call timeout or
+// writes what is not the protocol is a failure too (a Trouble), with the
+// last of its stderr, kept in a bounded ring; answers are bounded lines.
+//
+// The walls hold: package drive brings impl, model, traces and properties
+// together as properties does, and none of them imports it.
+package drive

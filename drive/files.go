@@ -1,0 +1,150 @@
+package drive
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// A calls file holds a program as the protocol sends it, one call a line
+// (JSON Lines, without ids), so that `tlcheck fuzz --exec CMD --replay FILE`
+// runs it again on any driver, with no generator involved. Blank lines
+// and lines starting with # (comments: the failure it shows, how to run
+// it) are skipped.
+
+// WriteCalls writes calls as a calls file, with comment lines first.
+func WriteCalls(w io.Writer, calls []Call, comments ...string) error {
+	var b []byte
+	for _, c := range comments {
+		for _, line := range strings.Split(strings.TrimRight(c, "\n"), "\n") {
+			b = append(b, "# "...)
+			b = append(b, line...)
+			b = append(b, '\n')
+		}
+	}
+	for i := range calls {
+		b = calls[i].AppendJSON(b)
+		b = append(b, '\n')
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+// ReadCalls reads a calls file. An error names the line.
+func ReadCalls(r io.Reader) ([]Call, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var calls []Call
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		c, _, reset, err := ParseCall(line)
+		if err == nil && reset {
+			err = fmt.Errorf("reset is the harness's, not a program's call")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		calls = append(calls, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", len(calls)+1, err)
+	}
+	return calls, nil
+}
+
+// WriteTrace writes the run's trace, header first, as JSON Lines: the
+// file `tlcheck replay` checks.
+func (r *Result) WriteTrace(w io.Writer) error {
+	tw := traces.NewWriter(w, r.Header)
+	for i := range r.Trace {
+		if err := tw.Write(&r.Trace[i]); err != nil {
+			return fmt.Errorf("drive: trace event %d: %w", i, err)
+		}
+	}
+	return tw.Close()
+}
+
+// Listing writes the run call by call: each call as sent, then the
+// driver's answer (its outcome and events), the failing call marked.
+func (r *Result) Listing() string {
+	var b strings.Builder
+	ev := 0
+	for i := range r.Calls {
+		mark := "  "
+		if r.Failure != nil && r.Failure.Call == i {
+			mark = "=>"
+		}
+		fmt.Fprintf(&b, "%s %3d  %s\n", mark, i, r.Calls[i].AppendJSON(nil))
+		if i >= len(r.Outcomes) {
+			b.WriteString("         (no answer)\n")
+			continue
+		}
+		o := r.Outcomes[i]
+		if o.Refused {
+			fmt.Fprintf(&b, "         refused: %s\n", o.Message)
+		}
+		for k := 0; k < o.Events; k++ {
+			fmt.Fprintf(&b, "         %s\n", traces.AppendEvent(nil, &r.Trace[ev]))
+			ev++
+		}
+	}
+	return b.String()
+}
+
+// Files are the paths a finding was written to.
+type Files struct {
+	Calls, Trace string
+}
+
+// Write writes the finding into dir: base.calls.jsonl, the shrunk calls,
+// which `tlcheck fuzz --exec CMD --replay` runs again, and beside it
+// base.trace.jsonl, the trace the driver's runtime wrote, which `tlcheck
+// replay` checks. It never replaces a file (see atomicfile.CreateNew):
+// a taken name gets a number.
+func (f *Finding) Write(dir, base string, command string) (Files, error) {
+	var calls, trace bytes.Buffer
+	fail := f.Failure()
+	note := []string{
+		fmt.Sprintf("tlcheck-drive counterexample: %s at call %d", fail.What, fail.Call),
+		fail.Message,
+		fmt.Sprintf("seed %d, program %d, shrunk from %d steps to %d in %d runs", f.Seed, f.Index, f.Steps, len(f.Program.Steps), f.Shrinks),
+	}
+	if command != "" {
+		note = append(note, "replay: tlcheck fuzz --exec "+shellQuote(command)+" --replay THIS-FILE")
+	}
+	if err := WriteCalls(&calls, f.Result.Calls, note...); err != nil {
+		return Files{}, err
+	}
+	if err := f.Result.WriteTrace(&trace); err != nil {
+		return Files{}, err
+	}
+	var out Files
+	var err error
+	if out.Calls, err = atomicfile.CreateNew(dir, base, ".calls.jsonl", calls.Bytes()); err != nil {
+		return Files{}, fmt.Errorf("drive: writing the calls: %w", err)
+	}
+	stem := strings.TrimSuffix(out.Calls, ".calls.jsonl")
+	if out.Trace, err = atomicfile.CreateNew(filepath.Dir(stem), filepath.Base(stem), ".trace.jsonl", trace.Bytes()); err != nil {
+		return out, fmt.Errorf("drive: writing the trace: %w", err)
+	}
+	return out, nil
+}
+
+// shellQuote quotes s for a POSIX shell where it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

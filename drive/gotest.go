@@ -1,0 +1,100 @@
+package drive
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/tlcheck/tlcheck/properties"
+)
+
+// Test is a property test of the runtime behind a driver, for a team's own
+// `go test`: it starts command (the driver's program and arguments), runs
+// generated programs on it for a few seconds (1000 programs; 200 with
+// -short) from a fixed seed, checking each against the model, and fails
+// with the first failure, shrunk, its calls listed as a calls file that
+// `tlcheck fuzz --exec CMD --replay FILE` runs again. A driver that cannot
+// be started fails the test, and so does one that crashes, or hangs on a
+// call for 10 s.
+//
+//	func TestRuntime(t *testing.T) { drive.Test(t, "./myrt-driver") }
+func Test(t testing.TB, command ...string) {
+	t.Helper()
+	r, err := NewRunner(Config{Command: command, CallTimeout: testCallTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	programs := 1000
+	if testing.Short() {
+		programs = 200
+	}
+	found, _, err := r.Search(Options{Seed: 1, More: func(n int) bool { return n < programs },
+		ShrinkTime: 20 * time.Second})
+	if cerr := r.Close(); err == nil && len(found) == 0 {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) > 0 {
+		t.Fatal(report(found[0]))
+	}
+}
+
+// Fuzz is a fuzz target over the runtime behind a driver: Go's fuzzing
+// engine (its corpus, mutation, minimisation and crashers) drives a
+// foreign process. Each input decodes to a program (properties.Decode),
+// which runs on one persistent driver per fuzzing worker, checked against
+// the model; a failure fails the input with the run's calls listed (the
+// engine minimises the input; the driver is started again after a crash).
+// Without -fuzz, `go test` runs the seeds: a few generated programs.
+//
+//	func FuzzRuntime(f *testing.F) { drive.Fuzz(f, "./myrt-driver") }
+func Fuzz(f *testing.F, command ...string) {
+	f.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 8 {
+		f.Add(properties.Encode(properties.Generate(rng)))
+	}
+	var r *Runner
+	f.Cleanup(func() {
+		if r != nil {
+			r.Close()
+		}
+	})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if r == nil {
+			var err error
+			if r, err = NewRunner(Config{Command: command, CallTimeout: testCallTimeout}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, res, err := r.RunProgram(properties.Decode(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failure != nil {
+			t.Fatal(report(&Finding{Result: res}))
+		}
+	})
+}
+
+// testCallTimeout is Test's and Fuzz's call timeout: longer than the
+// command's, as test machines are often loaded, and still a bound.
+const testCallTimeout = 10 * time.Second
+
+// report writes a finding for a test's failure message.
+func report(f *Finding) string {
+	var b bytes.Buffer
+	fail := f.Failure()
+	b.WriteString(fail.Error())
+	b.WriteString("\n\n")
+	b.WriteString(f.Result.Listing())
+	if fail.Stderr != "" {
+		b.WriteString("\nthe driver's last stderr:\n" + fail.Stderr + "\n")
+	}
+	b.WriteString("\nas a calls file (tlcheck fuzz --exec CMD --replay FILE):\n")
+	_ = WriteCalls(&b, f.Result.Calls)
+	return b.String()
+}

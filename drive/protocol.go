@@ -1,0 +1,384 @@
+package drive
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// ProtocolName and ProtocolVersion are what a driver's hello must say.
+const (
+	ProtocolName    = "tlcheck-drive"
+	ProtocolVersion = 1
+)
+
+// Hello is the driver's first line: who it is and what it can do.
+type Hello struct {
+	Protocol string   `json:"protocol"`         // ProtocolName
+	Version  int      `json:"version"`          // ProtocolVersion
+	Layers   []int    `json:"layers"`           // the trace layers its runtime has: 2, or 2 and 3
+	Calls    []string `json:"calls,omitempty"`  // the calls it takes; empty: every call of its layers
+	Source   string   `json:"source,omitempty"` // free text, the header's source in its traces
+}
+
+// Call is one call of a program, as the protocol sends it: a trace event
+// whose objects are named by handle, not by address. A call that makes an
+// object or hands out a buffer (alloc, struct_init, arena_get) gives it a
+// new Handle; the calls after it name it by that number (Target, Fields),
+// and the driver acts on the address its runtime returned for it, even
+// after the object died (a dangling handle is how a program misuses a dead
+// object). Handle 0 is NULL.
+type Call struct {
+	Op     traces.Op
+	Handle int    // alloc, struct_init, arena_get: the handle of what the call makes
+	Target int    // acquire, release, register, unregister, param_register, read, write
+	Size   uint64 // alloc, struct_init, arena_get, read, write
+	Name   string // param_register, param_release
+	Fields []int  // struct_init: handles, 0 for a NULL field
+	Slots  int    // fn_enter
+	Slot   int    // arena_get
+	Var    string // arena_get, read, write
+}
+
+// callField is a field a call may carry.
+type callField uint8
+
+const (
+	cHandle callField = 1 << iota
+	cTarget
+	cSize
+	cName
+	cFields
+	cSlots
+	cSlot
+	cVar
+)
+
+// callRows says which fields each call carries, and its layer: the
+// protocol's table of calls (PROTOCOL.md lists the same).
+var callRows = map[traces.Op]struct {
+	fields callField
+	layer  int
+}{
+	traces.OpScopeEnter:    {0, 2},
+	traces.OpScopeExit:     {0, 2},
+	traces.OpAlloc:         {cHandle | cSize, 2},
+	traces.OpStructInit:    {cHandle | cSize | cFields, 2},
+	traces.OpAcquire:       {cTarget, 2},
+	traces.OpRelease:       {cTarget, 2},
+	traces.OpRegister:      {cTarget, 2},
+	traces.OpUnregister:    {cTarget, 2},
+	traces.OpParamRegister: {cName | cTarget, 2},
+	traces.OpParamRelease:  {cName, 2},
+	traces.OpEnd:           {0, 2},
+	traces.OpFnEnter:       {cSlots, 3},
+	traces.OpFnExit:        {0, 3},
+	traces.OpArenaGet:      {cHandle | cSlot | cSize | cVar, 3},
+	traces.OpRead:          {cTarget | cSize | cVar, 3},
+	traces.OpWrite:         {cTarget | cSize | cVar, 3},
+}
+
+// CallOps lists the calls of layer (2 or 3) in the contract's order.
+func CallOps(layer int) []traces.Op {
+	var ops []traces.Op
+	for _, op := range traces.Ops() {
+		if r, ok := callRows[op]; ok && r.layer == layer {
+			ops = append(ops, op)
+		}
+	}
+	return ops
+}
+
+// AppendJSON appends the call as a protocol line without its id and
+// closing brace's newline: {"op":"alloc","handle":3,"size":16}.
+func (c *Call) AppendJSON(b []byte) []byte { return c.appendJSON(b, -1) }
+
+// appendJSON appends the call's object, with "id" first when id >= 0.
+func (c *Call) appendJSON(b []byte, id int64) []byte {
+	b = append(b, '{')
+	if id >= 0 {
+		b = append(b, `"id":`...)
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, ',')
+	}
+	b = append(b, `"op":"`...)
+	b = append(b, c.Op.String()...)
+	b = append(b, '"')
+	f := callRows[c.Op].fields
+	num := func(key string, n int) {
+		b = append(b, `,"`...)
+		b = append(b, key...)
+		b = append(b, `":`...)
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	str := func(key, v string) {
+		b = append(b, `,"`...)
+		b = append(b, key...)
+		b = append(b, `":`...)
+		b = strconv.AppendQuote(b, v) // names and vars are short ASCII; see quoteOK
+	}
+	if f&cHandle != 0 {
+		num("handle", c.Handle)
+	}
+	if f&cName != 0 {
+		str("name", c.Name)
+	}
+	if f&cTarget != 0 {
+		num("target", c.Target)
+	}
+	if f&cSlots != 0 {
+		num("slots", c.Slots)
+	}
+	if f&cSlot != 0 {
+		num("slot", c.Slot)
+	}
+	if f&cSize != 0 {
+		b = append(b, `,"size":`...)
+		b = strconv.AppendUint(b, c.Size, 10)
+	}
+	if f&cFields != 0 {
+		b = append(b, `,"fields":[`...)
+		for i, h := range c.Fields {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(h), 10)
+		}
+		b = append(b, ']')
+	}
+	if f&cVar != 0 && c.Var != "" {
+		str("var", c.Var)
+	}
+	return append(b, '}')
+}
+
+// ParseCall reads a call line, as the harness sends it or a counterexample
+// file holds it. It returns the call and its id (-1 if it has none). An op
+// of "reset" returns a zero Call with ok false and no error.
+func ParseCall(line []byte) (c Call, id int64, reset bool, err error) {
+	id = -1
+	s := scanner{b: line}
+	var seen callField
+	op := ""
+	err = s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "id":
+			var n uint64
+			n, err = s.uint(63)
+			id = int64(n)
+		case "op":
+			op, err = s.str()
+		case "handle":
+			c.Handle, err = s.int()
+			seen |= cHandle
+		case "target":
+			c.Target, err = s.int()
+			seen |= cTarget
+		case "size":
+			c.Size, err = s.uint(64)
+			seen |= cSize
+		case "name":
+			c.Name, err = s.str()
+			seen |= cName
+		case "fields":
+			seen |= cFields
+			c.Fields = []int{}
+			err = s.array(func() error {
+				h, err := s.int()
+				c.Fields = append(c.Fields, h)
+				return err
+			})
+		case "slots":
+			c.Slots, err = s.int()
+			seen |= cSlots
+		case "slot":
+			c.Slot, err = s.int()
+			seen |= cSlot
+		case "var":
+			c.Var, err = s.str()
+			seen |= cVar
+		default:
+			_, err = s.value() // unknown fields are allowed and ignored
+		}
+		return err
+	})
+	if err == nil {
+		err = s.end()
+	}
+	if err != nil {
+		return Call{}, id, false, err
+	}
+	if op == "reset" {
+		return Call{}, id, true, nil
+	}
+	o, ok := traces.ParseOp(op)
+	row, known := callRows[o]
+	if !ok || !known {
+		return Call{}, id, false, fmt.Errorf("op %q is not a call (the calls are %v and reset)", op, append(CallOps(2), CallOps(3)...))
+	}
+	c.Op = o
+	if missing := row.fields &^ seen &^ cVar; missing != 0 {
+		return Call{}, id, false, fmt.Errorf("%v needs %s", o, fieldNames(row.fields&^cVar))
+	}
+	return c, id, false, nil
+}
+
+func fieldNames(f callField) string {
+	var out []string
+	for i, n := range []string{"handle", "target", "size", "name", "fields", "slots", "slot", "var"} {
+		if f&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	return fmt.Sprint(out)
+}
+
+// answerLine is the driver's line for one call: what its runtime recorded and
+// whether it did the call or refused it.
+type answerLine struct {
+	ID      int64
+	Events  []traces.Event
+	Refused bool
+	Message string        // the runtime's message for a refusal
+	Kinds   []traces.Kind // optional: the violation kinds the runtime names for a refusal
+}
+
+// maxAnswerEvents bounds the events of one answer: a call frees at most
+// what the program made (a few hundred objects), so more is not a runtime
+// at work but a driver gone wrong, and the harness will not hold it.
+const maxAnswerEvents = 1 << 14
+
+// answerParser reads answer lines, reusing its event decoder and the
+// answer's event slice.
+type answerParser struct {
+	dec *traces.EventDecoder
+}
+
+// parse reads line into a, whose Events it reuses.
+func (p *answerParser) parse(line []byte, a *answerLine) error {
+	if p.dec == nil {
+		p.dec = traces.NewEventDecoder()
+	}
+	*a = answerLine{ID: -1, Events: a.Events[:0], Kinds: a.Kinds[:0]}
+	s := scanner{b: line}
+	outcome := ""
+	err := s.object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "id":
+			var n uint64
+			n, err = s.uint(63)
+			a.ID = int64(n)
+		case "outcome":
+			outcome, err = s.str()
+		case "message":
+			a.Message, err = s.str()
+		case "kinds":
+			err = s.array(func() error {
+				k, err := s.str()
+				a.Kinds = append(a.Kinds, traces.Kind(k))
+				return err
+			})
+		case "events":
+			err = s.array(func() error {
+				obj, err := s.value()
+				if err != nil {
+					return err
+				}
+				n := len(a.Events)
+				if n == maxAnswerEvents {
+					return fmt.Errorf("more than %d events", maxAnswerEvents)
+				}
+				a.Events = slices.Grow(a.Events, 1)[:n+1]
+				ev := &a.Events[n]
+				ev.Fields = ev.Fields[:0]
+				if err := p.dec.Decode(obj, ev); err != nil {
+					return fmt.Errorf("event %d: %w", n, err)
+				}
+				if ev.Fields != nil {
+					ev.Fields = slices.Clone(ev.Fields) // the decoder reuses the array
+				}
+				return nil
+			})
+		default:
+			_, err = s.value()
+		}
+		return err
+	})
+	if err == nil {
+		err = s.end()
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case a.ID < 0:
+		return errors.New(`no "id"`)
+	case outcome == "done":
+	case outcome == "refused":
+		a.Refused = true
+	default:
+		return fmt.Errorf(`"outcome" %q: want "done" or "refused"`, outcome)
+	}
+	for _, k := range a.Kinds {
+		if !slices.Contains(traces.Kinds(), k) {
+			return fmt.Errorf(`"kinds": %q is not a violation kind (%v)`, k, traces.Kinds())
+		}
+	}
+	return nil
+}
+
+// parseHello reads and checks the driver's first line.
+func parseHello(line []byte) (Hello, error) {
+	var h Hello
+	if err := json.Unmarshal(line, &h); err != nil {
+		return Hello{}, fmt.Errorf("not a hello object: %w", err)
+	}
+	if h.Protocol != ProtocolName {
+		return Hello{}, fmt.Errorf(`"protocol" is %q, want %q`, h.Protocol, ProtocolName)
+	}
+	if h.Version != ProtocolVersion {
+		return Hello{}, fmt.Errorf(`"version" %d: this tlcheck speaks version %d`, h.Version, ProtocolVersion)
+	}
+	if len(h.Layers) == 0 {
+		return Hello{}, errors.New(`"layers" is empty: name the layers of calls the driver takes (2, or 2 and 3)`)
+	}
+	for _, l := range h.Layers {
+		if l != 1 && l != 2 && l != 3 {
+			return Hello{}, fmt.Errorf(`"layers": %d is not a layer (1, 2 or 3)`, l)
+		}
+	}
+	if !slices.Contains(h.Layers, 2) {
+		return Hello{}, errors.New(`"layers" lacks 2: programs are made of layer-2 calls (and end)`)
+	}
+	for _, name := range h.Calls {
+		op, ok := traces.ParseOp(name)
+		if _, known := callRows[op]; !ok || !known {
+			return Hello{}, fmt.Errorf(`"calls": %q is not a call`, name)
+		}
+	}
+	return h, nil
+}
+
+// offers returns the set of calls the hello offers, end always among them.
+func (h Hello) offers() map[traces.Op]bool {
+	set := map[traces.Op]bool{traces.OpEnd: true}
+	if len(h.Calls) > 0 {
+		for _, name := range h.Calls {
+			op, _ := traces.ParseOp(name)
+			set[op] = true
+		}
+		return set
+	}
+	for _, l := range h.Layers {
+		for _, op := range CallOps(l) {
+			set[op] = true
+		}
+	}
+	return set
+}

@@ -1,0 +1,153 @@
+package drive
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// Run runs calls as one program on the driver: a reset, then the calls,
+// each answer checked against the model as it comes. Calls the driver's
+// hello does not offer are an error. A driver that exits, hangs or breaks
+// the protocol makes the run's Failure one of Trouble's kinds, and the
+// driver unusable (Broken): start another.
+func (d *Driver) Run(calls []Call) (*Result, error) {
+	b, err := d.send(calls)
+	if err != nil {
+		return nil, err
+	}
+	return d.receive(b), nil
+}
+
+// batch is a program sent to the driver and not yet answered.
+type batch struct {
+	calls   []Call
+	first   int64 // the reset's id; call i has first+1+i
+	trouble *Trouble
+}
+
+// send writes a program to the driver: the reset and the calls, in one
+// write. The driver may still be answering the program before it: the
+// protocol lets a harness send ahead (see Runner.Stream).
+func (d *Driver) send(calls []Call) (*batch, error) {
+	if d.broken != nil {
+		return nil, fmt.Errorf("drive: the driver is broken: %w", d.broken)
+	}
+	for i := range calls {
+		if !d.offers[calls[i].Op] {
+			return nil, fmt.Errorf("drive: call %d: the driver does not take %v (its hello offers %v)", i, calls[i].Op, d.hello.Calls)
+		}
+	}
+	bt := &batch{calls: calls, first: d.seq + 1}
+	b := d.wbuf[:0]
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, bt.first, 10)
+	b = append(b, `,"op":"reset"}`+"\n"...)
+	for i := range calls {
+		b = calls[i].appendJSON(b, bt.first+1+int64(i))
+		b = append(b, '\n')
+	}
+	d.wbuf = b
+	d.seq += 1 + int64(len(calls))
+	bt.trouble = d.write(b)
+	return bt, nil
+}
+
+// maxProgramEvents bounds the events of one program's answers, which the
+// harness holds until the program ends (see maxAnswerEvents).
+const maxProgramEvents = 1 << 16
+
+// receive reads and checks the answers to a batch sent.
+func (d *Driver) receive(bt *batch) *Result {
+	c := &d.check
+	c.start(d.header(), bt.calls)
+	if bt.trouble != nil {
+		c.trouble(0, bt.trouble)
+		return c.res
+	}
+	var a answerLine
+	for i := -1; i < len(bt.calls); i++ {
+		id := bt.first + 1 + int64(i)
+		what := func() string {
+			if i < 0 {
+				return "the answer to the reset"
+			}
+			return fmt.Sprintf("the answer to call %d (%v, id %d)", i, bt.calls[i].Op, id)
+		}
+		line, t := d.readLine(what)
+		if t == nil {
+			t = d.parseAnswer(line, &a, id, what)
+		}
+		if t == nil && len(c.res.Trace)+len(a.Events) > maxProgramEvents {
+			d.kill()
+			t = d.trouble(TroubleProtocol, fmt.Sprintf("more than %d events in one program, at %s", maxProgramEvents, what()))
+		}
+		if t == nil && i < 0 && (a.Refused || len(a.Events) > 0) {
+			t = d.trouble(TroubleProtocol, fmt.Sprintf("the answer to the reset, %s, has events or a refusal", clip(line)))
+		}
+		if t != nil {
+			c.trouble(max(i, 0), t)
+			return c.res
+		}
+		if i >= 0 {
+			c.answer(i, &a)
+		}
+	}
+	if f := c.res.Failure; f != nil {
+		f.Stderr = d.stderr.String() // shown with every finding, not only a crash's
+	}
+	return c.res
+}
+
+// Broken returns why the driver can no longer be used, or nil.
+func (d *Driver) Broken() error {
+	if d.broken == nil {
+		return nil
+	}
+	return d.broken
+}
+
+func (d *Driver) header() traces.Header {
+	return traces.Header{Format: traces.FormatName, Version: traces.Version, Effects: true, Source: d.hello.Source}
+}
+
+// parseAnswer reads line as the answer with id want.
+func (d *Driver) parseAnswer(line []byte, a *answerLine, want int64, what func() string) *Trouble {
+	if err := d.parse.parse(line, a); err != nil {
+		d.kill()
+		return d.trouble(TroubleProtocol, fmt.Sprintf("while waiting for %s it wrote %s, which is not an answer: %v", what(), clip(line), err))
+	}
+	if a.ID != want {
+		d.kill()
+		return d.trouble(TroubleProtocol, fmt.Sprintf("while waiting for %s it answered id %d, a call it was not given", what(), a.ID))
+	}
+	return nil
+}
+
+// write writes the batch within the call timeout. A batch larger than a
+// pipe's buffer goes from a goroutine, so that a driver that answers before
+// it has read everything cannot block both sides; its error, if any, shows
+// as the driver's exit or timeout when its answers are read.
+func (d *Driver) write(b []byte) *Trouble {
+	const pipeBuf = 32 << 10
+	if len(b) > pipeBuf {
+		b = slices.Clone(b) // the next Run reuses wbuf
+		go func() { _ = d.writeNow(b) }()
+		return nil
+	}
+	if err := d.writeNow(b); err != nil {
+		return d.trouble(TroubleExit, "writing to its stdin: "+err.Error())
+	}
+	return nil
+}
+
+func (d *Driver) writeNow(b []byte) error {
+	if err := d.stdin.SetWriteDeadline(time.Now().Add(d.cfg.CallTimeout)); err != nil {
+		return err
+	}
+	_, err := d.stdin.Write(b)
+	return err
+}
