@@ -12,8 +12,21 @@ import (
 // .clusterfuzzlite/build.sh) driving a runtime in C. The file stands
 // alone, as ClusterFuzzLite's builder compiles it with the package's code
 // and nothing else: the driver is $TLCHECK_CRUNTIME_DRIVER, or built here
-// with $CC (gcc by default); without either the target skips.
-func FuzzCRuntime(f *testing.F) { Fuzz(f, cRuntimeDriver(f)) }
+// with $CC (gcc by default); without either the target skips. It is Fuzz
+// spelled out, since the libFuzzer build's testing.F is not package
+// testing's, which Fuzz takes.
+func FuzzCRuntime(f *testing.F) {
+	for _, seed := range fuzzSeeds() {
+		f.Add(seed)
+	}
+	z := &fuzzer{command: []string{cRuntimeDriver(f)}}
+	f.Cleanup(z.close)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := z.run(data); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
 
 func cRuntimeDriver(f *testing.F) string {
 	if bin := os.Getenv("TLCHECK_CRUNTIME_DRIVER"); bin != "" {

@@ -2,6 +2,7 @@ package drive
 
 import (
 	"bytes"
+	"errors"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -53,31 +54,61 @@ func Test(t testing.TB, command ...string) {
 //	func FuzzRuntime(f *testing.F) { drive.Fuzz(f, "./myrt-driver") }
 func Fuzz(f *testing.F, command ...string) {
 	f.Helper()
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 8 {
-		f.Add(properties.Encode(properties.Generate(rng)))
+	for _, seed := range fuzzSeeds() {
+		f.Add(seed)
 	}
-	var r *Runner
-	f.Cleanup(func() {
-		if r != nil {
-			r.Close()
-		}
-	})
+	z := &fuzzer{command: command}
+	f.Cleanup(z.close)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if r == nil {
-			var err error
-			if r, err = NewRunner(Config{Command: command, CallTimeout: testCallTimeout}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		_, res, err := r.RunProgram(properties.Decode(data))
-		if err != nil {
+		if err := z.run(data); err != nil {
 			t.Fatal(err)
 		}
-		if res.Failure != nil {
-			t.Fatal(report(&Finding{Result: res}))
-		}
 	})
+}
+
+// fuzzSeeds are Fuzz's seeds: a few generated programs.
+func fuzzSeeds() [][]byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	seeds := make([][]byte, 8)
+	for i := range seeds {
+		seeds[i] = properties.Encode(properties.Generate(rng))
+	}
+	return seeds
+}
+
+// fuzzer runs fuzz inputs on one persistent driver, started at the first
+// input. It takes no type of package testing, so that a libFuzzer build,
+// which puts go-118-fuzz-build's testing types in their place, can drive
+// it too (FuzzCRuntime).
+type fuzzer struct {
+	command []string
+	r       *Runner
+}
+
+// run runs the program data decodes to, and returns the finding as an
+// error, or an error of the driver's.
+func (z *fuzzer) run(data []byte) error {
+	if z.r == nil {
+		r, err := NewRunner(Config{Command: z.command, CallTimeout: testCallTimeout})
+		if err != nil {
+			return err
+		}
+		z.r = r
+	}
+	_, res, err := z.r.RunProgram(properties.Decode(data))
+	if err != nil {
+		return err
+	}
+	if res.Failure != nil {
+		return errors.New(report(&Finding{Result: res}))
+	}
+	return nil
+}
+
+func (z *fuzzer) close() {
+	if z.r != nil {
+		z.r.Close()
+	}
 }
 
 // testCallTimeout is Test's and Fuzz's call timeout: longer than the
