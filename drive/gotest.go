@@ -79,7 +79,7 @@ func fuzzSeeds() [][]byte {
 // fuzzer runs fuzz inputs on one persistent driver, started at the first
 // input. It takes no type of package testing, so that a libFuzzer build,
 // which puts go-118-fuzz-build's testing types in their place, can drive
-// it too (FuzzCRuntime).
+// it too (the C runtime's target in fuzz_cruntime_test.go).
 type fuzzer struct {
 	command []string
 	r       *Runner
