@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -19,13 +20,30 @@ func FuzzCRuntime(f *testing.F) {
 	for _, seed := range fuzzSeeds() {
 		f.Add(seed)
 	}
-	z := &fuzzer{command: []string{cRuntimeDriver(f)}}
-	f.Cleanup(z.close)
+	z := cRuntimeFuzzer(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := z.run(data); err != nil {
 			t.Fatal(err)
 		}
 	})
+}
+
+// cRuntime is the target's driver and fuzzer, made once a process: a
+// libFuzzer build calls the target function for every input, and its F's
+// temporary folder does not outlive the call. The driver ends when the
+// process does (its stdin closes).
+var cRuntime struct {
+	sync.Mutex
+	z *fuzzer
+}
+
+func cRuntimeFuzzer(f *testing.F) *fuzzer {
+	cRuntime.Lock()
+	defer cRuntime.Unlock()
+	if cRuntime.z == nil {
+		cRuntime.z = &fuzzer{command: []string{cRuntimeDriver(f)}}
+	}
+	return cRuntime.z
 }
 
 func cRuntimeDriver(f *testing.F) string {
@@ -40,7 +58,11 @@ func cRuntimeDriver(f *testing.F) string {
 		f.Skipf("no C compiler (%s) and no $TLCHECK_CRUNTIME_DRIVER", cc)
 	}
 	src := filepath.Join("..", "examples", "cruntime")
-	bin := filepath.Join(f.TempDir(), "tlrt-driver")
+	dir, err := os.MkdirTemp("", "tlrt-driver-")
+	if err != nil {
+		f.Fatalf("building the C driver: %v", err)
+	}
+	bin := filepath.Join(dir, "tlrt-driver")
 	out, err := exec.Command(cc, "-O2", "-o", bin, filepath.Join(src, "tlrt.c"), filepath.Join(src, "driver.c")).CombinedOutput()
 	if err != nil {
 		f.Fatalf("building the C driver: %v\n%s", err, out)
