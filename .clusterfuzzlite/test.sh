@@ -121,6 +121,13 @@ if [[ $target == all ]]; then
 	targets=("${want[@]}")
 fi
 
+# FuzzCRuntime drives examples/cruntime's driver, which it cannot build
+# from libFuzzer's working folder: build it here and name it.
+if command -v "${CC:-gcc}" >/dev/null; then
+	"${CC:-gcc}" -O2 -o "$work/tlrt-driver" "$root/examples/cruntime/tlrt.c" "$root/examples/cruntime/driver.c"
+	export TLCHECK_CRUNTIME_DRIVER="$work/tlrt-driver"
+fi
+
 # Run each; a crash fails the script with libFuzzer's report.
 cd "$work"
 for target in "${targets[@]}"; do
