@@ -184,7 +184,7 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 			t, oerr := a.t.Reshape(a.t.Numel(), 1)
 			err = add(t, oerr, a.group)
 		case k == "retain_grad":
-			a.t.RetainGrad()
+			_ = a.t.RetainGrad() // refused on a tensor that does not require grad, as PyTorch does
 		case k == "detach":
 			t, oerr := a.t.Detach()
 			if oerr == nil {

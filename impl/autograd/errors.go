@@ -31,6 +31,9 @@ const (
 	MsgNoGrad = "element 0 of tensors does not require grad and does not have a grad_fn"
 	// MsgNotScalar is _make_grads' message for a root with more than one element.
 	MsgNotScalar = "grad can be implicitly created only for scalar outputs"
+	// MsgRetainGradNoGrad is retain_grad's message for a tensor that
+	// does not require grad (VariableHooks::retain_grad).
+	MsgRetainGradNoGrad = "can't retain_grad on Tensor that has requires_grad=False"
 	// msgModifiedHint closes the saved-modified message when anomaly
 	// detection is off, as it always is here.
 	msgModifiedHint = " Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True)."

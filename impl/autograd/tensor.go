@@ -194,8 +194,19 @@ func (t *Tensor) Item() (float64, error) {
 // or cleared by ZeroGrad).
 func (t *Tensor) Grad() *Tensor { return t.grad }
 
-// RetainGrad makes a non-leaf keep its grad at backward.
-func (t *Tensor) RetainGrad() { t.retain = true }
+// RetainGrad makes a non-leaf keep its grad at backward (a leaf keeps
+// its own already). A tensor that does not require grad is refused, as
+// PyTorch's retain_grad refuses it (MsgRetainGradNoGrad).
+func (t *Tensor) RetainGrad() error {
+	if err := t.check("retain_grad"); err != nil {
+		return err
+	}
+	if !t.requiresGrad() {
+		return &Error{Op: "retain_grad", Tensor: t.id, Msg: MsgRetainGradNoGrad}
+	}
+	t.retain = true
+	return nil
+}
 
 // read records a read of the tensor's bytes and returns its values.
 func (t *Tensor) read() []float64 {
