@@ -182,20 +182,26 @@ func (t *Tensor) withTensor(op, name string, o *Tensor, f func(x, y float64) flo
 // operand o (nil for a number): when the op is recorded, a view made
 // under NoGrad, a view of a leaf that requires grad, and such a leaf
 // are refused.
+//
+// check_inplace asks requires_grad() and is_leaf(), neither of which
+// makes a view's grad_fn anew (VariableHooks::is_leaf reads grad_fn_ as
+// it is): so a view made while its base required no grad, whose base
+// an in-place op has since brought into a graph, is refused as a leaf
+// until something asks for its grad_fn (which Tensor.fn makes anew).
 func (t *Tensor) refuseInPlace(op string, o *Tensor) error {
 	if t.e.noGrad > 0 {
 		return nil
 	}
-	fn := t.fn() // a view's grad_fn made anew first: it may now require grad
-	if !t.requiresGrad() && (o == nil || !o.requiresGrad()) {
+	req := t.reqGrad || t.diffView && t.base.reqGrad // requiresGrad, without making a grad_fn anew
+	if !req && (o == nil || !o.requiresGrad()) {
 		return nil
 	}
 	switch {
 	case t.noGradView:
 		return &Error{Op: op, Tensor: t.id, Msg: MsgNoGradViewInPlace}
-	case t.diffView && t.requiresGrad() && t.base.reqGrad && t.base.fn() == nil:
+	case t.diffView && req && t.base.reqGrad && t.base.gradFn == nil:
 		return &Error{Op: op, Tensor: t.id, Msg: MsgLeafViewInPlace}
-	case t.requiresGrad() && fn == nil:
+	case req && t.gradFn == nil:
 		return &Error{Op: op, Tensor: t.id, Msg: MsgLeafInPlace}
 	}
 	return nil

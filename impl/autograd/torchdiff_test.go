@@ -27,3 +27,47 @@ func TestPyTorchRetainGradNoGrad(t *testing.T) {
 		t.Errorf("retain_grad on tensors that require grad: %v", err)
 	}
 }
+
+// TestPyTorchStaleViewIsLeaf: check_inplace's is_leaf reads a view's
+// grad_fn as it is, without making it anew: a view made while its base
+// required no grad is refused as a leaf after an in-place op brought the
+// base into a graph, until its grad_fn is asked for.
+//
+//	x = torch.tensor([-1., -0.84]); v = x[1:2]
+//	w = torch.tensor([-1.12, 2.49], requires_grad=True)
+//	x.add_(w)
+//	v.add_(torch.tensor([1.]))  # RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.
+//	v.add_(torch.tensor([1.]))  # the same
+//	v.grad_fn                   # <AsStridedBackward0>
+//	v.add_(torch.tensor([1.]))  # fine: x.grad_fn CopySlices, v._version 2
+//	x.sum().backward()          # w.grad [1., 1.]
+func TestPyTorchStaleViewIsLeaf(t *testing.T) {
+	m := must[*Tensor](t)
+	e := env(t)
+	x := leaf(t, e, false, -1, -0.84)
+	v := m(x.Slice(1, 2))
+	w := leaf(t, e, true, -1.12, 2.49)
+	if err := x.AddInPlace(w, 1); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if got := refusal(t, v.AddInPlace(leaf(t, e, false, 1), 1)); got != MsgLeafInPlace {
+			t.Errorf("v.add_ before v.grad_fn: %q, want %q", got, MsgLeafInPlace)
+		}
+	}
+	if got := v.GradFn(); got != "AsStridedBackward0" {
+		t.Errorf("v.grad_fn %s, want AsStridedBackward0", got)
+	}
+	if err := v.AddInPlace(leaf(t, e, false, 1), 1); err != nil {
+		t.Fatalf("v.add_ after v.grad_fn: %v", err)
+	}
+	if got, ver := x.GradFn(), v.Version(); got != "torch::autograd::CopySlices" || ver != 2 {
+		t.Errorf("x.grad_fn %s, v._version %d, want CopySlices, 2", got, ver)
+	}
+	if err := m(x.Sum()).Backward(false); err != nil {
+		t.Fatal(err)
+	}
+	if g := values(t, w.Grad()); !near(g, []float64{1, 1}) {
+		t.Errorf("w.grad %v, want [1 1]", g)
+	}
+}
