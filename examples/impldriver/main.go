@@ -1,10 +1,12 @@
 // Command impldriver serves the tlcheck-drive protocol (drive/PROTOCOL.md)
 // for the Go runtime of package impl: the protocol's reference driver in
-// Go, beside examples/cruntime's in C.
+// Go, beside examples/cruntime's in C. With -autograd it serves layer-5
+// programs instead, on the autograd engine of package impl/autograd.
 //
 //	go build -o /tmp/impldriver ./examples/impldriver
 //	tlcheck fuzz --exec /tmp/impldriver
 //	tlcheck fuzz --exec '/tmp/impldriver -fault stale-record-not-purged'
+//	tlcheck fuzz --exec '/tmp/impldriver -autograd' --against 'python3 examples/torchdriver/driver.py'
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/drive/impldriver"
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/autograd"
 )
 
 func main() {
@@ -22,8 +25,16 @@ func main() {
 		faults = append(faults, impl.Fault(s))
 		return nil
 	})
+	grad := flag.Bool("autograd", false, "serve layer-5 (autograd) programs on impl/autograd")
 	flag.Parse()
-	if err := impldriver.Serve(os.Stdin, os.Stdout, impl.Config{Faults: faults}); err != nil {
+	cfg := impl.Config{Faults: faults}
+	var err error
+	if *grad {
+		err = impldriver.ServeAutograd(os.Stdin, os.Stdout, cfg, autograd.Config{})
+	} else {
+		err = impldriver.Serve(os.Stdin, os.Stdout, cfg)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "impldriver:", err)
 		os.Exit(1)
 	}
