@@ -25,6 +25,8 @@ type Outcome struct {
 	Refused bool
 	Message string
 	Kinds   []traces.Kind
+	Tensor  *TensorState // layer 5: the answer's tensor, if it gave one
+	Grads   []Grad       // layer 5: the answer's gradients, for backward
 }
 
 // Failure is what was wrong with a run, at the earliest call.
@@ -104,7 +106,7 @@ func (c *checker) addr(h int) traces.Addr {
 }
 
 // answer takes the driver's answer to call i.
-func (c *checker) answer(i int, a *answerLine) {
+func (c *checker) answer(i int, a *Answer) {
 	call := &c.res.Calls[i]
 	out := Outcome{Event: -1, Events: len(a.Events), Refused: a.Refused, Message: a.Message}
 	if len(a.Kinds) > 0 {

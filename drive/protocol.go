@@ -20,10 +20,14 @@ const (
 type Hello struct {
 	Protocol string   `json:"protocol"`         // ProtocolName
 	Version  int      `json:"version"`          // ProtocolVersion
-	Layers   []int    `json:"layers"`           // the trace layers its runtime has: 2, or 2 and 3
+	Layers   []int    `json:"layers"`           // the trace layers its runtime has: 2, 2 and 3; 5 for autograd programs
 	Calls    []string `json:"calls,omitempty"`  // the calls it takes; empty: every call of its layers
 	Source   string   `json:"source,omitempty"` // free text, the header's source in its traces
+	Notes    []string `json:"notes,omitempty"`  // free text: where the runtime knowingly departs from what it stands for
 }
+
+// Autograd reports whether the driver takes layer-5 programs.
+func (h Hello) Autograd() bool { return slices.Contains(h.Layers, 5) }
 
 // Call is one call of a program, as the protocol sends it: a trace event
 // whose objects are named by handle, not by address. A call that makes an
@@ -238,14 +242,75 @@ func fieldNames(f callField) string {
 	return fmt.Sprint(out)
 }
 
-// answerLine is the driver's line for one call: what its runtime recorded and
-// whether it did the call or refused it.
-type answerLine struct {
+// Answer is the driver's line for one call: what its runtime recorded and
+// whether it did the call or refused it; for a layer-5 call, also the
+// tensor it made or wrote and, for backward, the gradients. A driver
+// written in Go writes it with AppendJSON; ParseAnswer reads one.
+type Answer struct {
 	ID      int64
 	Events  []traces.Event
 	Refused bool
 	Message string        // the runtime's message for a refusal
 	Kinds   []traces.Kind // optional: the violation kinds the runtime names for a refusal
+	Tensor  *TensorState  // layer 5: the tensor the call made, or the target of an in-place op after it
+	Grads   []Grad        // layer 5, backward: each handle held whose grad is defined, in handle order
+}
+
+// AppendJSON appends the answer as a protocol line, without the newline.
+func (a *Answer) AppendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, a.ID, 10)
+	b = append(b, `,"events":[`...)
+	for i := range a.Events {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = traces.AppendEvent(b, &a.Events[i])
+	}
+	b = append(b, ']')
+	if a.Refused {
+		b = append(b, `,"outcome":"refused","message":`...)
+		b = strconv.AppendQuote(b, a.Message)
+		if len(a.Kinds) > 0 {
+			b = append(b, `,"kinds":[`...)
+			for i, k := range a.Kinds {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendQuote(b, string(k))
+			}
+			b = append(b, ']')
+		}
+	} else {
+		b = append(b, `,"outcome":"done"`...)
+	}
+	if a.Tensor != nil {
+		b = append(b, `,"tensor":`...)
+		b = appendTensor(b, a.Tensor)
+	}
+	if a.Grads != nil {
+		b = append(b, `,"grads":[`...)
+		for i, g := range a.Grads {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"handle":`...)
+			b = strconv.AppendInt(b, int64(g.Handle), 10)
+			b = append(b, `,"values":`...)
+			b = AppendFloats(b, g.Values)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// ParseAnswer reads an answer line.
+func ParseAnswer(line []byte) (Answer, error) {
+	var p answerParser
+	var a Answer
+	err := p.parse(line, &a)
+	return a, err
 }
 
 // maxAnswerEvents bounds the events of one answer: a call frees at most
@@ -260,11 +325,11 @@ type answerParser struct {
 }
 
 // parse reads line into a, whose Events it reuses.
-func (p *answerParser) parse(line []byte, a *answerLine) error {
+func (p *answerParser) parse(line []byte, a *Answer) error {
 	if p.dec == nil {
 		p.dec = traces.NewEventDecoder()
 	}
-	*a = answerLine{ID: -1, Events: a.Events[:0], Kinds: a.Kinds[:0]}
+	*a = Answer{ID: -1, Events: a.Events[:0], Kinds: a.Kinds[:0]}
 	s := scanner{b: line}
 	outcome := ""
 	err := s.object(func(key []byte) error {
@@ -284,6 +349,13 @@ func (p *answerParser) parse(line []byte, a *answerLine) error {
 				a.Kinds = append(a.Kinds, traces.Kind(k))
 				return err
 			})
+		case "tensor":
+			a.Tensor, err = s.tensor()
+		case "grads":
+			a.Grads, err = s.grads()
+			if a.Grads == nil {
+				a.Grads = []Grad{}
+			}
 		case "events":
 			err = s.array(func() error {
 				obj, err := s.value()
@@ -346,21 +418,25 @@ func parseHello(line []byte) (Hello, error) {
 		return Hello{}, fmt.Errorf(`"version" %d: this tlcheck speaks version %d`, h.Version, ProtocolVersion)
 	}
 	if len(h.Layers) == 0 {
-		return Hello{}, errors.New(`"layers" is empty: name the layers of calls the driver takes (2, or 2 and 3)`)
+		return Hello{}, errors.New(`"layers" is empty: name the layers of calls the driver takes (2, or 2 and 3; 5 for autograd programs)`)
 	}
 	for _, l := range h.Layers {
-		if l != 1 && l != 2 && l != 3 {
-			return Hello{}, fmt.Errorf(`"layers": %d is not a layer (1, 2 or 3)`, l)
+		if l != 1 && l != 2 && l != 3 && l != 5 {
+			return Hello{}, fmt.Errorf(`"layers": %d is not a layer the protocol has calls for (1, 2, 3 or 5)`, l)
 		}
 	}
-	if !slices.Contains(h.Layers, 2) {
-		return Hello{}, errors.New(`"layers" lacks 2: programs are made of layer-2 calls (and end)`)
+	if !slices.Contains(h.Layers, 2) && !h.Autograd() {
+		return Hello{}, errors.New(`"layers" lacks 2 and 5: programs are made of layer-2 calls, or of layer-5 calls`)
 	}
 	for _, name := range h.Calls {
 		op, ok := traces.ParseOp(name)
-		if _, known := callRows[op]; !ok || !known {
-			return Hello{}, fmt.Errorf(`"calls": %q is not a call`, name)
+		if _, known := callRows[op]; ok && known {
+			continue
 		}
+		if _, known := tensorRows[TensorOp(name)]; known && h.Autograd() {
+			continue
+		}
+		return Hello{}, fmt.Errorf(`"calls": %q is not a call of the driver's layers`, name)
 	}
 	return h, nil
 }
@@ -368,15 +444,40 @@ func parseHello(line []byte) (Hello, error) {
 // offers returns the set of calls the hello offers, end always among them.
 func (h Hello) offers() map[traces.Op]bool {
 	set := map[traces.Op]bool{traces.OpEnd: true}
-	if len(h.Calls) > 0 {
-		for _, name := range h.Calls {
-			op, _ := traces.ParseOp(name)
-			set[op] = true
+	named := false // the calls name some of layers 2 and 3 (a layer-5 driver's need not)
+	for _, name := range h.Calls {
+		if op, ok := traces.ParseOp(name); ok && callRows[op].layer != 0 {
+			set[op], named = true, true
 		}
+	}
+	if named {
 		return set
 	}
 	for _, l := range h.Layers {
+		if l == 5 {
+			continue // layer-5 programs: see tensorOffers
+		}
 		for _, op := range CallOps(l) {
+			set[op] = true
+		}
+	}
+	return set
+}
+
+// tensorOffers returns the set of layer-5 calls the hello offers (nil if
+// it does not list layer 5), end always among them.
+func (h Hello) tensorOffers() map[TensorOp]bool {
+	if !h.Autograd() {
+		return nil
+	}
+	set := map[TensorOp]bool{TensorEnd: true}
+	for _, name := range h.Calls {
+		if _, ok := tensorRows[TensorOp(name)]; ok {
+			set[TensorOp(name)] = true
+		}
+	}
+	if len(set) == 1 {
+		for _, op := range TensorOps() {
 			set[op] = true
 		}
 	}

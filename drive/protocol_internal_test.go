@@ -40,7 +40,7 @@ func TestParseCall(t *testing.T) {
 
 func TestParseAnswer(t *testing.T) {
 	var p answerParser
-	var a answerLine
+	var a Answer
 	for _, tc := range []struct {
 		line, err string
 	}{
@@ -94,7 +94,7 @@ func TestParseAnswerBoundsEvents(t *testing.T) {
 	}
 	b.WriteString(`]}`)
 	var p answerParser
-	var a answerLine
+	var a Answer
 	if err := p.parse([]byte(b.String()), &a); err == nil || !strings.Contains(err.Error(), "more than 16384 events") {
 		t.Errorf("an answer of %d events: %v", maxAnswerEvents+1, err)
 	}

@@ -68,7 +68,7 @@ func (d *Driver) receive(bt *batch) *Result {
 		c.trouble(0, bt.trouble)
 		return c.res
 	}
-	var a answerLine
+	var a Answer
 	for i := -1; i < len(bt.calls); i++ {
 		id := bt.first + 1 + int64(i)
 		what := func() string {
@@ -115,7 +115,7 @@ func (d *Driver) header() traces.Header {
 }
 
 // parseAnswer reads line as the answer with id want.
-func (d *Driver) parseAnswer(line []byte, a *answerLine, want int64, what func() string) *Trouble {
+func (d *Driver) parseAnswer(line []byte, a *Answer, want int64, what func() string) *Trouble {
 	if err := d.parse.parse(line, a); err != nil {
 		d.kill()
 		return d.trouble(TroubleProtocol, fmt.Sprintf("while waiting for %s it wrote %s, which is not an answer: %v", what(), clip(line), err))
