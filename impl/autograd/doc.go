@@ -13,9 +13,10 @@
 // by PyTorch's rules), Neg, Pow (by a constant), Relu, Exp, Log, Tanh,
 // Sum, Matmul; views Reshape and Slice share their base's storage;
 // in-place AddInPlace (add_), SubInPlace (sub_), MulTensorInPlace and
-// DivInPlace (mul_ and div_ by a tensor), AddScalarInPlace and
-// MulInPlace (add_ and mul_ by a number; mul_ saves the number, as
-// PyTorch saves a wrapped number), ZeroInPlace (zero_); Detach shares
+// DivInPlace (mul_ and div_ by a tensor), AddScalarInPlace,
+// SubScalarInPlace, MulInPlace and DivScalarInPlace (by a number; mul_
+// and div_ save the number, as PyTorch saves a wrapped number),
+// ZeroInPlace (zero_); Detach shares
 // storage and version counter; Data (.data) shares storage but not the
 // counter.
 //

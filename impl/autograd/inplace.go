@@ -90,6 +90,46 @@ func (t *Tensor) MulInPlace(c float64) error {
 	})
 }
 
+// SubScalarInPlace does t -= c for a number c (sub_(c); SubBackward0,
+// saves nothing).
+func (t *Tensor) SubScalarInPlace(c float64) error {
+	if err := t.check("sub_"); err != nil {
+		return err
+	}
+	return t.inplace("sub_", "SubBackward0", nil, func(x []float64) {
+		for i := range x {
+			x[i] -= c
+		}
+	}, func(*node, []float64) (func(g []float64, sv [][]float64) [][]float64, error) {
+		return func(g []float64, _ [][]float64) [][]float64 { return [][]float64{g} }, nil
+	})
+}
+
+// DivScalarInPlace does t /= c for a number c (div_(c); DivBackward0,
+// which saves c as PyTorch saves a wrapped number, as MulInPlace does).
+func (t *Tensor) DivScalarInPlace(c float64) error {
+	if err := t.check("div_"); err != nil {
+		return err
+	}
+	return t.inplace("div_", "DivBackward0", nil, func(x []float64) {
+		for i := range x {
+			x[i] /= c
+		}
+	}, func(nd *node, old []float64) (func(g []float64, sv [][]float64) [][]float64, error) {
+		if !t.edge() {
+			return func([]float64, [][]float64) [][]float64 { return [][]float64{nil} }, nil
+		}
+		i, err := t.e.saveCopy(nd, "div_", []int{}, []float64{c})
+		return func(g []float64, sv [][]float64) [][]float64 {
+			ga := make([]float64, len(g))
+			for k := range g {
+				ga[k] = g[k] / sv[i][0]
+			}
+			return [][]float64{ga}
+		}, err
+	})
+}
+
 // ZeroInPlace sets t to zeros (ZeroBackward0, saves nothing).
 func (t *Tensor) ZeroInPlace() error {
 	if err := t.check("zero_"); err != nil {

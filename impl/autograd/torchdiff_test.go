@@ -71,3 +71,60 @@ func TestPyTorchStaleViewIsLeaf(t *testing.T) {
 		t.Errorf("w.grad %v, want [1 1]", g)
 	}
 }
+
+// TestPyTorchScalarInPlace: sub_ and div_ by a number. sub_'s
+// SubBackward0 saves nothing, so a second backward runs again; div_'s
+// DivBackward0 saves the wrapped number, as mul_'s MulBackward0 does, so
+// a second one is refused.
+//
+//	w = torch.tensor([1., 2.], requires_grad=True)
+//	h = w.neg(); h.sub_(2.5)    # h.grad_fn SubBackward0, h [-3.5, -4.5]
+//	y = h.sum(); y.backward(); y.backward()   # w.grad [-2., -2.]
+//	w = torch.tensor([1., 2.], requires_grad=True)
+//	h = w.neg(); h.div_(2.5)    # h.grad_fn DivBackward0, h [-0.4, -0.8]
+//	y = h.sum(); y.backward()   # w.grad [-0.4, -0.4]
+//	y.backward()                # RuntimeError: Trying to backward through the graph a second time ...
+func TestPyTorchScalarInPlace(t *testing.T) {
+	cases := []struct {
+		op            string
+		do            func(h *Tensor) error
+		fn            string
+		h, grad       []float64
+		secondRefused bool
+	}{
+		{"sub_", func(h *Tensor) error { return h.SubScalarInPlace(2.5) }, "SubBackward0", []float64{-3.5, -4.5}, []float64{-2, -2}, false},
+		{"div_", func(h *Tensor) error { return h.DivScalarInPlace(2.5) }, "DivBackward0", []float64{-0.4, -0.8}, []float64{-0.4, -0.4}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.op, func(t *testing.T) {
+			m := must[*Tensor](t)
+			e := env(t)
+			w := leaf(t, e, true, 1, 2)
+			h := m(w.Neg())
+			if err := tc.do(h); err != nil {
+				t.Fatal(err)
+			}
+			if got := h.GradFn(); got != tc.fn {
+				t.Errorf("h.grad_fn %s, want %s", got, tc.fn)
+			}
+			if v := values(t, h); !near(v, tc.h) {
+				t.Errorf("h %v, want %v", v, tc.h)
+			}
+			y := m(h.Sum())
+			if err := y.Backward(false); err != nil {
+				t.Fatal(err)
+			}
+			err := y.Backward(false)
+			if tc.secondRefused {
+				if got := refusal(t, err); got != MsgSecondBackward {
+					t.Errorf("second backward: %q, want MsgSecondBackward", got)
+				}
+			} else if err != nil {
+				t.Errorf("second backward: %v, want it to run again", err)
+			}
+			if g := values(t, w.Grad()); !near(g, tc.grad) {
+				t.Errorf("w.grad %v, want %v", g, tc.grad)
+			}
+		})
+	}
+}
