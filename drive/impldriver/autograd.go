@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
-	"strconv"
 
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/impl"
@@ -84,7 +82,7 @@ type server5 struct {
 }
 
 func (s *server5) hello(w *bufio.Writer) error {
-	src := "tlcheck impl/autograd (Go) over tlcheck-drive"
+	src := "tlcheck impl/autograd (Go) over tlcheck-drive, lifetime " + s.acfg.Lifetime.String()
 	for _, f := range s.cfg.Faults {
 		src += ", fault " + string(f)
 	}
@@ -113,47 +111,33 @@ func (s *server5) reset() error {
 }
 
 func (s *server5) serve(line []byte, w *bufio.Writer) error {
-	c, err := parseCall5(line)
+	c, id, reset, err := drive.ParseTensorCall(line)
 	if err != nil {
 		return fmt.Errorf("impldriver: %q: %w", line, err)
 	}
 	s.events = s.events[:0]
 	var made *autograd.Tensor
-	if c.Op == "reset" {
+	if reset {
 		if err := s.reset(); err != nil {
 			return fmt.Errorf("impldriver: reset: %w", err)
 		}
 	} else {
 		made, err = s.call(&c)
 	}
-	s.mute = true
-	b := s.buf[:0]
-	b = append(b, `{"id":`...)
-	b = strconv.AppendInt(b, c.ID, 10)
-	b = append(b, `,"events":[`...)
-	for i := range s.events {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = traces.AppendEvent(b, &s.events[i])
+	s.mute = true // reading the tensor and the grads for the answer records nothing
+	a := drive.Answer{ID: id, Events: s.events}
+	switch {
+	case err != nil:
+		a.Refused, a.Message = true, message(err)
+	case made != nil:
+		a.Tensor = state(made)
 	}
-	b = append(b, ']')
-	if err != nil {
-		b = append(b, `,"outcome":"refused","message":`...)
-		b = strconv.AppendQuote(b, message(err))
-	} else {
-		b = append(b, `,"outcome":"done"`...)
-		if made != nil {
-			b = appendTensor(append(b, `,"tensor":`...), made)
-		}
-		if c.Op == "backward" {
-			b = s.appendGrads(append(b, `,"grads":`...))
-		}
+	if err == nil && c.Op == drive.TensorBackward {
+		a.Grads = s.grads()
 	}
-	b = append(b, "}\n"...)
 	s.mute = false
-	s.buf = b
-	_, err = w.Write(b)
+	s.buf = append(a.AppendJSON(s.buf[:0]), '\n')
+	_, err = w.Write(s.buf)
 	return err
 }
 
@@ -179,7 +163,7 @@ func (s *server5) tensor(h int) (*autograd.Tensor, error) {
 
 // call makes c on the engine; it returns the tensor the answer shows (the
 // one made, or the target written in place), if any.
-func (s *server5) call(c *call5) (*autograd.Tensor, error) {
+func (s *server5) call(c *drive.TensorCall) (*autograd.Tensor, error) {
 	var made *autograd.Tensor
 	do := func() error {
 		var err error
@@ -194,7 +178,7 @@ func (s *server5) call(c *call5) (*autograd.Tensor, error) {
 	return made, err
 }
 
-func (s *server5) dispatch(c *call5) (*autograd.Tensor, error) {
+func (s *server5) dispatch(c *drive.TensorCall) (*autograd.Tensor, error) {
 	e := s.e
 	operands := func(hs ...int) ([]*autograd.Tensor, error) {
 		ts := make([]*autograd.Tensor, len(hs))
@@ -215,55 +199,56 @@ func (s *server5) dispatch(c *call5) (*autograd.Tensor, error) {
 		return t, nil
 	}
 	switch c.Op {
-	case "leaf":
+	case drive.TensorLeaf:
 		return keep(e.Leaf(c.Shape, c.Values, c.RequiresGrad))
-	case "add", "sub", "mul", "div", "matmul":
+	case drive.TensorAdd, drive.TensorSub, drive.TensorMul, drive.TensorDiv, drive.TensorMatmul:
 		ts, err := operands(c.A, c.B)
 		if err != nil {
 			return nil, err
 		}
 		a, b := ts[0], ts[1]
 		switch c.Op {
-		case "add":
+		case drive.TensorAdd:
 			return keep(a.Add(b))
-		case "sub":
+		case drive.TensorSub:
 			return keep(a.Sub(b))
-		case "mul":
+		case drive.TensorMul:
 			return keep(a.Mul(b))
-		case "div":
+		case drive.TensorDiv:
 			return keep(a.Div(b))
 		}
 		return keep(a.Matmul(b))
-	case "neg", "exp", "log", "tanh", "relu", "sum", "pow", "reshape", "slice", "detach", "data":
+	case drive.TensorNeg, drive.TensorExp, drive.TensorLog, drive.TensorTanh, drive.TensorRelu, drive.TensorSum,
+		drive.TensorPow, drive.TensorReshape, drive.TensorSlice, drive.TensorDetach, drive.TensorData:
 		ts, err := operands(c.A)
 		if err != nil {
 			return nil, err
 		}
 		a := ts[0]
 		switch c.Op {
-		case "neg":
+		case drive.TensorNeg:
 			return keep(a.Neg())
-		case "exp":
+		case drive.TensorExp:
 			return keep(a.Exp())
-		case "log":
+		case drive.TensorLog:
 			return keep(a.Log())
-		case "tanh":
+		case drive.TensorTanh:
 			return keep(a.Tanh())
-		case "relu":
+		case drive.TensorRelu:
 			return keep(a.Relu())
-		case "sum":
+		case drive.TensorSum:
 			return keep(a.Sum())
-		case "pow":
+		case drive.TensorPow:
 			return keep(a.Pow(c.Exponent))
-		case "reshape":
+		case drive.TensorReshape:
 			return keep(a.Reshape(c.Shape...))
-		case "slice":
+		case drive.TensorSlice:
 			return keep(a.Slice(c.Start, c.Stop))
-		case "detach":
+		case drive.TensorDetach:
 			return keep(a.Detach())
 		}
 		return keep(a.Data())
-	case "add_", "sub_", "mul_", "div_", "zero_":
+	case drive.TensorAddInPlace, drive.TensorSubInPlace, drive.TensorMulInPlace, drive.TensorDivInPlace, drive.TensorZero:
 		t, err := s.tensor(c.Target)
 		if err != nil {
 			return nil, err
@@ -272,82 +257,82 @@ func (s *server5) dispatch(c *call5) (*autograd.Tensor, error) {
 			return nil, err
 		}
 		return t, nil
-	case "backward":
+	case drive.TensorBackward:
 		t, err := s.tensor(c.Target)
 		if err != nil {
 			return nil, err
 		}
 		return nil, t.Backward(c.RetainGraph)
-	case "zero_grad":
+	case drive.TensorZeroGrad:
 		t, err := s.tensor(c.Target)
 		if err != nil {
 			return nil, err
 		}
 		return nil, e.ZeroGrad(t)
-	case "retain_grad":
+	case drive.TensorRetainGrad:
 		t, err := s.tensor(c.Target)
 		if err != nil {
 			return nil, err
 		}
 		return nil, t.RetainGrad()
-	case "drop":
+	case drive.TensorDrop:
 		t, err := s.tensor(c.Target)
 		if err != nil {
 			return nil, err
 		}
 		delete(s.handles, c.Target)
 		return nil, s.drop(t)
-	case "end":
+	case drive.TensorEnd:
 		return nil, s.end()
 	}
 	return nil, fmt.Errorf("impldriver: no layer-5 call %q", c.Op)
 }
 
 // inplace makes an in-place call on t: by a tensor (B) or by a number.
-func (s *server5) inplace(c *call5, t *autograd.Tensor) error {
-	if c.Op == "zero_" {
+func (s *server5) inplace(c *drive.TensorCall, t *autograd.Tensor) error {
+	if c.Op == drive.TensorZero {
 		return t.ZeroInPlace()
 	}
-	if c.Scalar != nil {
+	if c.ByScalar {
 		switch c.Op {
-		case "add_":
-			return t.AddScalarInPlace(*c.Scalar)
-		case "mul_":
-			return t.MulInPlace(*c.Scalar)
+		case drive.TensorAddInPlace:
+			return t.AddScalarInPlace(c.Scalar)
+		case drive.TensorSubInPlace:
+			return t.SubScalarInPlace(c.Scalar)
+		case drive.TensorMulInPlace:
+			return t.MulInPlace(c.Scalar)
 		}
-		return fmt.Errorf("impldriver: %s by a number is not a call", c.Op)
+		return t.DivScalarInPlace(c.Scalar)
 	}
 	o, err := s.tensor(c.B)
 	if err != nil {
 		return err
 	}
 	switch c.Op {
-	case "add_":
+	case drive.TensorAddInPlace:
 		return t.AddInPlace(o, 1)
-	case "sub_":
+	case drive.TensorSubInPlace:
 		return t.SubInPlace(o, 1)
-	case "mul_":
+	case drive.TensorMulInPlace:
 		return t.MulTensorInPlace(o)
 	}
 	return t.DivInPlace(o)
 }
 
-// drop lets go of the program's reference to t.
+// drop lets go of the program's reference to t: under PyTorch's lifetime
+// the engine frees what nothing refers to any more; TensorLogic's frees
+// by scope and graph, and the handle is only forgotten.
 func (s *server5) drop(t *autograd.Tensor) error {
-	return nil // TODO(lifetime): the engine's drop
+	if s.acfg.Lifetime != autograd.LifetimePyTorch {
+		return nil
+	}
+	return t.Drop()
 }
 
-// end drops every handle, in handle order, closes the program's scope and
-// ends the run.
+// end drops every handle, closes the program's scope and ends the run.
 func (s *server5) end() error {
-	var errs []error
-	for _, h := range s.held() {
-		t := s.handles[h]
-		delete(s.handles, h)
-		errs = append(errs, s.drop(t))
-	}
-	errs = append(errs, s.e.ScopeExit(), s.e.End())
-	return errors.Join(errs...)
+	clear(s.handles)
+	return errors.Join(s.e.ScopeExit(), s.e.End())
 }
 
 // held returns the handles held, in order.
@@ -360,77 +345,31 @@ func (s *server5) held() []int {
 	return hs
 }
 
-// appendTensor appends the answer's tensor object for t.
-func appendTensor(b []byte, t *autograd.Tensor) []byte {
-	b = append(b, `{"shape":[`...)
-	for i, d := range t.Shape() {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, int64(d), 10)
-	}
-	b = append(b, `],"values":`...)
+// state is what the answer says of t.
+func state(t *autograd.Tensor) *drive.TensorState {
 	vals, _ := t.Values() // a tensor the call just made or wrote is alive
-	b = appendFloats(b, vals)
-	b = append(b, `,"requires_grad":`...)
-	b = strconv.AppendBool(b, t.RequiresGrad())
-	b = append(b, `,"is_leaf":`...)
-	b = strconv.AppendBool(b, t.IsLeaf())
-	b = append(b, `,"grad_fn":`...)
-	if fn := t.GradFn(); fn != "" {
-		b = strconv.AppendQuote(b, fn)
-	} else {
-		b = append(b, "null"...)
+	return &drive.TensorState{
+		Shape:        t.Shape(),
+		Values:       vals,
+		RequiresGrad: t.RequiresGrad(),
+		IsLeaf:       t.IsLeaf(),
+		GradFn:       t.GradFn(),
+		Version:      t.Version(),
 	}
-	b = append(b, `,"version":`...)
-	b = strconv.AppendInt(b, int64(t.Version()), 10)
-	return append(b, '}')
 }
 
-// appendGrads appends the grads of the handles held whose grad is
-// defined, in handle order.
-func (s *server5) appendGrads(b []byte) []byte {
-	b = append(b, '[')
-	n := 0
+// grads returns the grads of the handles held whose grad is defined, in
+// handle order.
+func (s *server5) grads() []drive.Grad {
+	out := []drive.Grad{}
 	for _, h := range s.held() {
 		g := s.handles[h].Grad()
 		if g == nil {
 			continue
 		}
-		vals, err := g.Values()
-		if err != nil {
-			continue
-		}
-		if n > 0 {
-			b = append(b, ',')
-		}
-		n++
-		b = append(b, `{"handle":`...)
-		b = strconv.AppendInt(b, int64(h), 10)
-		b = appendFloats(append(b, `,"values":`...), vals)
-		b = append(b, '}')
-	}
-	return append(b, ']')
-}
-
-// appendFloats appends vals as a JSON array, the non-finite values as the
-// protocol's strings "nan", "inf" and "-inf".
-func appendFloats(b []byte, vals []float64) []byte {
-	b = append(b, '[')
-	for i, v := range vals {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		switch {
-		case math.IsNaN(v):
-			b = append(b, `"nan"`...)
-		case math.IsInf(v, 1):
-			b = append(b, `"inf"`...)
-		case math.IsInf(v, -1):
-			b = append(b, `"-inf"`...)
-		default:
-			b = strconv.AppendFloat(b, v, 'g', -1, 64)
+		if vals, err := g.Values(); err == nil {
+			out = append(out, drive.Grad{Handle: h, Values: vals})
 		}
 	}
-	return append(b, ']')
+	return out
 }

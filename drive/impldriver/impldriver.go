@@ -4,11 +4,17 @@
 // (the same programs, generator and model as the in-process runs of
 // package properties, over a pipe). Serve is the whole driver; a main that
 // calls it is examples/impldriver.
+//
+// ServeAutograd serves the protocol's layer-5 (autograd) programs on the
+// engine of package impl/autograd, PyTorch's semantics in Go, so that
+// drive's differential check can hold it to real PyTorch call by call
+// (the PyTorch driver is examples/torchdriver): its answers carry the
+// tensor each call made or wrote and the grads after backward, and its
+// refusals the engine's messages, which are PyTorch's words.
 package impldriver
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -30,37 +36,13 @@ func Serve(in io.Reader, out io.Writer, cfg impl.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	s := server{in: bufio.NewReaderSize(in, MaxLine), out: bufio.NewWriterSize(out, 64<<10), cfg: cfg}
+	s := server{cfg: cfg}
 	s.cfg.Record = func(ev traces.Event) { s.events = append(s.events, ev) }
 	s.rt = impl.New(s.cfg)
-	if err := s.hello(); err != nil {
-		return err
-	}
-	for {
-		if s.in.Buffered() == 0 {
-			if err := s.out.Flush(); err != nil {
-				return err
-			}
-		}
-		line, err := s.in.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			return fmt.Errorf("impldriver: a line longer than %d bytes", s.in.Size())
-		}
-		if err == io.EOF && len(line) == 0 {
-			return s.out.Flush()
-		}
-		if err != nil && err != io.EOF {
-			return err
-		}
-		if err := s.serve(line); err != nil {
-			return err
-		}
-	}
+	return loop(in, out, s.hello, s.serve)
 }
 
 type server struct {
-	in      *bufio.Reader
-	out     *bufio.Writer
 	cfg     impl.Config
 	rt      *impl.Runtime
 	handles []traces.Addr
@@ -69,7 +51,7 @@ type server struct {
 	buf     []byte
 }
 
-func (s *server) hello() error {
+func (s *server) hello(w *bufio.Writer) error {
 	var calls []string
 	for _, l := range []int{2, 3} {
 		for _, op := range drive.CallOps(l) {
@@ -80,12 +62,12 @@ func (s *server) hello() error {
 	for _, f := range s.cfg.Faults {
 		src += ", fault " + string(f)
 	}
-	_, err := fmt.Fprintf(s.out, `{"protocol":%q,"version":%d,"layers":[2,3],"calls":[%s],"source":%q}`+"\n",
+	_, err := fmt.Fprintf(w, `{"protocol":%q,"version":%d,"layers":[2,3],"calls":[%s],"source":%q}`+"\n",
 		drive.ProtocolName, drive.ProtocolVersion, strings.Join(calls, ","), src)
 	return err
 }
 
-func (s *server) serve(line []byte) error {
+func (s *server) serve(line []byte, w *bufio.Writer) error {
 	c, id, reset, err := drive.ParseCall(line)
 	if err != nil {
 		return fmt.Errorf("impldriver: %q: %w", line, err)
@@ -127,7 +109,7 @@ func (s *server) serve(line []byte) error {
 	}
 	b = append(b, '\n')
 	s.buf = b
-	_, err = s.out.Write(b)
+	_, err = w.Write(b)
 	return err
 }
 

@@ -1,7 +1,9 @@
 // Command impldriver serves the tlcheck-drive protocol (drive/PROTOCOL.md)
 // for the Go runtime of package impl: the protocol's reference driver in
 // Go, beside examples/cruntime's in C. With -autograd it serves layer-5
-// programs instead, on the autograd engine of package impl/autograd.
+// programs instead, on the autograd engine of package impl/autograd, in
+// PyTorch's lifetime (-lifetime tensorlogic: TensorLogic's hybrid
+// cleanup).
 //
 //	go build -o /tmp/impldriver ./examples/impldriver
 //	tlcheck fuzz --exec /tmp/impldriver
@@ -26,11 +28,21 @@ func main() {
 		return nil
 	})
 	grad := flag.Bool("autograd", false, "serve layer-5 (autograd) programs on impl/autograd")
+	lifetime := flag.String("lifetime", "pytorch", "with -autograd: the engine's lifetime, pytorch or tensorlogic")
 	flag.Parse()
+	acfg := autograd.Config{Lifetime: autograd.LifetimePyTorch}
+	switch *lifetime {
+	case "pytorch":
+	case "tensorlogic":
+		acfg.Lifetime = autograd.LifetimeTensorLogic
+	default:
+		fmt.Fprintf(os.Stderr, "impldriver: -lifetime %q: want pytorch or tensorlogic\n", *lifetime)
+		os.Exit(2)
+	}
 	cfg := impl.Config{Faults: faults}
 	var err error
 	if *grad {
-		err = impldriver.ServeAutograd(os.Stdin, os.Stdout, cfg, autograd.Config{})
+		err = impldriver.ServeAutograd(os.Stdin, os.Stdout, cfg, acfg)
 	} else {
 		err = impldriver.Serve(os.Stdin, os.Stdout, cfg)
 	}
