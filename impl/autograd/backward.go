@@ -51,6 +51,12 @@ func (t *Tensor) Backward(retainGraph bool) error {
 		return &Error{Op: "backward", Tensor: t.id, Msg: "no scope is open for the gradient buffers"}
 	}
 	root := t.fn()
+	if root == nil && t.noGradView {
+		// A view made under NoGrad requires grad through its base but is a
+		// leaf without a grad accumulator of its own: PyTorch finds no
+		// gradient edge for it (run_backward).
+		return &Error{Op: "backward", Tensor: t.id, Msg: MsgNoGrad}
+	}
 	if root == nil {
 		return e.accumulate(t, []float64{1})
 	}

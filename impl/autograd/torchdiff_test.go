@@ -128,3 +128,32 @@ func TestPyTorchScalarInPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestPyTorchBackwardNoGradView: a view made under no_grad of a tensor
+// that requires grad requires grad itself, but backward from it is
+// refused: it is a leaf with no grad accumulator of its own.
+//
+//	w = torch.tensor([-2.18, 0.55], requires_grad=True)
+//	v = w[1:2]
+//	with torch.no_grad(): r = v.reshape(1, 1)
+//	r.requires_grad, r.is_leaf   # True, True
+//	r.backward()                 # RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn
+func TestPyTorchBackwardNoGradView(t *testing.T) {
+	m := must[*Tensor](t)
+	e := env(t)
+	w := leaf(t, e, true, -2.18, 0.55)
+	v := m(w.Slice(1, 2))
+	var r *Tensor
+	if err := e.NoGrad(func() (err error) { r, err = v.Reshape(1, 1); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if !r.RequiresGrad() || !r.IsLeaf() {
+		t.Errorf("r.requires_grad %t, r.is_leaf %t, want both", r.RequiresGrad(), r.IsLeaf())
+	}
+	if got := refusal(t, r.Backward(false)); got != MsgNoGrad {
+		t.Errorf("r.backward(): %q, want %q", got, MsgNoGrad)
+	}
+	if r.Grad() != nil || w.Grad() != nil {
+		t.Error("a refused backward left a grad")
+	}
+}
