@@ -28,7 +28,7 @@ func ServeAutograd(in io.Reader, out io.Writer, cfg impl.Config, acfg autograd.C
 	}
 	s := &server5{cfg: cfg, acfg: acfg}
 	rec := func(ev traces.Event) {
-		if !s.mute {
+		if !s.reading || ev.Op != traces.OpRead {
 			s.events = append(s.events, ev)
 		}
 	}
@@ -77,7 +77,8 @@ type server5 struct {
 	e       *autograd.Engine
 	handles map[int]*autograd.Tensor
 	events  []traces.Event
-	mute    bool // reading a tensor for the answer records nothing
+	reading bool // the answer's reads of values are not the program's: not recorded
+	scoped  bool // the program's scope is open
 	buf     []byte
 }
 
@@ -92,22 +93,19 @@ func (s *server5) hello(w *bufio.Writer) error {
 }
 
 // reset throws the program's engine away, recording nothing, and makes a
-// fresh one with a scope open: the tensors' buffers have their records
-// there, and backward its gradient buffers.
+// fresh one.
 func (s *server5) reset() error {
-	s.mute = true
-	defer func() { s.mute = false }()
 	s.rt = impl.New(s.cfg)
 	e, err := autograd.New(s.rt, s.acfg)
 	if err != nil {
 		return err
 	}
-	s.e = e
+	s.e, s.scoped = e, false
 	clear(s.handles)
 	if s.handles == nil {
 		s.handles = map[int]*autograd.Tensor{}
 	}
-	return e.ScopeEnter()
+	return nil
 }
 
 func (s *server5) serve(line []byte, w *bufio.Writer) error {
@@ -124,18 +122,25 @@ func (s *server5) serve(line []byte, w *bufio.Writer) error {
 	} else {
 		made, err = s.call(&c)
 	}
-	s.mute = true // reading the tensor and the grads for the answer records nothing
-	a := drive.Answer{ID: id, Events: s.events}
+	// Reading the answer's tensor may change the engine, as it does
+	// PyTorch: a view's grad_fn is made anew when asked for (a node, an
+	// object of the runtime). What that records is the call's; the reads
+	// of values are not.
+	s.reading = true
+	a := drive.Answer{ID: id}
 	switch {
 	case err != nil:
 		a.Refused, a.Message = true, message(err)
 	case made != nil:
 		a.Tensor = state(made)
 	}
-	if err == nil && c.Op == drive.TensorBackward {
+	if c.Op == drive.TensorBackward {
+		// Refused too: PyTorch's nodes that ran before a refusal have
+		// accumulated their gradients.
 		a.Grads = s.grads()
 	}
-	s.mute = false
+	s.reading = false
+	a.Events = s.events
 	s.buf = append(a.AppendJSON(s.buf[:0]), '\n')
 	_, err = w.Write(s.buf)
 	return err
@@ -164,6 +169,15 @@ func (s *server5) tensor(h int) (*autograd.Tensor, error) {
 // call makes c on the engine; it returns the tensor the answer shows (the
 // one made, or the target written in place), if any.
 func (s *server5) call(c *drive.TensorCall) (*autograd.Tensor, error) {
+	if !s.scoped {
+		// The program's scope, opened at its first call (a reset records
+		// nothing): the tensors' buffers are made in it, backward's
+		// gradient buffers too, and end closes it.
+		s.scoped = true
+		if err := s.e.ScopeEnter(); err != nil {
+			return nil, err
+		}
+	}
 	var made *autograd.Tensor
 	do := func() error {
 		var err error
