@@ -1,0 +1,157 @@
+package drive_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/drive/impldriver"
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/autograd"
+)
+
+// The test binary serves layer-5 programs too: run with autogradEnv set
+// to "pytorch" or "tensorlogic" (the engine's lifetime), optionally
+// followed by ":FAULT", it is impldriver.ServeAutograd on impl/autograd.
+const autogradEnv = "TLCHECK_TEST_AUTOGRAD_DRIVER"
+
+func init() {
+	kind := os.Getenv(autogradEnv)
+	if kind == "" {
+		return
+	}
+	lifetime, fault, _ := strings.Cut(kind, ":")
+	var cfg impl.Config
+	if fault != "" {
+		cfg.Faults = []impl.Fault{impl.Fault(fault)}
+	}
+	acfg := autograd.Config{Lifetime: autograd.LifetimePyTorch}
+	if lifetime == "tensorlogic" {
+		acfg.Lifetime = autograd.LifetimeTensorLogic
+	}
+	if err := impldriver.ServeAutograd(os.Stdin, os.Stdout, cfg, acfg); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// goAutograd returns a Config that starts this test binary as the Go
+// autograd driver, in PyTorch's lifetime, with fault on ("" for none).
+func goAutograd(fault string) drive.Config {
+	kind := "pytorch"
+	if fault != "" {
+		kind += ":" + fault
+	}
+	return drive.Config{Command: []string{os.Args[0]}, Env: append(os.Environ(), autogradEnv+"="+kind), CallTimeout: hangTimeout}
+}
+
+var torchOnce struct {
+	sync.Once
+	python, why string
+}
+
+// torchDriver returns a Config that starts the PyTorch driver
+// (examples/torchdriver) under an interpreter that imports torch, or
+// skips t, saying why, where none does.
+func torchDriver(t *testing.T) drive.Config {
+	t.Helper()
+	torchOnce.Do(func() {
+		torchOnce.python, torchOnce.why = findTorch()
+	})
+	if torchOnce.python == "" {
+		t.Skip(torchOnce.why)
+	}
+	script, err := filepath.Abs("../examples/torchdriver/driver.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(script); err != nil {
+		t.Skipf("no PyTorch driver: %v", err)
+	}
+	return drive.Config{Command: []string{torchOnce.python, script}, CallTimeout: hangTimeout, StartTimeout: time.Minute}
+}
+
+// findTorch returns the first interpreter that imports torch, of
+// TLCHECK_PYTHON, python3, python3.11 and /usr/bin/python3, or why there is none.
+func findTorch() (string, string) {
+	var tried []string
+	for _, py := range []string{os.Getenv("TLCHECK_PYTHON"), "python3", "python3.11", "/usr/bin/python3"} {
+		if py == "" {
+			continue
+		}
+		if err := exec.Command(py, "-c", "import torch").Run(); err != nil {
+			tried = append(tried, fmt.Sprintf("%s: %v", py, err))
+			continue
+		}
+		return py, ""
+	}
+	return "", "no interpreter imports torch (set TLCHECK_PYTHON): " + strings.Join(tried, "; ")
+}
+
+func newRunner(t *testing.T, cfg drive.Config) *drive.Runner {
+	t.Helper()
+	r, err := drive.NewRunner(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := r.Close(); err != nil {
+			t.Errorf("closing %s: %v", cfg.Command, err)
+		}
+	})
+	return r
+}
+
+// TestDiffFindsFault: the Go engine with a fault that changes versions
+// against the engine without it: Diff finds the disagreement and shrinks
+// it to a few calls, the version field of an in-place op.
+func TestDiffFindsFault(t *testing.T) {
+	a := newRunner(t, goAutograd(""))
+	b := newRunner(t, goAutograd(string(autograd.FaultAutogradDoubleBump)))
+	d, n, err := drive.Diff(a, b, drive.DiffOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d == nil {
+		t.Fatalf("no disagreement in %d programs", n)
+	}
+	t.Logf("after %d programs:\n%s", n, d.Report())
+	if d.Field != "tensor.version" || !d.Calls[d.Call].Op.InPlace() {
+		t.Errorf("disagreement on %s at %s, want tensor.version at an in-place op", d.Field, d.Calls[d.Call].Op)
+	}
+	if len(d.Calls) > 4 {
+		t.Errorf("shrunk to %d calls, want at most 4 (a leaf, an in-place op, end)", len(d.Calls))
+	}
+	if d.A != fmt.Sprint(d.AnswerA.Tensor.Version) || d.B != fmt.Sprint(d.AnswerB.Tensor.Version) || d.AnswerB.Tensor.Version != d.AnswerA.Tensor.Version+1 {
+		t.Errorf("values %s and %s, answers' versions %d and %d: want B one more", d.A, d.B, d.AnswerA.Tensor.Version, d.AnswerB.Tensor.Version)
+	}
+}
+
+// TestDiffAgainstPyTorch holds the Go engine (impl/autograd, PyTorch's
+// lifetime) to real PyTorch on 2,000 generated programs, call by call,
+// and the Go driver's events to the model.
+func TestDiffAgainstPyTorch(t *testing.T) {
+	torch := torchDriver(t)
+	if testing.Short() {
+		t.Skip("-short: 2,000 programs through PyTorch")
+	}
+	a := newRunner(t, goAutograd(""))
+	b := newRunner(t, torch)
+	start := time.Now()
+	d, n, err := drive.Diff(a, b, drive.DiffOptions{Seed: 20, More: func(n int) bool { return n < 2000 }, JudgeA: drive.ModelJudge})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	if d != nil {
+		t.Fatalf("after %d programs:\n%s", n, d.Report())
+	}
+	t.Logf("%d programs compared in %v: %.0f programs/s", n, took.Round(time.Millisecond), float64(n)/took.Seconds())
+}

@@ -1,0 +1,148 @@
+package drive
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// DefaultTolerance is the relative difference two drivers' numbers may
+// have and still be equal: 1e-9, so that the rounding of a sum added in
+// another order passes and a wrong gradient does not.
+const DefaultTolerance = 1e-9
+
+// Difference is one field two answers to the same call disagree on.
+type Difference struct {
+	Field string // "outcome", "message", "tensor", "tensor.shape", "tensor.values[2]", "grads", "grads[handle 1].values[0]", ...
+	A, B  string // each answer's value, as the protocol writes it
+}
+
+// compareAnswers returns the first field on which a and b, two drivers'
+// answers to the same call, disagree, in the order: outcome, message,
+// tensor (its presence, shape, requires_grad, is_leaf, grad_fn, version,
+// values), grads (the handles, then each one's values). Numbers are equal
+// within the relative tolerance tol; NaN equals NaN, and an infinity only
+// itself. Events are not compared: two runtimes record differently, and
+// the model judges each (see Diff).
+func compareAnswers(a, b *Answer, tol float64) *Difference {
+	outcome := func(x *Answer) string {
+		if x.Refused {
+			return "refused"
+		}
+		return "done"
+	}
+	if a.Refused != b.Refused {
+		return &Difference{"outcome", outcome(a) + messageNote(a), outcome(b) + messageNote(b)}
+	}
+	if a.Message != b.Message {
+		return &Difference{"message", strconv.Quote(a.Message), strconv.Quote(b.Message)}
+	}
+	if d := compareTensors(a.Tensor, b.Tensor, tol); d != nil {
+		return d
+	}
+	return compareGrads(a.Grads, b.Grads, tol)
+}
+
+// messageNote is a refusal's message, for an outcome that differs.
+func messageNote(a *Answer) string {
+	if !a.Refused {
+		return ""
+	}
+	return " " + strconv.Quote(a.Message)
+}
+
+func compareTensors(a, b *TensorState, tol float64) *Difference {
+	switch {
+	case a == nil && b == nil:
+		return nil
+	case a == nil || b == nil:
+		return &Difference{"tensor", tensorText(a), tensorText(b)}
+	case !slices.Equal(a.Shape, b.Shape):
+		return &Difference{"tensor.shape", string(appendInts(nil, a.Shape)), string(appendInts(nil, b.Shape))}
+	case a.RequiresGrad != b.RequiresGrad:
+		return &Difference{"tensor.requires_grad", strconv.FormatBool(a.RequiresGrad), strconv.FormatBool(b.RequiresGrad)}
+	case a.IsLeaf != b.IsLeaf:
+		return &Difference{"tensor.is_leaf", strconv.FormatBool(a.IsLeaf), strconv.FormatBool(b.IsLeaf)}
+	case a.GradFn != b.GradFn:
+		return &Difference{"tensor.grad_fn", gradFnText(a.GradFn), gradFnText(b.GradFn)}
+	case a.Version != b.Version:
+		return &Difference{"tensor.version", strconv.Itoa(a.Version), strconv.Itoa(b.Version)}
+	}
+	return compareFloats("tensor.values", a.Values, b.Values, tol)
+}
+
+func compareGrads(a, b []Grad, tol float64) *Difference {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return &Difference{"grads", gradsText(a), gradsText(b)}
+	}
+	for i := range a {
+		if a[i].Handle != b[i].Handle {
+			return &Difference{"grads", gradsText(a), gradsText(b)}
+		}
+	}
+	for i := range a {
+		if d := compareFloats(fmt.Sprintf("grads[handle %d].values", a[i].Handle), a[i].Values, b[i].Values, tol); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+// compareFloats compares two arrays of numbers: their lengths, then each
+// pair, naming the first that differs.
+func compareFloats(field string, a, b []float64, tol float64) *Difference {
+	if len(a) != len(b) {
+		return &Difference{field, string(AppendFloats(nil, a)), string(AppendFloats(nil, b))}
+	}
+	for i := range a {
+		if !closeTo(a[i], b[i], tol) {
+			return &Difference{fmt.Sprintf("%s[%d]", field, i), string(AppendFloat(nil, a[i])), string(AppendFloat(nil, b[i]))}
+		}
+	}
+	return nil
+}
+
+// closeTo reports whether x and y are equal within the relative
+// tolerance tol: |x-y| <= tol*max(|x|,|y|); NaN equals NaN, and an
+// infinity equals only itself.
+func closeTo(x, y, tol float64) bool {
+	switch {
+	case x == y:
+		return true
+	case math.IsNaN(x) || math.IsNaN(y):
+		return math.IsNaN(x) && math.IsNaN(y)
+	case math.IsInf(x, 0) || math.IsInf(y, 0):
+		return false
+	}
+	return math.Abs(x-y) <= tol*max(math.Abs(x), math.Abs(y))
+}
+
+func tensorText(t *TensorState) string {
+	if t == nil {
+		return "none"
+	}
+	return string(appendTensor(nil, t))
+}
+
+func gradFnText(fn string) string {
+	if fn == "" {
+		return "null"
+	}
+	return fn
+}
+
+func gradsText(gs []Grad) string {
+	if gs == nil {
+		return "none"
+	}
+	b := []byte{'['}
+	for i, g := range gs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, `{"handle":%d,"values":`, g.Handle)
+		b = append(AppendFloats(b, g.Values), '}')
+	}
+	return string(append(b, ']'))
+}
