@@ -11,11 +11,12 @@ import (
 // Result is one run of calls on a driver: what its runtime recorded and
 // answered, and the failure, if the run showed one.
 type Result struct {
-	Calls    []Call
-	Outcomes []Outcome // per call answered, in order
-	Header   traces.Header
-	Trace    []traces.Event // every event the runtime recorded, in order
-	Failure  *Failure       // nil: the run is clean
+	Calls       []Call       // a program of layers 2 and 3
+	TensorCalls []TensorCall // a layer-5 program (Calls is then empty)
+	Outcomes    []Outcome    // per call answered, in order
+	Header      traces.Header
+	Trace       []traces.Event // every event the runtime recorded, in order
+	Failure     *Failure       // nil: the run is clean
 }
 
 // Outcome is the driver's answer to one call, without its events.
@@ -70,7 +71,10 @@ type checker struct {
 	eventCall []int         // Trace index -> Calls index
 	addrs     []traces.Addr // by handle: the address the driver's runtime gave it
 	verdicts  []verdict
-	before    traces.State // the model's state before end, for its leaks
+	before    traces.State   // the model's state before end, for its leaks
+	rule      modelRule      // tests only: a wrong rule of the model, to be caught
+	attempts  []int          // layer 5: Trace indexes of refused accesses, in order
+	scratch   *model.Checker // layer 5: judges a refused access (see probe)
 }
 
 type verdict struct {
@@ -78,15 +82,17 @@ type verdict struct {
 	call int
 }
 
-func (c *checker) start(h traces.Header, calls []Call) {
+func (c *checker) start(h traces.Header, calls []Call, tcalls []TensorCall) {
 	if c.chk == nil {
 		c.chk = model.New(h)
 	} else {
 		c.chk.Reset(h)
 	}
-	c.res = &Result{Calls: calls, Header: h,
-		Outcomes: make([]Outcome, 0, len(calls)), Trace: make([]traces.Event, 0, len(calls)+len(calls)/2)}
+	n := len(calls) + len(tcalls)
+	c.res = &Result{Calls: calls, TensorCalls: tcalls, Header: h,
+		Outcomes: make([]Outcome, 0, n), Trace: make([]traces.Event, 0, n+n/2)}
 	c.eventCall = c.eventCall[:0]
+	c.attempts = c.attempts[:0]
 	c.addrs = c.addrs[:0]
 	c.verdicts = c.verdicts[:0]
 }
@@ -277,6 +283,10 @@ func (c *checker) opAt(i int) string {
 }
 
 func (c *checker) mismatch(i int, what, format string, args ...any) {
+	if c.res.TensorCalls != nil {
+		c.mismatchTensor(i, c.res.Outcomes[i].Event, what, format, args...)
+		return
+	}
 	c.fail(&Failure{What: what, Call: i, Event: c.res.Outcomes[i].Event, Message: fmt.Sprintf(format, args...),
 		sig: what + "@" + c.res.Calls[i].Op.String()})
 }

@@ -33,6 +33,8 @@ type Config struct {
 	// StderrKeep is how much of the driver's stderr is kept, the last
 	// bytes written. Default 64 KiB.
 	StderrKeep int
+
+	rule modelRule // tests only: a wrong rule of the model (autograd_check.go)
 }
 
 func (c Config) withDefaults() Config {
@@ -107,6 +109,7 @@ func Start(cfg Config) (*Driver, error) {
 		return nil, errors.New("drive: no driver command")
 	}
 	d := &Driver{cfg: cfg, stderr: newRing(cfg.StderrKeep), exited: make(chan struct{})}
+	d.check.rule = cfg.rule
 	d.cmd = exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	d.cmd.Env = cfg.Env
 	d.cmd.Stderr = d.stderr

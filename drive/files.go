@@ -36,6 +36,51 @@ func WriteCalls(w io.Writer, calls []Call, comments ...string) error {
 	return err
 }
 
+// WriteTensorCalls writes a layer-5 program as a calls file, with comment
+// lines first.
+func WriteTensorCalls(w io.Writer, calls []TensorCall, comments ...string) error {
+	var b []byte
+	for _, c := range comments {
+		for _, line := range strings.Split(strings.TrimRight(c, "\n"), "\n") {
+			b = append(b, "# "...)
+			b = append(b, line...)
+			b = append(b, '\n')
+		}
+	}
+	for i := range calls {
+		b = calls[i].AppendJSON(b)
+		b = append(b, '\n')
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+// ReadTensorCalls reads a calls file of a layer-5 program. An error names
+// the line.
+func ReadTensorCalls(r io.Reader) ([]TensorCall, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	calls := []TensorCall{}
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		c, _, reset, err := ParseTensorCall(line)
+		if err == nil && reset {
+			err = fmt.Errorf("reset is the harness's, not a program's call")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		calls = append(calls, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", len(calls)+1, err)
+	}
+	return calls, nil
+}
+
 // ReadCalls reads a calls file. An error names the line.
 func ReadCalls(r io.Reader) ([]Call, error) {
 	sc := bufio.NewScanner(r)
@@ -62,10 +107,23 @@ func ReadCalls(r io.Reader) ([]Call, error) {
 }
 
 // WriteTrace writes the run's trace, header first, as JSON Lines: the
-// file `tlcheck replay` checks.
+// file `tlcheck replay` checks. Of a layer-5 run it leaves out the
+// accesses the runtime refused (the last event of a call refused with
+// kinds): they did not happen.
 func (r *Result) WriteTrace(w io.Writer) error {
 	tw := traces.NewWriter(w, r.Header)
+	refused := map[int]bool{}
+	if r.TensorCalls != nil {
+		for _, o := range r.Outcomes {
+			if o.Refused && len(o.Kinds) > 0 && o.Events > 0 {
+				refused[o.Event+o.Events-1] = true
+			}
+		}
+	}
 	for i := range r.Trace {
+		if refused[i] {
+			continue
+		}
 		if err := tw.Write(&r.Trace[i]); err != nil {
 			return fmt.Errorf("drive: trace event %d: %w", i, err)
 		}
@@ -78,12 +136,19 @@ func (r *Result) WriteTrace(w io.Writer) error {
 func (r *Result) Listing() string {
 	var b strings.Builder
 	ev := 0
-	for i := range r.Calls {
+	n := len(r.Calls) + len(r.TensorCalls)
+	for i := range n {
 		mark := "  "
 		if r.Failure != nil && r.Failure.Call == i {
 			mark = "=>"
 		}
-		fmt.Fprintf(&b, "%s %3d  %s\n", mark, i, r.Calls[i].AppendJSON(nil))
+		var call []byte
+		if r.TensorCalls != nil {
+			call = r.TensorCalls[i].AppendJSON(nil)
+		} else {
+			call = r.Calls[i].AppendJSON(nil)
+		}
+		fmt.Fprintf(&b, "%s %3d  %s\n", mark, i, call)
 		if i >= len(r.Outcomes) {
 			b.WriteString("         (no answer)\n")
 			continue
@@ -98,6 +163,15 @@ func (r *Result) Listing() string {
 		}
 	}
 	return b.String()
+}
+
+// Size returns the shrunk program's steps: its generated steps, or for a
+// layer-5 program its calls.
+func (f *Finding) Size() int {
+	if f.Result != nil && f.Result.TensorCalls != nil {
+		return len(f.Result.TensorCalls)
+	}
+	return len(f.Program.Steps)
 }
 
 // Files are the paths a finding was written to.
@@ -116,19 +190,24 @@ func (f *Finding) Write(dir, base string, command string) (Files, error) {
 	note := []string{
 		fmt.Sprintf("tlcheck-drive counterexample: %s at call %d", fail.What, fail.Call),
 		fail.Message,
-		fmt.Sprintf("seed %d, program %d, shrunk from %d steps to %d in %d runs", f.Seed, f.Index, f.Steps, len(f.Program.Steps), f.Shrinks),
+		fmt.Sprintf("seed %d, program %d, shrunk from %d steps to %d in %d runs", f.Seed, f.Index, f.Steps, f.Size(), f.Shrinks),
 	}
 	if command != "" {
 		note = append(note, "replay: tlcheck fuzz --exec "+shellQuote(command)+" --replay THIS-FILE")
 	}
-	if err := WriteCalls(&calls, f.Result.Calls, note...); err != nil {
+	var err error
+	if f.Result.TensorCalls != nil {
+		err = WriteTensorCalls(&calls, f.Result.TensorCalls, note...)
+	} else {
+		err = WriteCalls(&calls, f.Result.Calls, note...)
+	}
+	if err != nil {
 		return Files{}, err
 	}
 	if err := f.Result.WriteTrace(&trace); err != nil {
 		return Files{}, err
 	}
 	var out Files
-	var err error
 	if out.Calls, err = atomicfile.CreateNew(dir, base, ".calls.jsonl", calls.Bytes()); err != nil {
 		return Files{}, fmt.Errorf("drive: writing the calls: %w", err)
 	}

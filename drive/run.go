@@ -22,11 +22,66 @@ func (d *Driver) Run(calls []Call) (*Result, error) {
 	return d.receive(b), nil
 }
 
-// batch is a program sent to the driver and not yet answered.
+// RunTensor runs a layer-5 program on the driver (see Driver.Run): a
+// reset, then the calls, each answer checked against the model as it
+// comes (see PROTOCOL.md, "Layer 5: autograd programs"). A driver whose
+// hello does not list layer 5, or calls it does not offer, are an error.
+func (d *Driver) RunTensor(calls []TensorCall) (*Result, error) {
+	b, err := d.sendTensor(calls)
+	if err != nil {
+		return nil, err
+	}
+	return d.receive(b), nil
+}
+
+// batch is a program sent to the driver and not yet answered: calls of
+// layers 2 and 3, or of layer 5 (tcalls).
 type batch struct {
 	calls   []Call
+	tcalls  []TensorCall
 	first   int64 // the reset's id; call i has first+1+i
 	trouble *Trouble
+}
+
+func (bt *batch) len() int { return len(bt.calls) + len(bt.tcalls) }
+
+func (bt *batch) op(i int) string {
+	if bt.tcalls != nil {
+		return string(bt.tcalls[i].Op)
+	}
+	return bt.calls[i].Op.String()
+}
+
+// sendTensor writes a layer-5 program to the driver (see send).
+func (d *Driver) sendTensor(calls []TensorCall) (*batch, error) {
+	if d.broken != nil {
+		return nil, fmt.Errorf("drive: the driver is broken: %w", d.broken)
+	}
+	offers := d.hello.tensorOffers()
+	if offers == nil {
+		return nil, fmt.Errorf("drive: the driver does not take layer-5 programs (its hello lists layers %v)", d.hello.Layers)
+	}
+	for i := range calls {
+		if !offers[calls[i].Op] {
+			return nil, fmt.Errorf("drive: call %d: the driver does not take %s (its hello offers %v)", i, calls[i].Op, d.hello.Calls)
+		}
+	}
+	if calls == nil {
+		calls = []TensorCall{} // a layer-5 result has TensorCalls non-nil
+	}
+	bt := &batch{tcalls: calls, first: d.seq + 1}
+	b := d.wbuf[:0]
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, bt.first, 10)
+	b = append(b, `,"op":"reset"}`+"\n"...)
+	for i := range calls {
+		b = calls[i].appendJSON(b, bt.first+1+int64(i))
+		b = append(b, '\n')
+	}
+	d.wbuf = b
+	d.seq += 1 + int64(len(calls))
+	bt.trouble = d.write(b)
+	return bt, nil
 }
 
 // send writes a program to the driver: the reset and the calls, in one
@@ -63,19 +118,19 @@ const maxProgramEvents = 1 << 16
 // receive reads and checks the answers to a batch sent.
 func (d *Driver) receive(bt *batch) *Result {
 	c := &d.check
-	c.start(d.header(), bt.calls)
+	c.start(d.header(), bt.calls, bt.tcalls)
 	if bt.trouble != nil {
 		c.trouble(0, bt.trouble)
 		return c.res
 	}
 	var a Answer
-	for i := -1; i < len(bt.calls); i++ {
+	for i := -1; i < bt.len(); i++ {
 		id := bt.first + 1 + int64(i)
 		what := func() string {
 			if i < 0 {
 				return "the answer to the reset"
 			}
-			return fmt.Sprintf("the answer to call %d (%v, id %d)", i, bt.calls[i].Op, id)
+			return fmt.Sprintf("the answer to call %d (%s, id %d)", i, bt.op(i), id)
 		}
 		line, t := d.readLine(what)
 		if t == nil {
@@ -92,7 +147,10 @@ func (d *Driver) receive(bt *batch) *Result {
 			c.trouble(max(i, 0), t)
 			return c.res
 		}
-		if i >= 0 {
+		switch {
+		case i >= 0 && bt.tcalls != nil:
+			c.answerTensor(i, &a)
+		case i >= 0:
 			c.answer(i, &a)
 		}
 	}

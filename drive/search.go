@@ -3,6 +3,7 @@ package drive
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/tlcheck/tlcheck/properties"
@@ -86,7 +87,7 @@ func (r *Runner) RunProgram(p properties.Program) (properties.Program, *Result, 
 // Finding is a failing program, shrunk, with its run: the calls, the
 // driver's answers, the trace its runtime wrote and the failure.
 type Finding struct {
-	Program  properties.Program // the shrunk program, as generated
+	Program  properties.Program // the shrunk program, as generated (empty for a layer-5 program: see Result.TensorCalls)
 	Result   *Result            // its run on the driver
 	Seed     uint64             // the seed of the search that found it
 	Index    int                // the failing program's number in that search, from 1
@@ -187,7 +188,14 @@ func (r *Runner) Stream(next func() (properties.Program, bool), got func(made pr
 // checked against the model, and shrinks each failure on the driver. It
 // returns the findings (at most one unless opts.Restart; none if
 // opts.Found takes them) and how many programs ran. The same seed gives the same programs.
+//
+// A driver of layer-5 programs only (its hello lists 5 and not 2) is sent
+// programs of GenerateTensorProgram instead, shrunk by ShrinkTensor; its
+// findings' programs are their Result's TensorCalls.
 func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
+	if r.hello.Autograd() && !slices.Contains(r.hello.Layers, 2) {
+		return r.searchTensor(opts)
+	}
 	more := opts.More
 	if more == nil {
 		more = func(n int) bool { return n < 1000 }

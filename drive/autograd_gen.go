@@ -1,0 +1,259 @@
+package drive
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// GenerateTensorProgram returns a random layer-5 program: leaves of small
+// shapes, every op, views, in-place ops with and without no_grad, detach
+// and .data, backward with and without retain_graph, zero_grad,
+// retain_grad and drop, ending with end. It follows the shapes it makes,
+// so that most calls are ones PyTorch takes; some are not (a shape that
+// does not broadcast, an in-place op on a leaf, a backward twice), and
+// those are the interesting ones. The same rng state gives the same
+// program.
+func GenerateTensorProgram(rng *rand.Rand) []TensorCall {
+	g := tensorGen{rng: rng}
+	n := 4 + rng.IntN(28)
+	for range n {
+		g.step()
+	}
+	g.calls = append(g.calls, TensorCall{Op: TensorEnd})
+	return g.calls
+}
+
+// genShapes are the shapes of leaves: the zero-dimensional one, and
+// one-element shapes of every rank beside larger ones, where broadcasting
+// has its corners.
+var genShapes = [][]int{{}, {1}, {3}, {2}, {2, 3}, {1, 3}, {3, 1}, {1, 1}, {2, 1}}
+
+// genValues are the values of leaves: small, of both signs, with zero
+// (log, div) and one.
+var genValues = []float64{-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 3}
+
+type genTensor struct {
+	handle int
+	shape  []int // nil: not known (the call that made it may be refused)
+	grad   bool  // requires grad, as far as the generator knows
+}
+
+type tensorGen struct {
+	rng   *rand.Rand
+	calls []TensorCall
+	live  []genTensor
+	next  int
+}
+
+func (g *tensorGen) handle() int { g.next++; return g.next }
+
+func (g *tensorGen) pick() genTensor { return g.live[g.rng.IntN(len(g.live))] }
+
+// pickWith returns a live tensor ok accepts, if a few tries find one.
+func (g *tensorGen) pickWith(ok func(genTensor) bool) (genTensor, bool) {
+	for range 6 {
+		if t := g.pick(); ok(t) {
+			return t, true
+		}
+	}
+	return genTensor{}, false
+}
+
+func (g *tensorGen) add(c TensorCall, shape []int, grad bool) {
+	if g.rng.IntN(8) == 0 {
+		c.NoGrad = true
+		grad = grad && c.Op == TensorLeaf
+	}
+	g.calls = append(g.calls, c)
+	if c.Op.Makes() && (shape != nil || g.rng.IntN(4) == 0) {
+		g.live = append(g.live, genTensor{handle: c.Handle, shape: shape, grad: grad})
+	}
+}
+
+func (g *tensorGen) leaf() {
+	shape := genShapes[g.rng.IntN(len(genShapes))]
+	values := make([]float64, numel(shape))
+	for i := range values {
+		values[i] = genValues[g.rng.IntN(len(genValues))]
+		if g.rng.IntN(200) == 0 {
+			values[i] = []float64{math.NaN(), math.Inf(1), math.Inf(-1)}[g.rng.IntN(3)]
+		}
+	}
+	rg := g.rng.IntN(10) < 7
+	g.add(TensorCall{Op: TensorLeaf, Handle: g.handle(), Shape: slices.Clone(shape), Values: values, RequiresGrad: rg}, shape, rg)
+}
+
+func (g *tensorGen) step() {
+	if len(g.live) < 2 || g.rng.IntN(8) == 0 {
+		g.leaf()
+		return
+	}
+	r := g.rng
+	switch k := r.IntN(100); {
+	case k < 22: // a binary op, mostly of shapes that broadcast
+		a := g.pick()
+		b, ok := g.pickWith(func(b genTensor) bool { return broadcast(a.shape, b.shape) != nil })
+		if !ok || r.IntN(10) == 0 {
+			b = g.pick()
+		}
+		ops := []TensorOp{TensorAdd, TensorSub, TensorMul, TensorDiv, TensorMul, TensorAdd}
+		op := ops[r.IntN(len(ops))]
+		shape := broadcast(a.shape, b.shape)
+		if r.IntN(6) == 0 {
+			op, shape = TensorMatmul, matmulShape(a.shape, b.shape)
+		}
+		g.add(TensorCall{Op: op, Handle: g.handle(), A: a.handle, B: b.handle}, shape, a.grad || b.grad)
+	case k < 36: // a unary op
+		a := g.pick()
+		ops := []TensorOp{TensorNeg, TensorExp, TensorLog, TensorTanh, TensorRelu, TensorSum, TensorPow, TensorTanh}
+		c := TensorCall{Op: ops[r.IntN(len(ops))], Handle: g.handle(), A: a.handle}
+		shape := a.shape
+		switch c.Op {
+		case TensorSum:
+			shape = []int{}
+		case TensorPow:
+			c.Exponent = []float64{2, 3, 0.5, -1, 1}[r.IntN(5)]
+		}
+		g.add(c, shape, a.grad)
+	case k < 48: // a view or an alias
+		a := g.pick()
+		c := TensorCall{Handle: g.handle(), A: a.handle}
+		shape := a.shape
+		switch r.IntN(5) {
+		case 0, 1:
+			c.Op = TensorSlice
+			n := 3
+			if len(a.shape) > 0 {
+				n = a.shape[0]
+			}
+			c.Start = r.IntN(max(n, 1))
+			c.Stop = c.Start + 1 + r.IntN(max(n-c.Start, 1))
+			if a.shape != nil && len(a.shape) > 0 {
+				shape = append([]int{min(c.Stop, n) - c.Start}, a.shape[1:]...)
+			} else {
+				shape = nil
+			}
+		case 2:
+			c.Op = TensorReshape
+			c.Shape = reshapeTo(r, a.shape)
+			shape = c.Shape
+			if a.shape != nil && numel(a.shape) != numel(c.Shape) {
+				shape = nil
+			}
+		case 3:
+			c.Op = TensorDetach
+		default:
+			c.Op = TensorData
+		}
+		g.add(c, shape, a.grad && (c.Op == TensorSlice || c.Op == TensorReshape))
+	case k < 68: // in place
+		t := g.pick()
+		c := TensorCall{Target: t.handle}
+		ops := []TensorOp{TensorAddInPlace, TensorSubInPlace, TensorMulInPlace, TensorDivInPlace, TensorMulInPlace, TensorAddInPlace}
+		c.Op = ops[r.IntN(len(ops))]
+		switch {
+		case r.IntN(10) == 0:
+			c.Op = TensorZero
+		case (c.Op == TensorAddInPlace || c.Op == TensorMulInPlace) && r.IntN(3) == 0:
+			c.ByScalar, c.Scalar = true, genValues[r.IntN(len(genValues))]
+		default:
+			b, ok := g.pickWith(func(b genTensor) bool { return slices.Equal(broadcast(t.shape, b.shape), t.shape) })
+			if !ok || r.IntN(10) == 0 {
+				b = g.pick()
+			}
+			c.B = b.handle
+		}
+		if r.IntN(4) == 0 {
+			c.NoGrad = true
+		}
+		g.calls = append(g.calls, c)
+	case k < 84: // backward, mostly of a sum made for it
+		t := g.pick()
+		if t.shape == nil || numel(t.shape) != 1 || r.IntN(3) == 0 {
+			s := TensorCall{Op: TensorSum, Handle: g.handle(), A: t.handle}
+			g.calls = append(g.calls, s)
+			t = genTensor{handle: s.Handle, shape: []int{}, grad: t.grad}
+			g.live = append(g.live, t)
+		}
+		g.calls = append(g.calls, TensorCall{Op: TensorBackward, Target: t.handle, RetainGraph: r.IntN(5) < 2})
+		if r.IntN(3) == 0 { // and again, as a training loop's mistake would
+			g.calls = append(g.calls, TensorCall{Op: TensorBackward, Target: t.handle, RetainGraph: r.IntN(3) == 0})
+		}
+	case k < 90:
+		ops := []TensorOp{TensorZeroGrad, TensorRetainGrad}
+		g.calls = append(g.calls, TensorCall{Op: ops[r.IntN(2)], Target: g.pick().handle})
+	default: // the program lets go of a tensor
+		i := r.IntN(len(g.live))
+		g.calls = append(g.calls, TensorCall{Op: TensorDrop, Target: g.live[i].handle})
+		g.live = slices.Delete(g.live, i, i+1)
+	}
+}
+
+func numel(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// broadcast returns the shape PyTorch's broadcasting gives a and b, or
+// nil if they do not broadcast or either is unknown.
+func broadcast(a, b []int) []int {
+	if a == nil || b == nil {
+		return nil
+	}
+	n := max(len(a), len(b))
+	out := make([]int, n)
+	for i := range n {
+		x, y := 1, 1
+		if j := len(a) - n + i; j >= 0 {
+			x = a[j]
+		}
+		if j := len(b) - n + i; j >= 0 {
+			y = b[j]
+		}
+		switch {
+		case x == y, y == 1:
+			out[i] = x
+		case x == 1:
+			out[i] = y
+		default:
+			return nil
+		}
+	}
+	return out
+}
+
+// matmulShape returns the shape of a @ b for ranks 1 and 2, or nil.
+func matmulShape(a, b []int) []int {
+	switch {
+	case len(a) == 1 && len(b) == 1 && a[0] == b[0]:
+		return []int{}
+	case len(a) == 2 && len(b) == 1 && a[1] == b[0]:
+		return []int{a[0]}
+	case len(a) == 1 && len(b) == 2 && a[0] == b[0]:
+		return []int{b[1]}
+	case len(a) == 2 && len(b) == 2 && a[1] == b[0]:
+		return []int{a[0], b[1]}
+	}
+	return nil
+}
+
+// reshapeTo picks a shape of as many elements as shape, mostly.
+func reshapeTo(r *rand.Rand, shape []int) []int {
+	var fits [][]int
+	for _, s := range genShapes {
+		if shape != nil && numel(s) == numel(shape) {
+			fits = append(fits, s)
+		}
+	}
+	if n := numel(shape); shape != nil && n > 1 {
+		fits = append(fits, []int{n})
+	}
+	if len(fits) == 0 || r.IntN(12) == 0 {
+		return slices.Clone(genShapes[r.IntN(len(genShapes))])
+	}
+	return slices.Clone(fits[r.IntN(len(fits))])
+}
