@@ -3,6 +3,7 @@ package drive
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 )
@@ -21,18 +22,18 @@ type DiffOptions struct {
 	Seed uint64
 	// More says whether to compare another program after n; nil compares 1000.
 	More func(n int) bool
-	// Generate makes a program from the random source (nil: GenerateTensorProgram).
-	// A program ends with end.
+	// Generate makes a program from the random source (nil:
+	// GenerateTensorProgram). A program ends with end.
 	Generate func(r *rand.Rand) []TensorCall
 	// Tolerance is the relative difference numbers may have (default
 	// DefaultTolerance).
 	Tolerance float64
-	// JudgeA and JudgeB, if set, judge driver A's and driver B's runs of
-	// a program on their own (ModelJudge: the model, over the events it
-	// answered): a failure is a Disagreement of field "judge A" or
-	// "judge B" and the failure's kind, at its call, shrunk like the
-	// others.
-	JudgeA, JudgeB func(calls []TensorCall, answers []Answer) *Failure
+	// Model: a run that the model finds wrong on either driver (the
+	// checks of RunTensor: the events each answered, and each refusal's
+	// kinds) is a disagreement too, of field "model A" or "model B" and
+	// the failure's kind, at its call. Without it only the answers are
+	// compared.
+	Model bool
 	// ShrinkRuns bounds the program pairs that shrinking may run (default
 	// 1000); ShrinkTime bounds its time (default 30s).
 	ShrinkRuns int
@@ -45,8 +46,9 @@ type Disagreement struct {
 	Calls []TensorCall // the program, shrunk; it ends with end
 	Call  int          // the call the answers disagree at
 	Difference
-	AnswerA, AnswerB Answer // the two answers to Calls[Call]
-	SourceA, SourceB string // the drivers' hello sources
+	AnswerA, AnswerB Outcome // the two answers to Calls[Call], without their events
+	SourceA, SourceB string  // the drivers' hello sources
+	ResultA, ResultB *Result // the two runs of Calls: answers, traces, the model's verdicts
 
 	Seed    uint64 // the seed of the comparison that found it
 	Index   int    // the program's number in that comparison, from 1
@@ -58,12 +60,11 @@ type Disagreement struct {
 
 // Error reads `call 3 (add_ {"op":"add_","target":2,"b":1}): tensor.version: 2 (A) vs 1 (B)`.
 func (d *Disagreement) Error() string {
-	c := d.Calls[d.Call]
-	return fmt.Sprintf("call %d (%s %s): %s: %s (A) vs %s (B)", d.Call, c.Op, c.AppendJSON(nil), d.Field, d.A, d.B)
+	return fmt.Sprintf("call %d (%s): %s: %s (A) vs %s (B)", d.Call, d.Calls[d.Call].AppendJSON(nil), d.Field, d.A, d.B)
 }
 
 // Report writes the disagreement for a person: the two drivers, the
-// program with each driver's answer beside the call they disagree at.
+// program with the call they disagree at marked, and both answers to it.
 func (d *Disagreement) Report() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "the drivers disagree at call %d: %s\n", d.Call, d.Field)
@@ -77,19 +78,18 @@ func (d *Disagreement) Report() string {
 		}
 		fmt.Fprintf(&b, "%s%2d %s\n", mark, i, d.Calls[i].AppendJSON(nil))
 	}
-	fmt.Fprintf(&b, "A answered: %s\n", answerText(&d.AnswerA))
-	fmt.Fprintf(&b, "B answered: %s\n", answerText(&d.AnswerB))
+	fmt.Fprintf(&b, "A answered: %s\n", outcomeText(&d.AnswerA))
+	fmt.Fprintf(&b, "B answered: %s\n", outcomeText(&d.AnswerB))
 	return b.String()
 }
 
-// answerText writes an answer without its events, which are each
-// runtime's own.
-func answerText(a *Answer) string {
-	c := *a
-	c.Events = nil
-	b := c.AppendJSON(nil)
-	if i := strings.IndexByte(string(b), ','); i >= 0 {
-		b = append([]byte{'{'}, b[i+1:]...) // without the id, the harness's numbering
+// outcomeText writes an answer as the protocol does, without its id and
+// events (each runtime's own).
+func outcomeText(o *Outcome) string {
+	a := Answer{Refused: o.Refused, Message: o.Message, Kinds: o.Kinds, Tensor: o.Tensor, Grads: o.Grads}
+	b := a.AppendJSON(nil)
+	if i := strings.Index(string(b), `"outcome"`); i >= 0 {
+		b = append([]byte{'{'}, b[i:]...)
 	}
 	return string(b)
 }
@@ -106,17 +106,18 @@ func answerText(a *Answer) string {
 // programs.
 func Diff(a, b *Runner, opts DiffOptions) (*Disagreement, int, error) {
 	opts = opts.withDefaults()
-	rng := rand.New(rand.NewPCG(opts.Seed, 0x746c636865636b))
+	rng := rand.New(rand.NewPCG(opts.Seed, tensorSeedStream))
 	p := pair{a: a, b: b, opts: opts}
 	type flight struct {
 		calls  []TensorCall
-		ba, bb *tensorBatch
+		ba, bb *batch
 	}
+	sent := 0
 	send := func() (*flight, error) {
-		if !opts.More(p.sent) {
+		if !opts.More(sent) {
 			return nil, nil
 		}
-		p.sent++
+		sent++
 		f := &flight{calls: opts.Generate(rng)}
 		var err error
 		if f.ba, err = p.send(a, f.calls); err == nil {
@@ -169,96 +170,82 @@ func (o DiffOptions) withDefaults() DiffOptions {
 type pair struct {
 	a, b *Runner
 	opts DiffOptions
-	sent int
 }
 
-func (p *pair) send(r *Runner, calls []TensorCall) (*tensorBatch, error) {
+func (p *pair) send(r *Runner, calls []TensorCall) (*batch, error) {
 	if err := r.ensure(); err != nil {
 		return nil, err
 	}
 	return r.d.sendTensor(calls)
 }
 
-// answers is one driver's answers to a program, up to the call where it
-// broke, if it did (Trouble: it exited, hung or broke the protocol; the
-// runner starts it again for the next program).
-type answers struct {
-	got     []Answer
-	trouble *Trouble
+// receive reads both drivers' answers to a program sent to both. A
+// driver that broke is started again at its next send.
+func (p *pair) receive(ba, bb *batch) (*Result, *Result) {
+	return p.a.d.receive(ba), p.b.d.receive(bb)
 }
 
-// receive reads both drivers' answers to a program sent to both.
-func (p *pair) receive(ba, bb *tensorBatch) (a, b answers) {
-	a.got, a.trouble = p.a.d.receiveTensor(ba)
-	b.got, b.trouble = p.b.d.receiveTensor(bb)
-	return a, b
-}
-
-// run runs calls on both drivers, one after the other.
-func (p *pair) run(calls []TensorCall) (a, b answers, err error) {
+// run runs calls on both drivers at once.
+func (p *pair) run(calls []TensorCall) (*Result, *Result, error) {
 	ba, err := p.send(p.a, calls)
 	if err != nil {
-		return a, b, err
+		return nil, nil, err
 	}
 	bb, err := p.send(p.b, calls)
 	if err != nil {
-		return a, b, err
+		p.a.d.receive(ba)
+		return nil, nil, err
 	}
-	a, b = p.receive(ba, bb)
-	return a, b, nil
+	ra, rb := p.receive(ba, bb)
+	return ra, rb, nil
 }
 
-// judge compares the answers of both drivers to calls and returns the
-// first disagreement: at the earliest call whose answers differ, where
-// a driver broke, or whose run a driver's judge (JudgeA, JudgeB) finds
-// wrong before it.
-func (p *pair) judge(calls []TensorCall, a, b answers) *Disagreement {
+// judge compares both drivers' runs of calls and returns the first
+// disagreement: at the earliest call whose answers differ, where a driver
+// broke, or (with opts.Model) where the model finds a driver's run wrong.
+func (p *pair) judge(calls []TensorCall, ra, rb *Result) *Disagreement {
 	var d *Disagreement
-	n := min(len(a.got), len(b.got))
+	at := func(i int, diff Difference) {
+		if d == nil || i < d.Call {
+			d = &Disagreement{Call: min(i, len(calls)-1), Difference: diff}
+		}
+	}
+	n := min(len(ra.Outcomes), len(rb.Outcomes))
 	for i := range n {
-		if diff := compareAnswers(&a.got[i], &b.got[i], p.opts.Tolerance); diff != nil {
-			d = &Disagreement{Call: i, Difference: *diff}
+		if diff := compareAnswers(&ra.Outcomes[i], &rb.Outcomes[i], p.opts.Tolerance); diff != nil {
+			at(i, *diff)
 			break
 		}
 	}
-	if d == nil && (a.trouble != nil || b.trouble != nil) {
-		d = &Disagreement{Call: min(n, len(calls)-1), Difference: Difference{A: "answered", B: "answered"}}
-		if t := a.trouble; t != nil {
-			d.Field, d.A = "driver A "+string(t.Kind), t.Error()
-		}
-		if t := b.trouble; t != nil {
-			d.Field, d.B = "driver B "+string(t.Kind), t.Error()
-		}
-	}
 	for _, side := range []struct {
-		name  string
-		judge func([]TensorCall, []Answer) *Failure
-		ans   answers
-	}{{"A", p.opts.JudgeA, a}, {"B", p.opts.JudgeB, b}} {
-		if side.judge == nil || side.ans.trouble != nil {
+		name string
+		res  *Result
+	}{{"A", ra}, {"B", rb}} {
+		f := side.res.Failure
+		if f == nil || !f.Trouble() && !p.opts.Model {
 			continue
 		}
-		f := side.judge(calls, side.ans.got)
-		if f == nil || d != nil && f.Call >= d.Call {
-			continue
+		field := "model " + side.name + " " + f.What
+		if f.Trouble() {
+			field = "driver " + side.name + " " + f.What
 		}
-		at := min(max(f.Call, 0), len(calls)-1)
-		d = &Disagreement{Call: at, Difference: Difference{Field: "judge " + side.name + " " + f.What, A: "accepted", B: "accepted"}}
+		diff := Difference{Field: field, A: "accepted", B: "accepted"}
 		if side.name == "A" {
-			d.A = f.Error()
+			diff.A = f.Error()
 		} else {
-			d.B = f.Error()
+			diff.B = f.Error()
 		}
+		at(f.Call, diff)
 	}
 	if d == nil {
 		return nil
 	}
-	d.Calls = calls
-	if d.Call < len(a.got) {
-		d.AnswerA = a.got[d.Call]
+	d.Calls, d.ResultA, d.ResultB = calls, ra, rb
+	if d.Call < len(ra.Outcomes) {
+		d.AnswerA = ra.Outcomes[d.Call]
 	}
-	if d.Call < len(b.got) {
-		d.AnswerB = b.got[d.Call]
+	if d.Call < len(rb.Outcomes) {
+		d.AnswerB = rb.Outcomes[d.Call]
 	}
 	d.SourceA, d.SourceB = p.a.hello.Source, p.b.hello.Source
 	d.sig = d.signature()
@@ -269,10 +256,51 @@ func (p *pair) judge(calls []TensorCall, a, b answers) *Disagreement {
 // same field (its indices aside) at a call of the same op.
 func (d *Disagreement) signature() string {
 	field := d.Field
-	if i := strings.IndexAny(field, "[("); i >= 0 && !strings.HasPrefix(field, "grads[") {
-		field = field[:i]
-	} else if strings.HasPrefix(field, "grads[") {
+	if strings.HasPrefix(field, "grads[") {
 		field = "grads.values"
+	} else if i := strings.IndexByte(field, '['); i >= 0 {
+		field = field[:i]
 	}
 	return field + "@" + string(d.Calls[d.Call].Op)
+}
+
+// shrink makes d's program smaller while both drivers still disagree on
+// it the same way (its signature: the same field at a call of the same
+// op), running each candidate on both, by the shrinker of layer-5
+// programs (ShrinkTensor's): first the calls after the one they disagree
+// at go, then runs of calls, then flags and values are made plainer.
+func (p *pair) shrink(d *Disagreement) (*Disagreement, error) {
+	deadline := time.Now().Add(p.opts.ShrinkTime)
+	runs := 0
+	var runErr error
+	best := d
+	fails := func(calls []TensorCall) bool {
+		if runErr != nil || runs >= p.opts.ShrinkRuns || time.Now().After(deadline) {
+			return false
+		}
+		runs++
+		ra, rb, err := p.run(calls)
+		if err != nil {
+			runErr = err
+			return false
+		}
+		c := p.judge(calls, ra, rb)
+		if c == nil || c.sig != d.sig {
+			return false
+		}
+		best = c
+		return true
+	}
+	calls := d.Calls
+	if d.Call+1 < len(calls)-1 {
+		if c := append(slices.Clone(calls[:d.Call+1]), TensorCall{Op: TensorEnd}); fails(c) {
+			calls = c
+		}
+	}
+	shrinkTensorCalls(calls, fails)
+	if runErr != nil {
+		return nil, fmt.Errorf("drive: shrinking a disagreement: %w", runErr)
+	}
+	best.Seed, best.Index, best.Steps, best.Shrinks = d.Seed, d.Index, d.Steps, runs
+	return best, nil
 }

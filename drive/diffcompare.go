@@ -25,8 +25,8 @@ type Difference struct {
 // within the relative tolerance tol; NaN equals NaN, and an infinity only
 // itself. Events are not compared: two runtimes record differently, and
 // the model judges each (see Diff).
-func compareAnswers(a, b *Answer, tol float64) *Difference {
-	outcome := func(x *Answer) string {
+func compareAnswers(a, b *Outcome, tol float64) *Difference {
+	outcome := func(x *Outcome) string {
 		if x.Refused {
 			return "refused"
 		}
@@ -45,7 +45,7 @@ func compareAnswers(a, b *Answer, tol float64) *Difference {
 }
 
 // messageNote is a refusal's message, for an outcome that differs.
-func messageNote(a *Answer) string {
+func messageNote(a *Outcome) string {
 	if !a.Refused {
 		return ""
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/impl"
@@ -161,7 +162,7 @@ func message(err error) string {
 func (s *server5) tensor(h int) (*autograd.Tensor, error) {
 	t := s.handles[h]
 	if t == nil {
-		return nil, fmt.Errorf("impldriver: handle %d names no tensor held", h)
+		return nil, fmt.Errorf("impldriver: no tensor under handle %d (never made, or dropped)", h)
 	}
 	return t, nil
 }
@@ -367,7 +368,7 @@ func state(t *autograd.Tensor) *drive.TensorState {
 		Values:       vals,
 		RequiresGrad: t.RequiresGrad(),
 		IsLeaf:       t.IsLeaf(),
-		GradFn:       t.GradFn(),
+		GradFn:       strings.TrimPrefix(t.GradFn(), "torch::autograd::"), // Python's name of the node's type: CopySlices
 		Version:      t.Version(),
 	}
 }

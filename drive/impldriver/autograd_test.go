@@ -86,7 +86,7 @@ func TestServeAutogradBadInput(t *testing.T) {
 	}
 	var out bytes.Buffer
 	err := impldriver.ServeAutograd(strings.NewReader(`{"id":1,"op":"reset"}`+"\n"+`{"id":2,"op":"neg","handle":2,"a":7}`+"\n"), &out, impl.Config{}, autograd.Config{})
-	if err != nil || !strings.Contains(out.String(), `{"id":2,"events":[{"op":"scope_enter"}],"outcome":"refused","message":"impldriver: handle 7 names no tensor held"}`) {
+	if err != nil || !strings.Contains(out.String(), `{"id":2,"events":[{"op":"scope_enter"}],"outcome":"refused","message":"impldriver: no tensor under handle 7 (never made, or dropped)"}`) {
 		t.Errorf("a call on a handle not held: %v\n%s", err, out.String())
 	}
 }
