@@ -31,6 +31,8 @@ const (
 	MsgNoGrad = "element 0 of tensors does not require grad and does not have a grad_fn"
 	// MsgNotScalar is _make_grads' message for a root with more than one element.
 	MsgNotScalar = "grad can be implicitly created only for scalar outputs"
+	// MsgSliceZeroDim is slice's message for a zero-dimensional tensor.
+	MsgSliceZeroDim = "slice() cannot be applied to a 0-dim tensor."
 	// MsgRetainGradNoGrad is retain_grad's message for a tensor that
 	// does not require grad (VariableHooks::retain_grad).
 	MsgRetainGradNoGrad = "can't retain_grad on Tensor that has requires_grad=False"

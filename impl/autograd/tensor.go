@@ -297,7 +297,10 @@ func (t *Tensor) Slice(lo, hi int) (*Tensor, error) {
 	if err := t.use("slice"); err != nil {
 		return nil, err
 	}
-	if len(t.shape) == 0 || lo < 0 || hi > t.shape[0] || lo >= hi {
+	if len(t.shape) == 0 {
+		return nil, &Error{Op: "slice", Tensor: t.id, Msg: MsgSliceZeroDim}
+	}
+	if lo < 0 || hi > t.shape[0] || lo >= hi {
 		return nil, &Error{Op: "slice", Tensor: t.id, Msg: fmt.Sprintf("slice [%d:%d] out of range for shape %v", lo, hi, t.shape)}
 	}
 	row := t.Numel() / t.shape[0]

@@ -157,3 +157,16 @@ func TestPyTorchBackwardNoGradView(t *testing.T) {
 		t.Error("a refused backward left a grad")
 	}
 }
+
+// TestPyTorchSliceZeroDim: slicing a zero-dimensional tensor is refused
+// in PyTorch's words.
+//
+//	torch.tensor(1.)[0:1]   # IndexError: slice() cannot be applied to a 0-dim tensor.
+func TestPyTorchSliceZeroDim(t *testing.T) {
+	e := env(t)
+	x := must[*Tensor](t)(e.Scalar(1))
+	_, err := x.Slice(0, 1)
+	if got := refusal(t, err); got != MsgSliceZeroDim {
+		t.Errorf("x[0:1]: %q, want %q", got, MsgSliceZeroDim)
+	}
+}
