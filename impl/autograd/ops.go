@@ -147,9 +147,9 @@ func (e *Engine) result(op string, shape []int, vals []float64) (*Tensor, error)
 }
 
 // unary applies f elementwise; what the node saves is its input (in) or
-// its output (!in), and df gives the derivative from x (input) and y
-// (output).
-func (a *Tensor) unary(op, name string, f func(float64) float64, savesInput bool, df func(x, y float64) float64) (*Tensor, error) {
+// its output (!in), and df gives the input's gradient from the output's,
+// g, and x (input) or y (output), by PyTorch's formula.
+func (a *Tensor) unary(op, name string, f func(float64) float64, savesInput bool, df func(g, x, y float64) float64) (*Tensor, error) {
 	if err := a.use(op); err != nil {
 		return nil, err
 	}
@@ -195,9 +195,9 @@ func (a *Tensor) unary(op, name string, f func(float64) float64, savesInput bool
 		ga := make([]float64, len(g))
 		for i := range g {
 			if savesInput {
-				ga[i] = g[i] * df(sv[0][i], 0)
+				ga[i] = df(g[i], sv[0][i], 0)
 			} else {
-				ga[i] = g[i] * df(0, sv[0][i])
+				ga[i] = df(g[i], 0, sv[0][i])
 			}
 		}
 		return [][]float64{ga}
@@ -210,41 +210,71 @@ func (a *Tensor) Neg() (*Tensor, error) {
 	return a.unary("neg", "NegBackward0", func(x float64) float64 { return -x }, true, nil)
 }
 
-// Pow returns a**c for a constant c (PowBackward0; saves a).
+// Pow returns a**c for a constant c (PowBackward0; saves a), computed as
+// PyTorch's CPU kernel does (powScalar).
 func (a *Tensor) Pow(c float64) (*Tensor, error) {
-	return a.unary("pow", "PowBackward0", func(x float64) float64 { return math.Pow(x, c) }, true,
-		func(x, _ float64) float64 {
+	return a.unary("pow", "PowBackward0", func(x float64) float64 { return powScalar(x, c) }, true,
+		func(g, x, _ float64) float64 {
 			if c == 0 {
-				return 0
+				return 0 // zeros_like(self)
 			}
-			return c * math.Pow(x, c-1)
+			return g * (c * powScalar(x, c-1)) // pow_backward
 		})
 }
 
-// Relu returns max(a, 0) (ReluBackward0; saves its output).
+// powScalar is x**c as PyTorch's CPU kernel for a float64 tensor and a
+// number computes it (Pow.cpp, PowKernel.cpp): 0 and 1 are a fill and a
+// copy, 0.5, -0.5 and -1 are sqrt, rsqrt and reciprocal, 2, 3 and -2 are
+// products; the rest std::pow. The specializations differ from pow where
+// it matters to a differential check: (-inf)**0.5 is NaN, not +inf.
+func powScalar(x, c float64) float64 {
+	switch c {
+	case 0:
+		return 1
+	case 1:
+		return x
+	case 0.5:
+		return math.Sqrt(x)
+	case -0.5:
+		return 1 / math.Sqrt(x)
+	case -1:
+		return 1 / x
+	case 2:
+		return x * x
+	case 3:
+		return x * x * x
+	case -2:
+		return 1 / (x * x)
+	}
+	return math.Pow(x, c)
+}
+
+// Relu returns max(a, 0) (ReluBackward0; saves its output). Its gradient
+// is PyTorch's threshold_backward, a selection: where the output is not
+// positive the gradient is 0, even an infinite or NaN one.
 func (a *Tensor) Relu() (*Tensor, error) {
 	return a.unary("relu", "ReluBackward0", func(x float64) float64 { return max(x, 0) }, false,
-		func(_, y float64) float64 {
-			if y > 0 {
-				return 1
+		func(g, _, y float64) float64 {
+			if y <= 0 {
+				return 0
 			}
-			return 0
+			return g
 		})
 }
 
 // Exp returns e**a (ExpBackward0; saves its output).
 func (a *Tensor) Exp() (*Tensor, error) {
-	return a.unary("exp", "ExpBackward0", math.Exp, false, func(_, y float64) float64 { return y })
+	return a.unary("exp", "ExpBackward0", math.Exp, false, func(g, _, y float64) float64 { return g * y })
 }
 
 // Log returns ln a (LogBackward0; saves a).
 func (a *Tensor) Log() (*Tensor, error) {
-	return a.unary("log", "LogBackward0", math.Log, true, func(x, _ float64) float64 { return 1 / x })
+	return a.unary("log", "LogBackward0", math.Log, true, func(g, x, _ float64) float64 { return g / x })
 }
 
 // Tanh returns tanh a (TanhBackward0; saves its output).
 func (a *Tensor) Tanh() (*Tensor, error) {
-	return a.unary("tanh", "TanhBackward0", math.Tanh, false, func(_, y float64) float64 { return 1 - y*y })
+	return a.unary("tanh", "TanhBackward0", math.Tanh, false, func(g, _, y float64) float64 { return g * (1 - y*y) })
 }
 
 // Sum returns the sum of a's elements, a tensor of shape [] (SumBackward0;

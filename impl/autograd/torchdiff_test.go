@@ -1,6 +1,9 @@
 package autograd
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // The tests of this file are differences between the engine and PyTorch
 // that the differential check (drive's Differ, the Go driver beside the
@@ -169,4 +172,69 @@ func TestPyTorchSliceZeroDim(t *testing.T) {
 	if got := refusal(t, err); got != MsgSliceZeroDim {
 		t.Errorf("x[0:1]: %q, want %q", got, MsgSliceZeroDim)
 	}
+}
+
+// TestPyTorchPowAndRelu: pow by a number is computed as PyTorch's CPU
+// kernel computes it (0.5 is sqrt: (-inf)**0.5 is NaN), and relu's
+// gradient is a selection (an infinite gradient where relu's output is 0
+// gives 0, not NaN).
+//
+//	x = torch.tensor([0.], requires_grad=True)
+//	y = x.relu().pow(-1)      # tensor([inf])
+//	y.sum().backward()        # x.grad tensor([0.])
+//	z = torch.tensor([-inf, -4., 0.])
+//	z.pow(0.5), z.pow(-0.5)   # [nan, nan, 0.], [nan, nan, inf]
+//	z.pow(-1), z.pow(1.5)     # [-0., -0.25, inf], [inf, nan, 0.]
+//	w = torch.tensor([-2., 0.], requires_grad=True)
+//	w.pow(0.5).sum().backward()   # w.grad [nan, inf]
+func TestPyTorchPowAndRelu(t *testing.T) {
+	m := must[*Tensor](t)
+	e := env(t)
+	x := leaf(t, e, true, 0)
+	y := m(m(x.Relu()).Pow(-1))
+	if v := values(t, y); !math.IsInf(v[0], 1) {
+		t.Errorf("y %v, want [+Inf]", v)
+	}
+	if err := m(y.Sum()).Backward(false); err != nil {
+		t.Fatal(err)
+	}
+	if g := values(t, x.Grad()); g[0] != 0 {
+		t.Errorf("x.grad %v, want [0]", g)
+	}
+	inf, nan := math.Inf(1), math.NaN()
+	z := leaf(t, e, false, -inf, -4, 0)
+	for _, tc := range []struct {
+		c    float64
+		want []float64
+	}{
+		{0.5, []float64{nan, nan, 0}},
+		{-0.5, []float64{nan, nan, inf}},
+		{-1, []float64{math.Copysign(0, -1), -0.25, inf}},
+		{1.5, []float64{inf, nan, 0}},
+	} {
+		if got := values(t, m(z.Pow(tc.c))); !sameFloats(got, tc.want) {
+			t.Errorf("z.pow(%g) %v, want %v", tc.c, got, tc.want)
+		}
+	}
+	w := leaf(t, e, true, -2, 0)
+	if err := m(m(w.Pow(0.5)).Sum()).Backward(false); err != nil {
+		t.Fatal(err)
+	}
+	if g := values(t, w.Grad()); !sameFloats(g, []float64{nan, inf}) {
+		t.Errorf("w.grad %v, want [NaN +Inf]", g)
+	}
+}
+
+// sameFloats reports whether a and b hold the same numbers, bit for bit
+// but NaN equal to any NaN.
+func sameFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) || a[i] == 0 && math.Signbit(a[i]) != math.Signbit(b[i]) {
+			return false
+		}
+	}
+	return true
 }
