@@ -151,7 +151,11 @@ func (e *Engine) run(root *node, nodes []*node, retainGraph bool) error {
 						errs = append(errs, e.rt.Release(b.addr))
 					}
 				}
-				return errors.Join(append([]error{err}, errs...)...)
+				// The refusal itself, unless releasing went wrong too.
+				if more := errors.Join(errs...); more != nil {
+					return errors.Join(err, more)
+				}
+				return err
 			}
 			sv[i] = v
 		}

@@ -43,6 +43,11 @@ func (t *Tensor) Drop() error {
 		return &Error{Op: "drop", Tensor: t.id, Msg: "the program holds no reference to this tensor (a grad belongs to its tensor: ZeroGrad sets it to none)"}
 	}
 	t.held, t.dropped = false, true
+	if e.has(FaultAutogradDropKeepsGradFn) && t.gradFn != nil {
+		// The dropped tensor's grad_fn keeps one more reference, which
+		// nothing gives back: the node and what it leads to never die.
+		e.pinned = append(e.pinned, t.gradFn)
+	}
 	return e.collect()
 }
 
@@ -103,6 +108,13 @@ func (e *Engine) collect() error {
 		}
 	}
 	nodes = append(nodes, e.pinned...)
+	if e.has(FaultAutogradSavedOutputCycle) {
+		for _, n := range e.graph {
+			if n.savesOutput() {
+				nodes = append(nodes, n)
+			}
+		}
+	}
 	for len(tensors) > 0 || len(nodes) > 0 {
 		if k := len(tensors); k > 0 {
 			t := tensors[k-1]
