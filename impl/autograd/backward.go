@@ -344,7 +344,7 @@ func (e *Engine) accumulate(t *Tensor, g []float64) error {
 			return &Error{Op: "backward", Tensor: t.id, Msg: err.Error()}
 		}
 		e.nextID++
-		t.grad = &Tensor{e: e, id: e.nextID, st: st, shape: append([]int(nil), t.shape...), vc: &counter{}}
+		t.grad = &Tensor{e: e, id: e.nextID, st: st, shape: append([]int(nil), t.shape...), vc: &counter{}, isGrad: true}
 		e.leaves = append(e.leaves, t)
 		t.grad.write(g)
 		return nil

@@ -40,7 +40,7 @@ func (t *Tensor) Drop() error {
 	case t.dropped:
 		return &Error{Op: "drop", Tensor: t.id, Msg: "the tensor was dropped already"}
 	case !t.held:
-		return &Error{Op: "drop", Tensor: t.id, Msg: "the program holds no reference to this tensor (a grad belongs to its tensor: ZeroGrad sets it to none)"}
+		return &Error{Op: "drop", Tensor: t.id, Msg: "the program holds no reference to the tensor: its scope exited, or it is a grad, which belongs to its tensor (ZeroGrad sets it to none)"}
 	}
 	t.held, t.dropped = false, true
 	if e.has(FaultAutogradDropKeepsGradFn) && t.gradFn != nil {
