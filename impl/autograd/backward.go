@@ -134,6 +134,11 @@ func (e *Engine) run(root *node, nodes []*node, retainGraph bool) error {
 		// runs all the same in PyTorch, unpacking what it saved;
 		// TensorLogic's lifetime skips it.
 		skip := g == nil && !e.pytorch
+		if g != nil {
+			// retain_grad's hook runs before the node, as PyTorch's:
+			// a node refused at its unpack has set it.
+			errs = append(errs, e.retained(n, g.data)...)
+		}
 		sv := make([][]float64, len(n.saved))
 		for i, s := range n.saved {
 			if skip {
@@ -176,6 +181,25 @@ func (e *Engine) run(root *node, nodes []*node, retainGraph bool) error {
 	return errors.Join(errs...)
 }
 
+// retained adds g, the gradient node n received, to the grads of the
+// tensors that asked for it (RetainGrad) and whose grad_fn n is now: the
+// op's output, a view n was made anew for, a tensor an in-place op
+// rebased onto n.
+func (e *Engine) retained(n *node, g []float64) []error {
+	var errs []error
+	for _, h := range n.handles {
+		if h.retain && h.gradFn == n {
+			errs = append(errs, e.accumulate(h, g))
+		}
+	}
+	for _, h := range []*Tensor{n.view, n.owner} {
+		if h != nil && h.retain && h.gradFn == n {
+			errs = append(errs, e.accumulate(h, g))
+		}
+	}
+	return errs
+}
+
 // apply runs node n on its gradient g and saved values sv, releasing g:
 // the gradients it sends to nodes are added into grads (a new buffer for
 // a node's first), those it sends to leaves summed into leafGrads, in
@@ -184,19 +208,6 @@ func (e *Engine) apply(n *node, g *gradBuf, sv [][]float64, grads map[*node]*gra
 	var errs []error
 	_ = e.rt.Read(g.addr, uint64(8*len(g.data)), "")
 	ins := n.apply(g.data, sv)
-	// retain_grad: the tensors whose grad_fn n is now (the op's
-	// output, a view n was made anew for, a tensor an in-place op
-	// rebased onto n) keep the gradient n received.
-	for _, h := range n.handles {
-		if h.retain && h.gradFn == n {
-			errs = append(errs, e.accumulate(h, g.data))
-		}
-	}
-	for _, h := range []*Tensor{n.view, n.owner} {
-		if h != nil && h.retain && h.gradFn == n {
-			errs = append(errs, e.accumulate(h, g.data))
-		}
-	}
 	errs = append(errs, e.rt.Release(g.addr))
 	for i, ed := range n.next {
 		gi := ins[i]

@@ -234,6 +234,31 @@ func TestLifetimes(t *testing.T) {
 			},
 		},
 		{
+			// retain_grad's hook runs before its node, which then fails:
+			// u = torch.tensor([0.5, 1], requires_grad=True)
+			// h = u.exp(); k = h * h; k.retain_grad(); h.mul_(2); loss = k.sum()
+			// loss.backward()   # RuntimeError: ... [torch.DoubleTensor [2]], which is output 0 of MulBackward0, is at version 1; expected version 0 instead. ...
+			// print(k.grad)     # tensor([1., 1.])
+			name: "retain_grad of a node a refused backward stopped at",
+			run: func(t *testing.T, e *Engine, tr *transcript) *Tensor {
+				m := must[*Tensor](t)
+				u := leaf(t, e, true, 0.5, 1)
+				h := m(u.Exp())
+				k := m(h.Mul(h))
+				k.RetainGrad()
+				tr.err("h.mul_(2)", h.MulInPlace(2))
+				loss := m(k.Sum())
+				tr.err("loss.backward()", loss.Backward(false))
+				tr.grad("k", k)
+				tr.grad("u", u)
+				return loss
+			},
+			want: map[Lifetime]string{
+				LifetimePyTorch:     "loss.backward(): " + msgModified("MulBackward0") + "\nk.grad [1 1]\nu.grad None",
+				LifetimeTensorLogic: "loss.backward(): " + msgModified("MulBackward0") + "\nk.grad None\nu.grad None",
+			},
+		},
+		{
 			// w = torch.tensor([1., 2], requires_grad=True)
 			// h = w * 3; h.retain_grad(); loss = (h * h).sum(); loss.backward()
 			// print(h.grad)   # tensor([ 6., 12.])
