@@ -318,6 +318,30 @@ func TestLifetimes(t *testing.T) {
 			},
 		},
 		{
+			// A view keeps its base, and the base's graph, alive:
+			// w = torch.tensor([1., 2, 3], requires_grad=True)
+			// h = w * 2; v = h[0:2]; del h
+			// v.sum().backward(); print(w.grad)   # tensor([2., 2., 0.])
+			// print(v._base.grad_fn)              # <MulBackward0 ...>
+			name: "a view keeps its dropped base",
+			run: func(t *testing.T, e *Engine, tr *transcript) *Tensor {
+				m := must[*Tensor](t)
+				w := leaf(t, e, true, 1, 2, 3)
+				h := m(w.Mul(m(e.Scalar(2))))
+				v := m(h.Slice(0, 2))
+				tr.err("del h", h.Drop())
+				tr.add("h alive for v %t", !h.dead)
+				loss := m(v.Sum())
+				tr.err("loss.backward()", loss.Backward(false))
+				tr.grad("w", w)
+				return loss
+			},
+			want: map[Lifetime]string{
+				LifetimePyTorch:     "h alive for v true\nreleased s1\nw.grad [2 2 0]",
+				LifetimeTensorLogic: "del h: Drop is PyTorch's lifetime (Config.Lifetime); TensorLogic's frees a tensor at its scope's exit, or with its graph (backward, Detach, FreeGraph)\nh alive for v true\nreleased s1\nw.grad [2 2 0]",
+			},
+		},
+		{
 			// w = torch.tensor([1., 2], requires_grad=True)
 			// loss = w.exp().sum(); loss.backward(); loss.backward()
 			// RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). ...
@@ -356,6 +380,28 @@ func TestLifetimes(t *testing.T) {
 					t.Errorf("%d objects alive at end, want none", n)
 				}
 			})
+		}
+	}
+}
+
+// TestLifetimeConfig: New takes the two lifetimes and refuses another,
+// naming it.
+func TestLifetimeConfig(t *testing.T) {
+	for _, c := range []struct {
+		lt      Lifetime
+		name    string
+		refused bool
+	}{
+		{LifetimeTensorLogic, "tensorlogic", false},
+		{LifetimePyTorch, "pytorch", false},
+		{Lifetime(7), "Lifetime(7)", true},
+	} {
+		if got := c.lt.String(); got != c.name {
+			t.Errorf("Lifetime(%d).String() = %q, want %q", int(c.lt), got, c.name)
+		}
+		_, err := New(impl.New(impl.Config{}), Config{Lifetime: c.lt})
+		if refused := err != nil; refused != c.refused || refused && !strings.Contains(err.Error(), c.name) {
+			t.Errorf("New with lifetime %v: %v, want refused %t naming it", c.lt, err, c.refused)
 		}
 	}
 }
