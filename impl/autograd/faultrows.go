@@ -64,6 +64,6 @@ var (
 		Trigger: "Lifetime PyTorch; x=Leaf(req); y=x.Exp() [saves y]; y.Drop(); End [ExpBackward0's object and its saved y leak]"})
 	FaultAutogradSavedOutputCycle = impl.DeclareFault(impl.FaultInfo{Name: "autograd-saved-output-cycle", Engine: impl.EngineAutograd,
 		Summary: "PyTorch's lifetime only: a node saves its own output with the output's grad_fn, a reference cycle (node, saved output, node) that reference counting never frees unless backward releases the saved output",
-		Bug:     "PyTorch's SavedVariable keeps a saved output's grad_fn weakly for this reason (saved_variable.cpp: saving it would make a reference cycle); a custom autograd Function that stores its output on ctx instead of ctx.save_for_backward makes that cycle, and a graph dropped without backward leaks (the leak PyTorch's documentation of save_for_backward warns about).",
+		Bug:     "PyTorch's SavedVariable saves an output without its grad_fn for this reason (saved_variable.cpp: saving it would make a reference cycle); a custom autograd Function that stores its output on ctx instead of ctx.save_for_backward makes that cycle, and a graph dropped without backward leaks (the leak PyTorch's documentation of save_for_backward warns about). PyTorch 1.13 shows it still with a saved_tensors_hooks pack hook that keeps the tensor it is given in a Python object: under it, h = w.exp(); del h frees nothing, not even at gc.collect().",
 		Trigger: "Lifetime PyTorch; x=Leaf(req); y=x.Exp() [saves y]; y.Drop(); End [ExpBackward0 and y leak; after y.Sum().Backward(false) nothing does]"})
 )
