@@ -405,3 +405,38 @@ func TestLifetimeConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestUnderPyTorchLifetime runs the tests written against env and
+// ckptEnv again under PyTorch's lifetime: values, gradients, versions,
+// refusals and their words, checkpoints are the same under both; only
+// when buffers die differs (the tests of TensorLogic's cleanup itself,
+// TestViewMadeAnewFreesOldGraph and TestLifetimes' own, are not here).
+func TestUnderPyTorchLifetime(t *testing.T) {
+	testLifetime = LifetimePyTorch
+	defer func() { testLifetime = LifetimeTensorLogic }()
+	for _, c := range []struct {
+		name string
+		test func(*testing.T)
+	}{
+		{"Refusals", TestRefusals},
+		{"Allowed", TestAllowed},
+		{"Versions", TestVersions},
+		{"FaultsFromRuntime", TestFaultsFromRuntime},
+		{"PyTorchViewAfterBaseInPlace", TestPyTorchViewAfterBaseInPlace},
+		{"PyTorchSavedViewNamed", TestPyTorchSavedViewNamed},
+		{"PyTorchRefusals", TestPyTorchRefusals},
+		{"PyTorchAllowed", TestPyTorchAllowed},
+		{"PyTorchOrder", TestPyTorchOrder},
+		{"PyTorchDivGradRounding", TestPyTorchDivGradRounding},
+		{"PyTorchSumRounding", TestPyTorchSumRounding},
+		{"CheckpointRestore", TestCheckpointRestore},
+		{"CheckpointRecompute", TestCheckpointRecompute},
+		{"CheckpointStaleSnapshot", TestCheckpointStaleSnapshot},
+		{"CheckpointRestoreWrongVersion", TestCheckpointRestoreWrongVersion},
+		{"CheckpointRefusals", TestCheckpointRefusals},
+		{"CheckpointRecomputeHoldsSavedVersion", TestCheckpointRecomputeHoldsSavedVersion},
+		{"CheckpointVersionAfterRecompute", TestCheckpointVersionAfterRecompute},
+	} {
+		t.Run(c.name, c.test)
+	}
+}
