@@ -5,16 +5,16 @@ import (
 	"strconv"
 )
 
-// Tape runs ops on an Engine and keeps the first error, so that a
+// Tape runs ops on an [Engine] and keeps the first error, so that a
 // training loop reads as its PyTorch original does and checks once, as
-// a bufio.Writer, a bufio.Scanner or a database/sql.Rows lets its caller
-// do: each op takes and returns *Tensor; the first op the engine refuses
+// a [bufio.Writer], a [bufio.Scanner] or a [database/sql.Rows] lets its
+// caller do: each op takes and returns *Tensor; the first op the engine refuses
 // makes the tape fail, and from then on every op is a no-op that returns
 // nil, the poisoned tensor, and touches neither the engine nor its
 // runtime. Err reports that first error, naming the op and its step.
 //
 // The exceptions are the calls that release, ScopeExit and FreeGraph,
-// which, like Rows.Close, still run after an error: ScopeExit closes the
+// which, like [database/sql.Rows.Close], still run after an error: ScopeExit closes the
 // scopes this tape opened, so that a failed step does not leave its
 // tensors to the step after it, and FreeGraph frees a graph whose
 // backward was refused. (A graph cut off by an error in the forward pass,
