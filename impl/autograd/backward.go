@@ -146,21 +146,7 @@ func (e *Engine) run(root *node, nodes []*node, retainGraph bool) error {
 			}
 			v, err := e.unpack(n, s)
 			if err != nil {
-				// TensorLogic's precheck found every refusal first;
-				// under PyTorch's lifetime the walk stops here.
-				if g != nil {
-					errs = append(errs, e.rt.Release(g.addr))
-				}
-				for _, m := range nodes {
-					if b := grads[m]; b != nil {
-						errs = append(errs, e.rt.Release(b.addr))
-					}
-				}
-				// The refusal itself, unless releasing went wrong too.
-				if more := errors.Join(errs...); more != nil {
-					return errors.Join(err, more)
-				}
-				return err
+				return e.abandon(err, g, nodes, grads, errs)
 			}
 			sv[i] = v
 		}
@@ -179,6 +165,26 @@ func (e *Engine) run(root *node, nodes []*node, retainGraph bool) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// abandon ends a backward refused at a node, under PyTorch's lifetime
+// (under TensorLogic's, precheck found every refusal first): the
+// gradients in flight, g the refused node's and those of nodes, are
+// released, and the refusal is returned as it is, unless releasing (or
+// errs, what went wrong before) adds to it.
+func (e *Engine) abandon(refusal error, g *gradBuf, nodes []*node, grads map[*node]*gradBuf, errs []error) error {
+	if g != nil {
+		errs = append(errs, e.rt.Release(g.addr))
+	}
+	for _, m := range nodes { // in order, not the map's: the trace is reproducible
+		if b := grads[m]; b != nil {
+			errs = append(errs, e.rt.Release(b.addr))
+		}
+	}
+	if more := errors.Join(errs...); more != nil {
+		return errors.Join(refusal, more)
+	}
+	return refusal
 }
 
 // retained adds g, the gradient node n received, to the grads of the
