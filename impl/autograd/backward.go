@@ -140,6 +140,11 @@ func (e *Engine) run(root *node, nodes []*node, retainGraph bool) error {
 		// runs all the same in PyTorch, unpacking what it saved;
 		// TensorLogic's lifetime skips it.
 		skip := g == nil && !e.pytorch
+		if g != nil {
+			// retain_grad's hook runs before the node, as PyTorch's:
+			// a node refused at its unpack has set it.
+			errs = append(errs, e.retained(n, g.data)...)
+		}
 		sv := make([][]float64, len(n.saved))
 		for i, s := range n.saved {
 			if skip {
@@ -147,17 +152,7 @@ func (e *Engine) run(root *node, nodes []*node, retainGraph bool) error {
 			}
 			v, err := e.unpack(n, s)
 			if err != nil {
-				// TensorLogic's precheck found every refusal first;
-				// under PyTorch's lifetime the walk stops here.
-				if g != nil {
-					errs = append(errs, e.rt.Release(g.addr))
-				}
-				for _, m := range nodes {
-					if b := grads[m]; b != nil {
-						errs = append(errs, e.rt.Release(b.addr))
-					}
-				}
-				return errors.Join(append([]error{err}, errs...)...)
+				return e.abandon(err, g, nodes, grads, errs)
 			}
 			sv[i] = v
 		}
@@ -178,6 +173,45 @@ func (e *Engine) run(root *node, nodes []*node, retainGraph bool) error {
 	return errors.Join(errs...)
 }
 
+// abandon ends a backward refused at a node, under PyTorch's lifetime
+// (under TensorLogic's, precheck found every refusal first): the
+// gradients in flight, g the refused node's and those of nodes, are
+// released, and the refusal is returned as it is, unless releasing (or
+// errs, what went wrong before) adds to it.
+func (e *Engine) abandon(refusal error, g *gradBuf, nodes []*node, grads map[*node]*gradBuf, errs []error) error {
+	if g != nil {
+		errs = append(errs, e.rt.Release(g.addr))
+	}
+	for _, m := range nodes { // in order, not the map's: the trace is reproducible
+		if b := grads[m]; b != nil {
+			errs = append(errs, e.rt.Release(b.addr))
+		}
+	}
+	if more := errors.Join(errs...); more != nil {
+		return errors.Join(refusal, more)
+	}
+	return refusal
+}
+
+// retained adds g, the gradient node n received, to the grads of the
+// tensors that asked for it (RetainGrad) and whose grad_fn n is now: the
+// op's output, a view n was made anew for, a tensor an in-place op
+// rebased onto n.
+func (e *Engine) retained(n *node, g []float64) []error {
+	var errs []error
+	for _, h := range n.handles {
+		if h.retain && h.gradFn == n {
+			errs = append(errs, e.accumulate(h, g))
+		}
+	}
+	for _, h := range []*Tensor{n.view, n.owner} {
+		if h != nil && h.retain && h.gradFn == n {
+			errs = append(errs, e.accumulate(h, g))
+		}
+	}
+	return errs
+}
+
 // apply runs node n on its gradient g and saved values sv, releasing g:
 // the gradients it sends to nodes are added into grads (a new buffer for
 // a node's first), those it sends to leaves summed into leafGrads, in
@@ -186,19 +220,6 @@ func (e *Engine) apply(n *node, g *gradBuf, sv [][]float64, grads map[*node]*gra
 	var errs []error
 	_ = e.rt.Read(g.addr, uint64(8*len(g.data)), "")
 	ins := n.apply(g.data, sv)
-	// retain_grad: the tensors whose grad_fn n is now (the op's
-	// output, a view n was made anew for, a tensor an in-place op
-	// rebased onto n) keep the gradient n received.
-	for _, h := range n.handles {
-		if h.retain && h.gradFn == n {
-			errs = append(errs, e.accumulate(h, g.data))
-		}
-	}
-	for _, h := range []*Tensor{n.view, n.owner} {
-		if h != nil && h.retain && h.gradFn == n {
-			errs = append(errs, e.accumulate(h, g.data))
-		}
-	}
 	errs = append(errs, e.rt.Release(g.addr))
 	for i, ed := range n.next {
 		gi := ins[i]
@@ -346,7 +367,7 @@ func (e *Engine) accumulate(t *Tensor, g []float64) error {
 			return &Error{Op: "backward", Tensor: t.id, Msg: err.Error()}
 		}
 		e.nextID++
-		t.grad = &Tensor{e: e, id: e.nextID, st: st, shape: append([]int(nil), t.shape...), vc: &counter{}}
+		t.grad = &Tensor{e: e, id: e.nextID, st: st, shape: append([]int(nil), t.shape...), vc: &counter{}, isGrad: true}
 		e.leaves = append(e.leaves, t)
 		t.grad.write(g)
 		return nil

@@ -1,6 +1,9 @@
 package autograd
 
-import "errors"
+import (
+	"errors"
+	"slices"
+)
 
 // PyTorch's lifetime (LifetimePyTorch) is Python's reference counting
 // over the graph: what refers to what is
@@ -40,9 +43,14 @@ func (t *Tensor) Drop() error {
 	case t.dropped:
 		return &Error{Op: "drop", Tensor: t.id, Msg: "the tensor was dropped already"}
 	case !t.held:
-		return &Error{Op: "drop", Tensor: t.id, Msg: "the program holds no reference to this tensor (a grad belongs to its tensor: ZeroGrad sets it to none)"}
+		return &Error{Op: "drop", Tensor: t.id, Msg: "the program holds no reference to the tensor: its scope exited, or it is a grad, which belongs to its tensor (ZeroGrad sets it to none)"}
 	}
 	t.held, t.dropped = false, true
+	if e.has(FaultAutogradDropKeepsGradFn) && t.gradFn != nil {
+		// The dropped tensor's grad_fn keeps one more reference, which
+		// nothing gives back: the node and what it leads to never die.
+		e.pinned = append(e.pinned, t.gradFn)
+	}
 	return e.collect()
 }
 
@@ -93,21 +101,55 @@ func (e *Engine) collect() error {
 	if !e.pytorch {
 		return nil
 	}
+	liveT, liveN := e.reachable()
+	var errs []error
+	for i := len(e.alive) - 1; i >= 0; i-- {
+		t := e.alive[i]
+		if liveT[t] || t.dead { // dead already: a saved copy (see saveCopy)
+			continue
+		}
+		t.dead = true
+		if t.grad != nil {
+			errs = append(errs, e.dropGrad(t))
+		}
+		errs = append(errs, e.rt.Release(t.st.addr))
+	}
+	for i := len(e.graph) - 1; i >= 0; i-- {
+		if n := e.graph[i]; !liveN[n] {
+			n.freed = true
+			errs = append(errs, e.releaseSaved(n), e.rt.Release(n.addr))
+		}
+	}
+	e.alive = slices.DeleteFunc(e.alive, func(t *Tensor) bool { return !liveT[t] })
+	e.graph = slices.DeleteFunc(e.graph, func(n *node) bool { return !liveN[n] })
+	return errors.Join(errs...)
+}
+
+// reachable walks the references from the program's tensors (and the
+// nodes a fault keeps) and returns the tensors and nodes it reaches:
+// those alive.
+func (e *Engine) reachable() (map[*Tensor]bool, map[*node]bool) {
 	liveT := make(map[*Tensor]bool, len(e.alive))
 	liveN := make(map[*node]bool, len(e.graph))
 	var tensors []*Tensor
-	var nodes []*node
 	for _, t := range e.alive {
 		if t.held {
 			tensors = append(tensors, t)
 		}
 	}
-	nodes = append(nodes, e.pinned...)
+	nodes := slices.Clone(e.pinned)
+	if e.has(FaultAutogradSavedOutputCycle) {
+		for _, n := range e.graph {
+			if n.savesOutput() {
+				nodes = append(nodes, n)
+			}
+		}
+	}
 	for len(tensors) > 0 || len(nodes) > 0 {
 		if k := len(tensors); k > 0 {
 			t := tensors[k-1]
 			tensors = tensors[:k-1]
-			if t == nil || liveT[t] {
+			if liveT[t] {
 				continue
 			}
 			liveT[t] = true
@@ -134,43 +176,7 @@ func (e *Engine) collect() error {
 			}
 		}
 	}
-	var errs []error
-	keepT := e.alive[:0]
-	for i := len(e.alive) - 1; i >= 0; i-- {
-		t := e.alive[i]
-		if liveT[t] || t.dead { // dead already: a saved copy (see saveCopy)
-			continue
-		}
-		t.dead = true
-		if t.grad != nil {
-			errs = append(errs, e.dropGrad(t))
-		}
-		errs = append(errs, e.rt.Release(t.st.addr))
-	}
-	for _, t := range e.alive {
-		if liveT[t] {
-			keepT = append(keepT, t)
-		}
-	}
-	clear(e.alive[len(keepT):])
-	e.alive = keepT
-	keepN := e.graph[:0]
-	for i := len(e.graph) - 1; i >= 0; i-- {
-		n := e.graph[i]
-		if liveN[n] {
-			continue
-		}
-		n.freed = true
-		errs = append(errs, e.releaseSaved(n), e.rt.Release(n.addr))
-	}
-	for _, n := range e.graph {
-		if liveN[n] {
-			keepN = append(keepN, n)
-		}
-	}
-	clear(e.graph[len(keepN):])
-	e.graph = keepN
-	return errors.Join(errs...)
+	return liveT, liveN
 }
 
 // savesOutput reports whether n keeps its own output among its saved

@@ -30,7 +30,10 @@ type counter struct {
 // its storage. A tensor outside any graph (a leaf, or one made without
 // grad) holds it through a record in the scope that made it and dies at
 // that scope's exit; a graph tensor (one with a grad_fn) holds it
-// without a record, and the graph engine releases it.
+// without a record, and the graph engine releases it. Under PyTorch's
+// lifetime no handle has a record: the program holds the tensor until
+// Drop or its scope's exit, and it dies once nothing refers to it (see
+// Config.Lifetime).
 type Tensor struct {
 	e        *Engine
 	id       int
@@ -57,10 +60,12 @@ type Tensor struct {
 	// result, until Drop or its scope's exit); dropped once Drop gave
 	// it up, after which the program cannot use it.
 	held, dropped bool
+	isGrad        bool // a grad: its tensor owns it
 }
 
 // Leaf makes a leaf tensor of the given shape and values (copied; nil
-// for zeros), in the top scope: it dies at that scope's exit.
+// for zeros), in the top scope: it dies at that scope's exit (under
+// PyTorch's lifetime, the program's reference goes then, or at Drop).
 func (e *Engine) Leaf(shape []int, values []float64, requiresGrad bool) (*Tensor, error) {
 	n := numel(shape)
 	if values != nil && len(values) != n {
@@ -238,6 +243,11 @@ func (t *Tensor) check(op string) error {
 	}
 	if t.dropped {
 		return &Error{Op: op, Tensor: t.id, Msg: "the tensor was dropped"}
+	}
+	if t.e.pytorch && !t.held && !t.isGrad && !t.dead {
+		// Alive for a view or a node that refers to it, but out of the
+		// program's reach, as a Python function's local after it returned.
+		return &Error{Op: op, Tensor: t.id, Msg: "the program holds no reference to the tensor: its scope exited"}
 	}
 	if t.dead {
 		return &Error{Op: op, Tensor: t.id, Msg: "the tensor was freed (its scope exited, or its graph was freed by backward, detach or FreeGraph)"}
