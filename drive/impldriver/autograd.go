@@ -335,19 +335,33 @@ func (s *server5) inplace(c *drive.TensorCall, t *autograd.Tensor) error {
 }
 
 // drop lets go of the program's reference to t: under PyTorch's lifetime
-// the engine frees what nothing refers to any more; TensorLogic's frees
-// by scope and graph, and the handle is only forgotten.
+// the engine frees what nothing refers to any more; under TensorLogic's,
+// which frees by scope and graph, the program frees the graph of a
+// tensor it lets go of (FreeGraph: the graph upstream of t, which
+// nothing will backpropagate through from t; a leaf's frees nothing).
 func (s *server5) drop(t *autograd.Tensor) error {
-	if s.acfg.Lifetime != autograd.LifetimePyTorch {
+	if s.acfg.Lifetime == autograd.LifetimePyTorch {
+		return t.Drop()
+	}
+	if !t.Alive() {
 		return nil
 	}
-	return t.Drop()
+	return s.e.FreeGraph(t)
 }
 
-// end drops every handle, closes the program's scope and ends the run.
+// end drops every handle, the newest first, closes the program's scope
+// and ends the run.
 func (s *server5) end() error {
+	var errs []error
+	if s.acfg.Lifetime != autograd.LifetimePyTorch {
+		hs := s.held()
+		for i := len(hs) - 1; i >= 0; i-- {
+			errs = append(errs, s.drop(s.handles[hs[i]]))
+		}
+	}
 	clear(s.handles)
-	return errors.Join(s.e.ScopeExit(), s.e.End())
+	errs = append(errs, s.e.ScopeExit(), s.e.End())
+	return errors.Join(errs...)
 }
 
 // held returns the handles held, in order.
