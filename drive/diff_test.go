@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,8 +19,9 @@ import (
 )
 
 // The test binary serves layer-5 programs too: run with autogradEnv set
-// to "pytorch" or "tensorlogic" (the engine's lifetime), optionally
-// followed by ":FAULT", it is impldriver.ServeAutograd on impl/autograd.
+// to "pytorch" or "tensorlogic" (the engine's lifetime), optionally with
+// "+checkpoint" (checkpoints on) and ":FAULT", it is
+// impldriver.ServeAutograd on impl/autograd.
 const autogradEnv = "TLCHECK_TEST_AUTOGRAD_DRIVER"
 
 func init() {
@@ -27,12 +29,13 @@ func init() {
 	if kind == "" {
 		return
 	}
-	lifetime, fault, _ := strings.Cut(kind, ":")
+	engine, fault, _ := strings.Cut(kind, ":")
 	var cfg impl.Config
 	if fault != "" {
 		cfg.Faults = []impl.Fault{impl.Fault(fault)}
 	}
-	acfg := autograd.Config{Lifetime: autograd.LifetimePyTorch}
+	lifetime, ckpt := strings.CutSuffix(engine, "+checkpoint")
+	acfg := autograd.Config{Lifetime: autograd.LifetimePyTorch, Checkpoint: ckpt}
 	if lifetime == "tensorlogic" {
 		acfg.Lifetime = autograd.LifetimeTensorLogic
 	}
@@ -45,8 +48,13 @@ func init() {
 
 // goAutograd returns a Config that starts this test binary as the Go
 // autograd driver, in PyTorch's lifetime, with fault on ("" for none).
-func goAutograd(fault string) drive.Config {
-	kind := "pytorch"
+func goAutograd(fault string) drive.Config { return goEngine("pytorch", fault) }
+
+// goEngine returns a Config that starts this test binary as the Go
+// autograd driver: engine is the lifetime ("pytorch", "tensorlogic"),
+// with "+checkpoint" for checkpoints on, and fault on ("" for none).
+func goEngine(engine, fault string) drive.Config {
+	kind := engine
 	if fault != "" {
 		kind += ":" + fault
 	}
@@ -246,4 +254,117 @@ func numel(shape []int) int {
 		n *= d
 	}
 	return n
+}
+
+// TestDiffCatchesAutogradFaults switches each autograd fault of impl's
+// catalog on in the Go driver and holds it to a reference that runs the
+// same programs: PyTorch where the fault is of the engine PyTorch's
+// lifetime runs (without PyTorch, the Go engine without the fault stands
+// in), the Go engine without the fault where it is of TensorLogic's
+// lifetime or of checkpoints, which PyTorch has not. A caught fault is a
+// disagreement (or the model's verdict on the Go driver's events) within
+// the first programs, whose shrunk program the engine without the fault
+// answers as the reference does: the fault is what disagrees. A fault
+// the table says is not caught must not be, in as many programs: the
+// table stays true.
+func TestDiffCatchesAutogradFaults(t *testing.T) {
+	var cases = []struct {
+		fault  impl.Fault
+		engine string // the Go driver's engine (see goEngine)
+		torch  bool   // the reference is PyTorch, where it can be had
+		within int    // programs: caught within them, or (0) not caught in notCaught programs
+		why    string // how it is caught, or why not
+	}{
+		{autograd.FaultAutogradStructRetain, "pytorch", true, 50, "the model: a leak at end"},
+		{autograd.FaultAutogradSavedNeverReleased, "pytorch", true, 200, "a second backward runs where PyTorch's is refused; the model: a leak"},
+		{autograd.FaultAutogradViewOwnVersion, "pytorch", true, 400, "a saved view modified through its base is not refused, or versions differ"},
+		{autograd.FaultAutogradDoubleBump, "pytorch", true, 50, "an in-place op's version"},
+		{autograd.FaultAutogradBackwardKeepsIntermediates, "tensorlogic", false, 400, "an intermediate read after backward, where TensorLogic's frees it"},
+		{autograd.FaultAutogradDetachKeepsGraph, "tensorlogic", false, 400, "a tensor used after detach, where TensorLogic's frees its graph"},
+		{autograd.FaultAutogradSnapshotTableNeverCleared, "pytorch+checkpoint", false, 100, "the model: the snapshot leaks"},
+		{autograd.FaultAutogradRestoreWrongVersion, "pytorch+checkpoint", false, 400, "a gradient from the restored values"},
+		{autograd.FaultAutogradSnapshotShallow, "pytorch+checkpoint", false, 400, "a gradient from the restored values"},
+		{autograd.FaultAutogradNoGradClearing, "pytorch", false, 0, "ClearGrads, a training loop's, is no call of the protocol (zero_grad is one tensor's)"},
+		{autograd.FaultAutogradScopeFreesGraph, "tensorlogic", false, 0, "layer-5 programs have one scope, closed at end after every graph is freed"},
+		{autograd.FaultAutogradRecomputeCounterVersion, "pytorch+checkpoint", false, 0, "needs a recompute, then a tensor saved at the storage's counter's version unpacked: two retained backwards around an in-place op under no_grad on a checkpointed output, rare in generated programs"},
+		{autograd.FaultAutogradInplaceKeepsRestored, "pytorch+checkpoint", false, 0, "needs a recompute, an in-place op under no_grad after it and a retained backward again, rare in generated programs"},
+	}
+	const notCaught = 1000
+	gen := func(r *rand.Rand) []drive.TensorCall { return goEngineCalls(drive.GenerateTensorProgram(r)) }
+	refs := map[string]*drive.Runner{}
+	ref := func(t *testing.T, engine string, torch bool) *drive.Runner {
+		key := engine
+		if torch {
+			if torchOnce.Do(func() { torchOnce.python, torchOnce.why = findTorch() }); torchOnce.python != "" {
+				key = "torch"
+			}
+		}
+		if r := refs[key]; r != nil {
+			return r
+		}
+		cfg := goEngine(engine, "")
+		if key == "torch" {
+			cfg = torchDriver(t)
+		}
+		r, err := drive.NewRunner(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs[key] = r
+		return r
+	}
+	defer func() {
+		for _, r := range refs {
+			r.Close()
+		}
+	}()
+	// Every autograd fault of the catalog has its row.
+	for _, f := range impl.Catalog() {
+		if f.Engine == impl.EngineAutograd && !slices.ContainsFunc(cases, func(c struct {
+			fault  impl.Fault
+			engine string
+			torch  bool
+			within int
+			why    string
+		}) bool {
+			return c.fault == f.Name
+		}) {
+			t.Errorf("fault %s has no row", f.Name)
+		}
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.fault), func(t *testing.T) {
+			b := ref(t, tc.engine, tc.torch)
+			a := newRunner(t, goEngine(tc.engine, string(tc.fault)))
+			n := tc.within
+			if n == 0 {
+				n = notCaught
+			}
+			d, ran, err := drive.Diff(a, b, drive.DiffOptions{Seed: 5, Model: true, Generate: gen, More: func(k int) bool { return k < n }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.within == 0 && d != nil:
+				t.Fatalf("caught, though the table says not (%s), after %d programs:\n%s", tc.why, ran, d.Report())
+			case tc.within == 0:
+				t.Logf("not caught in %d programs: %s", ran, tc.why)
+				return
+			case d == nil:
+				t.Fatalf("not caught in %d programs (%s)", ran, tc.why)
+			}
+			t.Logf("caught after %d programs (%s), against %s: %s", ran, tc.why, b.Hello().Source, d)
+			// The engine without the fault answers the shrunk program as
+			// the reference does: the fault is what disagrees.
+			clean := newRunner(t, goEngine(tc.engine, ""))
+			again, _, err := drive.Diff(clean, b, drive.DiffOptions{Model: true, More: func(k int) bool { return k < 1 },
+				Generate: func(*rand.Rand) []drive.TensorCall { return d.Calls }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again != nil {
+				t.Errorf("the engine without the fault disagrees too:\n%s", again.Report())
+			}
+		})
+	}
 }
