@@ -37,6 +37,7 @@ type genTensor struct {
 	handle int
 	shape  []int // nil: not known (the call that made it may be refused)
 	grad   bool  // requires grad, as far as the generator knows
+	view   bool  // a slice or a reshape: a write through it is a write of its base
 }
 
 type tensorGen struct {
@@ -67,7 +68,8 @@ func (g *tensorGen) add(c TensorCall, shape []int, grad bool) {
 	}
 	g.calls = append(g.calls, c)
 	if c.Op.Makes() && (shape != nil || g.rng.IntN(4) == 0) {
-		g.live = append(g.live, genTensor{handle: c.Handle, shape: shape, grad: grad})
+		g.live = append(g.live, genTensor{handle: c.Handle, shape: shape, grad: grad,
+			view: c.Op == TensorSlice || c.Op == TensorReshape})
 	}
 }
 
@@ -147,8 +149,11 @@ func (g *tensorGen) step() {
 			c.Op = TensorData
 		}
 		g.add(c, shape, a.grad && (c.Op == TensorSlice || c.Op == TensorReshape))
-	case k < 68: // in place
+	case k < 68: // in place, often through a view
 		t := g.pick()
+		if v, ok := g.pickWith(func(v genTensor) bool { return v.view }); ok && r.IntN(5) < 2 {
+			t = v
+		}
 		c := TensorCall{Target: t.handle}
 		ops := []TensorOp{TensorAddInPlace, TensorSubInPlace, TensorMulInPlace, TensorDivInPlace, TensorMulInPlace, TensorAddInPlace}
 		c.Op = ops[r.IntN(len(ops))]

@@ -197,21 +197,49 @@ func shrinkTensorCalls(calls []TensorCall, fails func([]TensorCall) bool) []Tens
 		}
 		return false
 	}
-	// Runs of calls, halving the run's length down to one call.
-	for n := max((len(calls)-1)/2, 1); n >= 1; n /= 2 {
-		for i := 0; i < len(calls)-1; {
-			if !try(withoutCalls(calls, i, min(i+n, len(calls)-1))) {
-				i += n
+	for progress := true; progress; {
+		before := len(calls)
+		progress = false
+		// Runs of calls, halving the run's length down to one call.
+		for n := max((len(calls)-1)/2, 1); n >= 1; n /= 2 {
+			for i := 0; i < len(calls)-1; {
+				if !try(withoutCalls(calls, i, min(i+n, len(calls)-1))) {
+					i += n
+				}
 			}
 		}
-	}
-	// Plainer calls, one field at a time.
-	for i := 0; i < len(calls)-1; i++ {
-		for _, plain := range plainer(calls[i]) {
-			c := slices.Clone(calls)
-			c[i] = plain
-			try(c)
+		// A call that makes a tensor from others bypassed: the calls after
+		// it use one of its operands instead.
+		for i := 0; i < len(calls)-1; i++ {
+			if c := calls[i]; c.Op.Makes() && c.Op != TensorLeaf {
+				for _, x := range []int{c.A, c.B} {
+					if x != 0 && try(bypass(calls, i, x)) {
+						progress = true
+						i--
+						break
+					}
+				}
+			}
 		}
+		// A call's target or operand made another tensor made before,
+		// which may let the calls that made this one go.
+		for i := 0; i < len(calls)-1 && len(calls) < 16; i++ {
+			for _, h := range madeBefore(calls, i) {
+				if retargeted, ok := retarget(calls, i, h); ok && try(retargeted) {
+					progress = true
+					break
+				}
+			}
+		}
+		// Plainer calls, one field at a time.
+		for i := 0; i < len(calls)-1; i++ {
+			for _, plain := range plainer(calls[i]) {
+				c := slices.Clone(calls)
+				c[i] = plain
+				try(c)
+			}
+		}
+		progress = progress || len(calls) < before
 	}
 	renumbered := renumber(calls)
 	if !slices.EqualFunc(renumbered, calls, sameCall) {
@@ -241,6 +269,56 @@ func withoutCalls(calls []TensorCall, i, j int) []TensorCall {
 		out = append(out, c)
 	}
 	return out
+}
+
+// bypass returns calls without call i, its handle named x in the calls
+// after it.
+func bypass(calls []TensorCall, i, x int) []TensorCall {
+	h := calls[i].Handle
+	out := make([]TensorCall, 0, len(calls)-1)
+	out = append(out, calls[:i]...)
+	for _, c := range calls[i+1:] {
+		if c.A == h {
+			c.A = x
+		}
+		if c.B == h {
+			c.B = x
+		}
+		if c.Target == h {
+			c.Target = x
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// madeBefore returns the handles the calls before i make, newest first.
+func madeBefore(calls []TensorCall, i int) []int {
+	var hs []int
+	for k := i - 1; k >= 0; k-- {
+		if calls[k].Op.Makes() {
+			hs = append(hs, calls[k].Handle)
+		}
+	}
+	return hs
+}
+
+// retarget returns calls with call i's target (or first operand) h, and
+// whether that is a change.
+func retarget(calls []TensorCall, i, h int) ([]TensorCall, bool) {
+	c := calls[i]
+	f := tensorRows[c.Op].required
+	switch {
+	case f&tTarget != 0 && c.Target != h:
+		c.Target = h
+	case f&tA != 0 && f&tTarget == 0 && c.A != h:
+		c.A = h
+	default:
+		return nil, false
+	}
+	out := slices.Clone(calls)
+	out[i] = c
+	return out, true
 }
 
 // uses reports whether c names a handle of set.

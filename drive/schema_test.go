@@ -43,7 +43,7 @@ func protocolSchemas(t *testing.T) map[string]*jsonschema.Schema {
 		}
 	}
 	out := map[string]*jsonschema.Schema{}
-	for _, def := range []string{"hello", "reset", "call", "answer"} {
+	for _, def := range []string{"hello", "reset", "call", "tensor_call", "answer"} {
 		s, err := c.Compile(ids["protocol.schema.json"] + "#/$defs/" + def)
 		if err != nil {
 			t.Fatalf("protocol.schema.json#/$defs/%s: %v", def, err)
@@ -51,6 +51,26 @@ func protocolSchemas(t *testing.T) map[string]*jsonschema.Schema {
 		out[def] = s
 	}
 	return out
+}
+
+// checkCall validates a call line of PROTOCOL.md, of layers 2 and 3 or of
+// layer 5, by the schema and the parser.
+func checkCall(t *testing.T, s map[string]*jsonschema.Schema, what, line string) (layer5 bool) {
+	t.Helper()
+	var probe struct{ Op string }
+	json.Unmarshal([]byte(line), &probe)
+	if _, ok := traces.ParseOp(probe.Op); ok && probe.Op != "free" {
+		validate(t, s["call"], what, []byte(line))
+		if _, _, _, err := drive.ParseCall([]byte(line)); err != nil {
+			t.Errorf("ParseCall(%s): %v", line, err)
+		}
+		return false
+	}
+	validate(t, s["tensor_call"], what, []byte(line))
+	if _, _, _, err := drive.ParseTensorCall([]byte(line)); err != nil {
+		t.Errorf("ParseTensorCall(%s): %v", line, err)
+	}
+	return true
 }
 
 func validate(t *testing.T, s *jsonschema.Schema, what string, line []byte) {
@@ -73,14 +93,13 @@ func TestSchemaAndDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	n, tensorLines := 0, 0
 	for _, line := range strings.Split(string(doc), "\n") {
 		dir, msg, ok := strings.Cut(line, " ")
 		if !ok || (dir != "<" && dir != ">") || !strings.HasPrefix(msg, "{") {
 			if strings.HasPrefix(line, `{"op":`) { // a calls file
-				validate(t, s["call"], "calls file line", []byte(line))
-				if _, _, _, err := drive.ParseCall([]byte(line)); err != nil {
-					t.Errorf("ParseCall(%s): %v", line, err)
+				if checkCall(t, s, "calls file line", line) {
+					tensorLines++
 				}
 				n++
 			}
@@ -95,11 +114,13 @@ func TestSchemaAndDoc(t *testing.T) {
 		case strings.Contains(msg, `"reset"`):
 			validate(t, s["reset"], "reset", []byte(msg))
 		default:
-			validate(t, s["call"], "call", []byte(msg))
-			if _, _, _, err := drive.ParseCall([]byte(msg)); err != nil {
-				t.Errorf("ParseCall(%s): %v", msg, err)
+			if checkCall(t, s, "call", msg) {
+				tensorLines++
 			}
 		}
+	}
+	if tensorLines < 10 {
+		t.Errorf("found %d layer-5 calls in PROTOCOL.md; the examples moved?", tensorLines)
 	}
 	if n < 15 {
 		t.Errorf("found %d protocol lines in PROTOCOL.md; the examples moved?", n)
@@ -145,6 +166,11 @@ func TestSchemaAndDoc(t *testing.T) {
 					Op struct{ Enum []string }
 				}
 			}
+			TensorCall struct {
+				Properties struct {
+					Op struct{ Enum []string }
+				}
+			} `json:"tensor_call"`
 			Answer struct {
 				Properties struct {
 					Kinds struct{ Items struct{ Enum []string } }
@@ -161,6 +187,13 @@ func TestSchemaAndDoc(t *testing.T) {
 	}
 	if got := raw.Defs.Call.Properties.Op.Enum; !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(ops))) {
 		t.Errorf("the schema's calls %v, the code's %v", got, ops)
+	}
+	var tops []string
+	for _, op := range drive.TensorOps() {
+		tops = append(tops, string(op))
+	}
+	if got := raw.Defs.TensorCall.Properties.Op.Enum; !slices.Equal(got, tops) {
+		t.Errorf("the schema's layer-5 calls %v, the code's %v", got, tops)
 	}
 	var kinds []string
 	for _, k := range traces.Kinds() {

@@ -1,35 +1,23 @@
 package drive
 
 import (
-	"os"
-	"os/exec"
+	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tlcheck/tlcheck/traces"
 )
 
-// torchPython returns an interpreter that imports torch: TLCHECK_PYTHON,
-// else the first of python3, python3.11, /usr/bin/python3, ... that does.
-// The first python3 on the PATH need not be the one with torch (Debian's
-// python3-torch installs for Debian's own Python).
+// torchPython is the interpreter that imports torch, or why none does.
 var torchPython = sync.OnceValues(func() (string, string) {
-	var tried []string
-	cands := []string{os.Getenv("TLCHECK_PYTHON"), "python3", "python3.11", "python3.12", "python3.13", "/usr/bin/python3", "/usr/local/bin/python3", "python"}
-	for _, c := range cands {
-		if c == "" {
-			continue
-		}
-		path, err := exec.LookPath(c)
-		if err != nil {
-			continue
-		}
-		tried = append(tried, path)
-		if exec.Command(path, "-c", "import torch").Run() == nil {
-			return path, ""
-		}
+	py, err := FindPython("torch")
+	if err != nil {
+		return "", err.Error() + "; install python3-torch (apt) to run the PyTorch checks"
 	}
-	return "", "no Python that imports torch (tried TLCHECK_PYTHON and " + filepath.Join(tried...) + "); install python3-torch"
+	return py, ""
 })
 
 // torchConfig is the Config of the PyTorch driver, or a skip.
@@ -41,4 +29,188 @@ func torchConfig(t testing.TB, args ...string) Config {
 	}
 	cmd := append([]string{py, filepath.Join("..", "examples", "torchdriver", "driver.py")}, args...)
 	return Config{Command: cmd, CallTimeout: 20 * time.Second, StartTimeout: 60 * time.Second}
+}
+
+// torchPrograms is how many generated programs TestTorchModel compares:
+// the 2,000, or fewer with -short.
+func torchPrograms() int {
+	if testing.Short() {
+		return 300
+	}
+	return 2000
+}
+
+// tally counts what the runs of a comparison showed.
+type tally struct {
+	programs, calls, refused int
+	kinds                    map[traces.Kind]int // refusals the model agreed with, by kind
+	diverged                 []string            // the driver's two worlds disagreed: a driver bug
+}
+
+func (t *tally) add(res *Result) {
+	t.programs++
+	t.calls += len(res.TensorCalls)
+	for _, o := range res.Outcomes {
+		if !o.Refused {
+			continue
+		}
+		t.refused++
+		for _, k := range o.Kinds {
+			t.kinds[k]++
+		}
+		if strings.Contains(o.Message, "the two PyTorch worlds diverged") {
+			t.diverged = append(t.diverged, o.Message)
+		}
+	}
+}
+
+// compareTorch runs n generated programs of seed on the PyTorch driver,
+// each checked against the model, and returns the tally and the first
+// failure, shrunk.
+func compareTorch(t *testing.T, cfg Config, seed uint64, n int) (*tally, *Finding) {
+	t.Helper()
+	r, err := NewRunner(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := r.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	tl := &tally{kinds: map[traces.Kind]int{}}
+	rng := rand.New(rand.NewPCG(seed, tensorSeedStream))
+	var failed *Result
+	generated := 0
+	err = r.StreamTensor(func() ([]TensorCall, bool) {
+		if generated == n {
+			return nil, false
+		}
+		generated++
+		return GenerateTensorProgram(rng), true
+	}, func(res *Result) bool {
+		tl.add(res)
+		failed = res
+		return res.Failure == nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed == nil || failed.Failure == nil {
+		return tl, nil
+	}
+	f, err := r.ShrinkTensor(failed.TensorCalls, failed.Failure, Options{ShrinkTime: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Seed, f.Index = seed, tl.programs
+	return tl, f
+}
+
+// TestTorchModel is the model against real PyTorch: 2,000 generated
+// autograd programs, each call's refusal of an autograd kind (a saved
+// tensor modified, an in-place op on a leaf, a backward through a freed
+// graph) reported by the model at that call, and nothing reported where
+// PyTorch accepts; each kind seen many times, so that the agreement is not
+// an absence.
+func TestTorchModel(t *testing.T) {
+	tl, f := compareTorch(t, torchConfig(t), 1, torchPrograms())
+	t.Logf("%d programs, %d calls, %d refused; the model agreed on every call; refusals by kind %v",
+		tl.programs, tl.calls, tl.refused, tl.kinds)
+	if f != nil {
+		t.Fatalf("program %d: %v\nshrunk to %d calls:\n%s\nthe driver's stderr:\n%s",
+			f.Index, f.Failure(), f.Size(), f.Result.Listing(), f.Failure().Stderr)
+	}
+	if len(tl.diverged) > 0 {
+		t.Errorf("the driver's two worlds diverged %d times: %s", len(tl.diverged), tl.diverged[0])
+	}
+	min := tl.programs / 40
+	for _, k := range []traces.Kind{traces.SavedModified, traces.Misuse, traces.UseAfterFree} {
+		if tl.kinds[k] < min {
+			t.Errorf("only %d refusals as %s in %d programs: the comparison does not reach it", tl.kinds[k], k, tl.programs)
+		}
+	}
+}
+
+// TestTorchCatchesWrongModel: a deliberately wrong rule of the model, put
+// between the model and the check (the seam is drive's, so that model/
+// stays as it is), is caught against PyTorch and shrunk to a few calls.
+func TestTorchCatchesWrongModel(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rule modelRule
+		want string // the failure's signature
+	}{
+		{"drops saved-modified", func(ev *traces.Event, step func(*traces.Event) []traces.Violation) []traces.Violation {
+			var out []traces.Violation
+			for _, v := range step(ev) {
+				if v.Kind != traces.SavedModified {
+					out = append(out, v)
+				}
+			}
+			return out
+		}, "refusal@backward"},
+		{"no_grad bumps are misuse", func(ev *traces.Event, step func(*traces.Event) []traces.Violation) []traces.Violation {
+			if ev.Op == traces.OpBump {
+				e := *ev
+				e.Kind = ""
+				return step(&e)
+			}
+			return step(ev)
+		}, "misuse@"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := torchConfig(t)
+			cfg.rule = tc.rule
+			_, f := compareTorch(t, cfg, 2, 500)
+			if f == nil {
+				t.Fatalf("500 programs passed with the model's rule wrong (%s)", tc.name)
+			}
+			if !strings.HasPrefix(f.Failure().sig, tc.want) {
+				t.Errorf("found %v, want a failure %s...", f.Failure(), tc.want)
+			}
+			if f.Size() > 8 {
+				t.Errorf("shrunk to %d calls, want a few:\n%s", f.Size(), f.Result.Listing())
+			}
+			t.Logf("%s: program %d: %v\nshrunk from %d calls to %d in %d runs:\n%s", tc.name, f.Index, f.Failure(),
+				f.Steps, f.Size(), f.Shrinks, f.Result.Listing())
+		})
+	}
+}
+
+// TestTorchCatchesFaultyDriver: a driver that misreports what PyTorch did
+// (its --fault flags) is caught by the model and shrunk to a few calls,
+// through Search, as tlcheck fuzz --exec runs it.
+func TestTorchCatchesFaultyDriver(t *testing.T) {
+	for _, tc := range []struct {
+		fault, want string
+	}{
+		{"no-view-bump", "refusal@backward"}, // a saved base written through a view: PyTorch refuses, the model saw no write
+		{"no-leaf-grad", "refusal@"},         // an in-place op on a leaf: PyTorch refuses, the model knows no leaf
+		{"no-unsave", "refusal@backward"},    // saved tensors never let go: a backward twice reads one the model holds
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			r, err := NewRunner(torchConfig(t, "--fault", tc.fault))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			found, n, err := r.Search(Options{Seed: 3, More: func(n int) bool { return n < 500 }, ShrinkTime: 2 * time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(found) == 0 {
+				t.Fatalf("%d programs passed on a driver with fault %s", n, tc.fault)
+			}
+			f := found[0]
+			if !strings.HasPrefix(f.Failure().sig, tc.want) {
+				t.Errorf("found %v, want a failure %s...", f.Failure(), tc.want)
+			}
+			if f.Size() > 8 {
+				t.Errorf("shrunk to %d calls, want a few:\n%s", f.Size(), f.Result.Listing())
+			}
+			t.Logf("fault %s: program %d: %v\nshrunk from %d calls to %d in %d runs:\n%s", tc.fault, f.Index, f.Failure(),
+				f.Steps, f.Size(), f.Shrinks, f.Result.Listing())
+		})
+	}
 }

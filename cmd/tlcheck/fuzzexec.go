@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -163,7 +165,7 @@ func showFinding(e *env, f *drive.Finding, opts fuzzExecOptions) {
 		f.Index, f.Seed, opts.line, f.Duration.Round(time.Millisecond))
 	fmt.Fprintf(w, "%s at call %d: %s\n\n", fail.What, fail.Call, fail.Message)
 	fmt.Fprintf(w, "shrunk from %d steps to %d (%d calls with the teardown) in %d runs:\n%s\n",
-		f.Steps, len(f.Program.Steps), len(f.Result.Calls), f.Shrinks, f.Result.Listing())
+		f.Steps, f.Size(), len(f.Result.Calls)+len(f.Result.TensorCalls), f.Shrinks, f.Result.Listing())
 	if fail.Stderr != "" {
 		fmt.Fprintf(w, "the driver's last stderr:\n%s\n\n", strings.TrimRight(fail.Stderr, "\n"))
 	}
@@ -177,17 +179,12 @@ func showFinding(e *env, f *drive.Finding, opts fuzzExecOptions) {
 	fmt.Fprintf(w, "check the trace: tlcheck replay %s\n", shellQuote(files.Trace))
 }
 
-// replayCalls runs a calls file once on the driver.
+// replayCalls runs a calls file once on the driver: calls of layers 2
+// and 3, or of layer 5 for a driver that takes only those.
 func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
-	f, err := os.Open(opts.replay)
+	text, err := os.ReadFile(opts.replay)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay: %v\n", err)
-		return exitInput
-	}
-	calls, err := drive.ReadCalls(f)
-	f.Close()
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay %s: %v\n", opts.replay, err)
 		return exitInput
 	}
 	r, err := drive.NewRunner(cfg)
@@ -195,8 +192,22 @@ func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
 		return exitInput
 	}
-	res, err := r.Run(calls)
-	if err != nil { // calls the driver does not take
+	var res *drive.Result
+	var calls int
+	if h := r.Hello(); h.Autograd() && !slices.Contains(h.Layers, 2) {
+		var tcalls []drive.TensorCall
+		if tcalls, err = drive.ReadTensorCalls(bytes.NewReader(text)); err == nil {
+			calls = len(tcalls)
+			res, err = r.RunTensor(tcalls)
+		}
+	} else {
+		var cs []drive.Call
+		if cs, err = drive.ReadCalls(bytes.NewReader(text)); err == nil {
+			calls = len(cs)
+			res, err = r.Run(cs)
+		}
+	}
+	if err != nil { // an unreadable file, or calls the driver does not take
 		r.Close()
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay %s: %v\n", opts.replay, err)
 		return exitInput
@@ -213,7 +224,7 @@ func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
 		}
 		return exitViolation
 	}
-	fmt.Fprintf(e.stdout, "\n%d calls replayed on %s: no failure\n", len(calls), describeDriver(r.Hello(), opts.line))
+	fmt.Fprintf(e.stdout, "\n%d calls replayed on %s: no failure\n", calls, describeDriver(r.Hello(), opts.line))
 	return exitClean
 }
 

@@ -649,7 +649,8 @@ def main(argv):
     src = "PyTorch %s (CPU), two worlds, over tlcheck-drive" % torch.__version__
     if faults:
         src += ", fault " + ", ".join(sorted(faults))
-    out.write(json.dumps({"protocol": "tlcheck-drive", "version": 1, "layers": [5], "source": src, "notes": NOTES}) + "\n")
+    out.write(json.dumps({"protocol": "tlcheck-drive", "version": 1, "layers": [5], "source": src, "notes": NOTES},
+                         separators=(",", ":")) + "\n")
     out.flush()
     d = Driver(faults)
     stdin = sys.stdin.buffer
@@ -661,8 +662,9 @@ def main(argv):
             ans = {"events": [], "outcome": "done"}
         else:
             ans = d.serve(c)
-        ans["id"] = cid
-        out.write(json.dumps(ans) + "\n")
+        line = {"id": cid, "events": ans.pop("events")}
+        line.update(ans)
+        out.write(json.dumps(line, separators=(",", ":")) + "\n")
         out.flush()  # before waiting for the next line: tlcheck waits for this answer
     out.flush()
     return 0

@@ -1,0 +1,196 @@
+package drive
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// session is a layer-5 program and PyTorch's answers to it, as the PyTorch
+// driver gave them (PROTOCOL.md shows the same): a leaf saved twice by
+// mul, an in-place op on it refused, one under no_grad done, and a
+// backward refused as the saved tensor was modified.
+var session = []struct{ call, answer string }{
+	{`{"op":"leaf","handle":1,"shape":[2],"values":[1,2],"requires_grad":true}`,
+		`{"id":0,"events":[{"op":"scope_enter"},{"op":"alloc","addr":"0x10000","size":16},{"op":"unregister","addr":"0x10000"},{"op":"leaf_grad","addr":"0x10000"}],"outcome":"done"}`},
+	{`{"op":"mul","handle":2,"a":1,"b":1}`,
+		`{"id":0,"events":[{"op":"save","name":"s0","addr":"0x10000"},{"op":"acquire","addr":"0x10000"},{"op":"save","name":"s1","addr":"0x10000"},{"op":"acquire","addr":"0x10000"},{"op":"alloc","addr":"0x10100","size":16},{"op":"unregister","addr":"0x10100"}],"outcome":"done"}`},
+	{`{"op":"sum","handle":3,"a":2}`,
+		`{"id":0,"events":[{"op":"alloc","addr":"0x10200","size":8},{"op":"unregister","addr":"0x10200"}],"outcome":"done"}`},
+	{`{"op":"add_","target":1,"scalar":1}`,
+		`{"id":0,"events":[{"op":"bump","addr":"0x10000"}],"outcome":"refused","message":"a leaf Variable that requires grad is being used in an in-place operation.","kinds":["misuse"]}`},
+	{`{"op":"add_","target":1,"scalar":1,"no_grad":true}`,
+		`{"id":0,"events":[{"op":"bump","addr":"0x10000","kind":"no_grad"}],"outcome":"done"}`},
+	{`{"op":"backward","target":3,"retain_graph":false}`,
+		`{"id":0,"events":[{"op":"unpack","name":"s0"}],"outcome":"refused","message":"one of the variables needed for gradient computation has been modified by an inplace operation","kinds":["saved-modified"],"grads":[]}`},
+	{`{"op":"end"}`,
+		`{"id":0,"events":[{"op":"release","addr":"0x10100"},{"op":"free","addr":"0x10100"},{"op":"release","addr":"0x10200"},{"op":"free","addr":"0x10200"},{"op":"unsave","name":"s0"},{"op":"release","addr":"0x10000"},{"op":"unsave","name":"s1"},{"op":"release","addr":"0x10000"},{"op":"release","addr":"0x10000"},{"op":"free","addr":"0x10000"},{"op":"scope_exit"},{"op":"end"}],"outcome":"done"}`},
+}
+
+// checkSession runs the session's answers, edited by edit (call index ->
+// answer line), through the checker of layer-5 programs.
+func checkSession(t *testing.T, drop int, edit map[int]string) *Result {
+	t.Helper()
+	var calls []TensorCall
+	var answers []string
+	for i, s := range session {
+		if i == drop {
+			continue
+		}
+		c, _, _, err := ParseTensorCall([]byte(s.call))
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls = append(calls, c)
+		a := s.answer
+		if e, ok := edit[i]; ok {
+			a = e
+		}
+		answers = append(answers, a)
+	}
+	var c checker
+	c.start((&Driver{}).header(), nil, calls)
+	for i, line := range answers {
+		a, err := ParseAnswer([]byte(line))
+		if err != nil {
+			t.Fatalf("answer %d: %v", i, err)
+		}
+		c.answerTensor(i, &a)
+	}
+	return c.res
+}
+
+func TestTensorCheck(t *testing.T) {
+	const (
+		refusedLeaf = 3
+		noGrad      = 4
+		backward    = 5
+		end         = 6
+	)
+	for _, tc := range []struct {
+		name string
+		drop int
+		edit map[int]string
+		want string // the failure's signature, "" for none
+	}{
+		{"as PyTorch answered", -1, nil, ""},
+		{"a refusal of a leaf's write with no kind", -1, map[int]string{refusedLeaf: `{"id":0,"events":[{"op":"bump","addr":"0x10000"}],"outcome":"refused","message":"m"}`}, "misuse@add_"},
+		{"a leaf's write done", -1, map[int]string{refusedLeaf: `{"id":0,"events":[{"op":"bump","addr":"0x10000"}],"outcome":"done"}`}, "misuse@add_"},
+		{"a no_grad write not said so", -1, map[int]string{noGrad: `{"id":0,"events":[{"op":"bump","addr":"0x10000"}],"outcome":"done"}`}, "misuse@add_"},
+		{"a refusal as saved-modified the model does not see", -1, map[int]string{backward: `{"id":0,"events":[],"outcome":"refused","message":"m","kinds":["saved-modified"]}`}, "refusal@backward"},
+		{"a backward done that read a modified tensor", -1, map[int]string{backward: `{"id":0,"events":[{"op":"unpack","name":"s0"}],"outcome":"done"}`}, "saved-modified@backward"},
+		{"a saved tensor never let go", -1, map[int]string{end: `{"id":0,"events":[{"op":"release","addr":"0x10100"},{"op":"free","addr":"0x10100"},{"op":"release","addr":"0x10200"},{"op":"free","addr":"0x10200"},{"op":"release","addr":"0x10000"},{"op":"scope_exit"},{"op":"end"}],"outcome":"done"}`}, "leak@end"},
+		// The refused write did not happen: without the no_grad write, the
+		// saved tensor is at its version, and a backward reading it is clean.
+		{"a refused write changes no version", noGrad, map[int]string{backward: `{"id":0,"events":[{"op":"unpack","name":"s0"},{"op":"unpack","name":"s1"}],"outcome":"done","grads":[{"handle":1,"values":[2,4]}]}`}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			edit := tc.edit
+			if tc.drop >= 0 { // the calls after the one dropped move up
+				edit = map[int]string{}
+				for i, a := range tc.edit {
+					edit[i] = a
+				}
+			}
+			res := checkSession(t, tc.drop, edit)
+			got := ""
+			if res.Failure != nil {
+				got = res.Failure.sig
+			}
+			if got != tc.want {
+				t.Errorf("failure %q (%v), want %q\n%s", got, res.Failure, tc.want, res.Listing())
+			}
+		})
+	}
+}
+
+// TestGenerateTensorProgram: programs are the same for the same seed, end
+// with end, name only handles made before, and have every call.
+func TestGenerateTensorProgram(t *testing.T) {
+	a := GenerateTensorProgram(rand.New(rand.NewPCG(7, 1)))
+	b := GenerateTensorProgram(rand.New(rand.NewPCG(7, 1)))
+	if !slices.EqualFunc(a, b, sameCall) {
+		t.Fatal("the same seed gave two programs")
+	}
+	rng := rand.New(rand.NewPCG(8, 1))
+	seen := map[TensorOp]int{}
+	for range 500 {
+		p := GenerateTensorProgram(rng)
+		if p[len(p)-1].Op != TensorEnd {
+			t.Fatalf("a program ends with %s", p[len(p)-1].Op)
+		}
+		made := map[int]bool{}
+		for i, c := range p {
+			seen[c.Op]++
+			if c.NoGrad {
+				seen["no_grad"]++
+			}
+			if !usesOnly(c, made) {
+				t.Fatalf("call %d %s names a handle not made before:\n%s", i, c.AppendJSON(nil), p[i].AppendJSON(nil))
+			}
+			if c.Op.Makes() {
+				made[c.Handle] = true
+			}
+			line := c.AppendJSON(nil)
+			if _, _, _, err := ParseTensorCall(line); err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+		}
+	}
+	for _, op := range append(TensorOps(), "no_grad") {
+		if seen[op] < 20 {
+			t.Errorf("%s in %d calls of 500 programs", op, seen[op])
+		}
+	}
+}
+
+// usesOnly reports whether every handle c names is in made.
+func usesOnly(c TensorCall, made map[int]bool) bool {
+	for _, h := range []int{c.A, c.B, c.Target} {
+		if h != 0 && !made[h] && uses(c, map[int]bool{h: true}) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestShrinkTensorCalls: the shrinker keeps what a failure needs, drops a
+// making call with every call that uses it, and numbers handles again.
+func TestShrinkTensorCalls(t *testing.T) {
+	// A failure: some backward of a sum. The smallest program has a leaf,
+	// a sum of it and the backward.
+	fails := func(c []TensorCall) bool {
+		made := map[int]TensorOp{}
+		for _, x := range c {
+			if x.Op.Makes() {
+				made[x.Handle] = x.Op
+			}
+			if x.Op == TensorBackward && made[x.Target] == TensorSum {
+				return true
+			}
+		}
+		return false
+	}
+	rng := rand.New(rand.NewPCG(11, 3))
+	p := GenerateTensorProgram(rng)
+	for !fails(p) || len(p) < 20 {
+		p = GenerateTensorProgram(rng)
+	}
+	got := shrinkTensorCalls(p, fails)
+	if len(got) > 4 || !fails(got) {
+		t.Fatalf("shrunk %d calls to:\n%s", len(p), listCalls(got))
+	}
+	if got[0].Op.Makes() && got[0].Handle != 1 {
+		t.Errorf("handles not numbered again:\n%s", listCalls(got))
+	}
+}
+
+func listCalls(calls []TensorCall) string {
+	var b strings.Builder
+	for _, c := range calls {
+		b.Write(c.AppendJSON(nil))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
