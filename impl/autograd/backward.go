@@ -93,6 +93,9 @@ func (e *Engine) precheck(t *Tensor, nodes []*node) error {
 		return x.holds()
 	}
 	for _, n := range nodes {
+		if n.oneShot && n.spent {
+			return n.secondBackward()
+		}
 		for _, s := range n.saved {
 			if s.released {
 				return &Error{Op: "backward", Tensor: t.id, Msg: MsgSecondBackward}
@@ -145,6 +148,9 @@ func (e *Engine) run(root *node, nodes []*node, retainGraph bool) error {
 			// a node refused at its unpack has set it.
 			errs = append(errs, e.retained(n, g.data)...)
 		}
+		if g != nil && n.oneShot && n.spent {
+			return e.abandon(n.secondBackward(), g, nodes, grads, errs)
+		}
 		sv := make([][]float64, len(n.saved))
 		for i, s := range n.saved {
 			if skip {
@@ -171,6 +177,15 @@ func (e *Engine) run(root *node, nodes []*node, retainGraph bool) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// secondBackward is the refusal of a oneShot node run again.
+func (n *node) secondBackward() error {
+	id := 0
+	if n.owner != nil {
+		id = n.owner.id
+	}
+	return &Error{Op: "backward", Tensor: id, Msg: MsgSecondBackward}
 }
 
 // abandon ends a backward refused at a node, under PyTorch's lifetime

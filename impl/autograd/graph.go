@@ -20,6 +20,10 @@ type node struct {
 	apply   func(g []float64, sv [][]float64) [][]float64
 	handles []*Tensor // graph tensors this node made; freed with the graph
 	freed   bool      // the graph around this node was freed
+	// oneShot: run again once its saved tensors were released (a
+	// backward without retain_graph ran it), the node refuses, saved
+	// tensors or not, as PyTorch's CopySlices does (its fn released).
+	oneShot, spent bool
 	// replaced is the grad_fn a view had before this node was made for
 	// it anew (see Tensor.fn): no gradient flows to it, but the graph
 	// tensors it made (the views the view was made through) are freed
@@ -269,6 +273,7 @@ func (e *Engine) snapshot(t *Tensor, due []*saved) error {
 // releaseSaved drops n's references to its saved tensors and their
 // snapshots.
 func (e *Engine) releaseSaved(n *node) error {
+	n.spent = true
 	var errs []error
 	for _, s := range n.saved {
 		if s.released {

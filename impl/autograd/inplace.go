@@ -394,7 +394,7 @@ func (e *Engine) copySlices(t, o *Tensor, op *node) error {
 	}
 	off, k := t.off-b.off, t.Numel()
 	cs := e.newNode("torch::autograd::CopySlices", ins, nil) // its name(), as PyTorch's messages say it
-	cs.saved, cs.owner = op.saved, b
+	cs.saved, cs.owner, cs.oneShot = op.saved, b, true
 	cs.apply = func(g []float64, sv [][]float64) [][]float64 {
 		res := append([]float64(nil), g...)
 		r := op.apply(append([]float64(nil), g[off:off+k]...), sv)

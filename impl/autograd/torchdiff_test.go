@@ -238,3 +238,33 @@ func sameFloats(a, b []float64) bool {
 	}
 	return true
 }
+
+// TestPyTorchCopySlicesTwice: CopySlices, the grad_fn an in-place op on a
+// view gives its base, lets go of its op once a backward without
+// retain_graph ran it, and refuses to run again even where that op saved
+// nothing (add_).
+//
+//	x1 = torch.tensor([1., 1.], requires_grad=True)
+//	x2 = torch.tensor([[1.]]); v3 = x2[0:1]
+//	v3.add_(x1.sum())      # x2.grad_fn CopySlices, v3.grad_fn AsStridedBackward0
+//	v3.backward()          # x1.grad [1., 1.]
+//	v3.backward()          # RuntimeError: Trying to backward through the graph a second time ...
+func TestPyTorchCopySlicesTwice(t *testing.T) {
+	m := must[*Tensor](t)
+	e := env(t)
+	x1 := leaf(t, e, true, 1, 1)
+	x2 := m(e.Leaf([]int{1, 1}, []float64{1}, false))
+	v3 := m(x2.Slice(0, 1))
+	if err := v3.AddInPlace(m(x1.Sum()), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := v3.Backward(false); err != nil {
+		t.Fatal(err)
+	}
+	if got := refusal(t, v3.Backward(false)); got != MsgSecondBackward {
+		t.Errorf("second backward: %q, want MsgSecondBackward", got)
+	}
+	if g := values(t, x1.Grad()); !near(g, []float64{1, 1}) {
+		t.Errorf("x1.grad %v, want [1 1]", g)
+	}
+}
