@@ -1,11 +1,14 @@
 package drive
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tlcheck/tlcheck/internal/atomicfile"
 )
 
 // The differential check holds one driver of layer-5 programs to another,
@@ -81,6 +84,33 @@ func (d *Disagreement) Report() string {
 	fmt.Fprintf(&b, "A answered: %s\n", outcomeText(&d.AnswerA))
 	fmt.Fprintf(&b, "B answered: %s\n", outcomeText(&d.AnswerB))
 	return b.String()
+}
+
+// Write writes the disagreement's program as a calls file in dir, named
+// from base (never replacing a file: see atomicfile.CreateNew), with
+// comments that say what the drivers disagree on and how to run it again
+// on each; it returns the file's path.
+func (d *Disagreement) Write(dir, base, commandA, commandB string) (string, error) {
+	note := []string{
+		fmt.Sprintf("tlcheck-drive disagreement at call %d: %s", d.Call, d.Field),
+		fmt.Sprintf("A (%s): %s", d.SourceA, d.A),
+		fmt.Sprintf("B (%s): %s", d.SourceB, d.B),
+		fmt.Sprintf("seed %d, program %d, shrunk from %d calls to %d in %d runs", d.Seed, d.Index, d.Steps, len(d.Calls), d.Shrinks),
+	}
+	for _, c := range []string{commandA, commandB} {
+		if c != "" {
+			note = append(note, "replay: tlcheck fuzz --exec "+shellQuote(c)+" --replay THIS-FILE")
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteTensorCalls(&b, d.Calls, note...); err != nil {
+		return "", err
+	}
+	path, err := atomicfile.CreateNew(dir, base, ".calls.jsonl", b.Bytes())
+	if err != nil {
+		return "", fmt.Errorf("drive: writing the calls: %w", err)
+	}
+	return path, nil
 }
 
 // outcomeText writes an answer as the protocol does, without its id and

@@ -18,6 +18,7 @@ import (
 
 const fuzzExecUsage = `usage: tlcheck fuzz --exec 'CMD ARGS' [--time D] [--seed N] [--out DIR]
                     [--call-timeout D] [--restart] [--replay FILE]
+                    [--against 'CMD ARGS']
 
 Drives a runtime in another process, in any language, over the protocol of
 drive/PROTOCOL.md: CMD is its driver, which reads calls on stdin and answers
@@ -39,6 +40,8 @@ not the protocol is a finding too, shown with its last stderr.
                      again and search on; every finding is written
   --replay FILE      run the calls of FILE (a NAME.calls.jsonl) once instead
                      of searching, and report
+  --against 'CMD'    a second driver of layer-5 programs: the same programs
+                     run on both, their answers compared call by call (drive.Diff)
 
 Exit status: 0 no failure, 1 a failure found, 2 bad usage, a driver that
 cannot be started, or an unreadable --replay file.
@@ -53,6 +56,7 @@ type fuzzExecOptions struct {
 	callTimeout time.Duration
 	restart     bool
 	replay      string
+	against     string
 }
 
 // wantsExec reports whether fuzz's arguments ask for a driver (--exec).
@@ -80,6 +84,7 @@ func parseFuzzExecArgs(args []string) (fuzzExecOptions, error) {
 	fs.DurationVar(&opts.callTimeout, "call-timeout", 2*time.Second, "")
 	fs.BoolVar(&opts.restart, "restart", false, "")
 	fs.StringVar(&opts.replay, "replay", "", "")
+	fs.StringVar(&opts.against, "against", "", "")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
@@ -108,6 +113,9 @@ func runFuzzExec(e *env, args []string) int {
 	cfg := drive.Config{Command: opts.command, CallTimeout: opts.callTimeout}
 	if opts.replay != "" {
 		return replayCalls(e, cfg, opts)
+	}
+	if opts.against != "" {
+		return runFuzzAgainst(e, opts)
 	}
 	if err := atomicfile.CheckDir(opts.out); err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: --out: %v\n", err)

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/internal/atomicfile"
+)
+
+// runFuzzAgainst is fuzz --exec A --against B: the differential check of
+// two drivers of layer-5 programs (drive.Diff), the same generated
+// programs on both, their answers compared call by call and each run
+// held to the model; the first disagreement is shrunk on both, shown and
+// written to --out as a calls file that --replay runs on either.
+func runFuzzAgainst(e *env, opts fuzzExecOptions) int {
+	against, err := splitWords(opts.against)
+	if err == nil && len(against) == 0 {
+		err = fmt.Errorf("want the second driver's command line")
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: --against %q: %v\n", opts.against, err)
+		return exitInput
+	}
+	if err := atomicfile.CheckDir(opts.out); err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: --out: %v\n", err)
+		return exitInput
+	}
+	var runners [2]*drive.Runner
+	for i, cmd := range [][]string{opts.command, against} {
+		r, err := drive.NewRunner(drive.Config{Command: cmd, CallTimeout: opts.callTimeout})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+			return exitInput
+		}
+		defer r.Close()
+		runners[i] = r
+	}
+	start := time.Now()
+	prog := newProgress(e, start)
+	d, n, err := drive.Diff(runners[0], runners[1], drive.DiffOptions{Seed: opts.seed, Model: true, More: func(n int) bool {
+		prog.update(n)
+		return time.Since(start) < opts.time
+	}})
+	prog.done()
+	elapsed := time.Since(start)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+		return exitViolation
+	}
+	a, b := describeDriver(runners[0].Hello(), opts.line), describeDriver(runners[1].Hello(), opts.against)
+	if d == nil {
+		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d programs on %s and %s in %s (%.0f programs/s), seed %d: no disagreement\n",
+			n, a, b, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), opts.seed)
+		return exitClean
+	}
+	fmt.Fprintf(e.stdout, "%s", d.Report())
+	path, err := d.Write(opts.out, fmt.Sprintf("tlcheck-diff-seed%d", opts.seed), opts.line, opts.against)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+		return exitViolation
+	}
+	fmt.Fprintf(e.stdout, "calls written to %s\n", path)
+	return exitViolation
+}
