@@ -130,7 +130,7 @@
 //
 //	autograd-struct-retain                the model: leak at end; the epoch benchmark: linear growth
 //	autograd-no-grad-clearing             after ClearGrads every grad is none; a step's grad equals finite differences
-//	autograd-scope-frees-graph            TensorLogic's lifetime: the model: use-after-free (or double-free when the graph releases it)
+//	autograd-scope-frees-graph            the model: use-after-free (or double-free when the graph, or under PyTorch's lifetime the tensor's death, releases it)
 //	autograd-backward-keeps-intermediates TensorLogic's lifetime: the model: leak at end
 //	autograd-detach-keeps-graph           TensorLogic's lifetime: the model: leak at end
 //	autograd-saved-never-released         TensorLogic's lifetime: the model: leak at end

@@ -15,7 +15,7 @@ var (
 		Bug:     "TensorLogic before V3.3 had no clear_grads at the end of a loop iteration: each step's gradient was added to the last, and training diverged.",
 		Trigger: "loop 2x { loss=f(w); loss.Backward(false); ClearGrads } [w.grad is twice the gradient]"})
 	FaultAutogradScopeFreesGraph = impl.DeclareFault(impl.FaultInfo{Name: "autograd-scope-frees-graph", Engine: impl.EngineAutograd,
-		Summary: "TensorLogic's lifetime only (under PyTorch's no buffer has a scope record): a graph tensor keeps its scope record, so scope exit frees a tensor the graph still needs",
+		Summary: "a graph tensor keeps its scope record, so scope exit frees a tensor the graph still needs (under PyTorch's lifetime, where no buffer has a record, the tensor's death then releases it again)",
 		Bug:     "TensorLogic V5.0's hybrid cleanup fixed the use-after-free of scope exit freeing intermediates the autograd graph held: a graph tensor's scope release became a no-op.",
 		Trigger: "ScopeEnter; x=Leaf(req); ScopeEnter; y=x.Add(x); ScopeExit [y freed]; y.Sum() [reads freed bytes]"})
 	FaultAutogradBackwardKeepsIntermediates = impl.DeclareFault(impl.FaultInfo{Name: "autograd-backward-keeps-intermediates", Engine: impl.EngineAutograd,
