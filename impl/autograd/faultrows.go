@@ -27,7 +27,7 @@ var (
 		Bug:     "TensorLogic V5.0: detach frees the graph upstream of the detached tensor; a detach that does not leaves it owned by no one.",
 		Trigger: "x=Leaf(req); y=x.Exp(); y.Detach(); End [y and its saved output leak]"})
 	FaultAutogradSavedNeverReleased = impl.DeclareFault(impl.FaultInfo{Name: "autograd-saved-never-released", Engine: impl.EngineAutograd,
-		Summary: "a node's saved tensors are not released after it runs; caught under TensorLogic's lifetime (a leak at end: its graph frees no node), under PyTorch's the node's death releases them",
+		Summary: "a node's saved tensors are not released after it runs; under TensorLogic's lifetime a leak at end (its graph frees no node); under PyTorch's the node's death releases them, and what shows is a second backward that runs where PyTorch refuses it",
 		Bug:     "PyTorch releases saved variables after a node runs unless retain_graph; a runtime that keeps them holds every activation of every step.",
 		Trigger: "x=Leaf(req); y=x.Exp(); y.Sum().Backward(false); End [the saved output's reference leaks]"})
 	FaultAutogradViewOwnVersion = impl.DeclareFault(impl.FaultInfo{Name: "autograd-view-own-version", Engine: impl.EngineAutograd,
