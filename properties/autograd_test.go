@@ -496,7 +496,8 @@ func wantOneKind(t *testing.T, faults []impl.Fault, rep traces.Report, kind trac
 // TestAutogradEpisodes: the first episode is issue 17's sequence (a
 // leaf, exp, a NoGrad in-place op on the result, a product with another
 // leaf, its sum, backward twice with retain_graph), and every episode of
-// either kind runs clean on the correct engine, checkpointed or not. An engine that
+// every kind runs clean on the correct engine, checkpointed or not, under
+// either lifetime. An engine that
 // records the counter's version after a recompute makes the second
 // backward unpack the product's saved h, which the model reports as
 // saved-modified: the generators, which draw episodes, find it within a

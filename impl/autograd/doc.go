@@ -131,10 +131,10 @@
 //
 //	autograd-struct-retain                the model: leak at end; the epoch benchmark: linear growth
 //	autograd-no-grad-clearing             after ClearGrads every grad is none; a step's grad equals finite differences
-//	autograd-scope-frees-graph            TensorLogic's lifetime: the model: use-after-free (or double-free when the graph releases it)
+//	autograd-scope-frees-graph            the model: use-after-free (or double-free when the graph, or under PyTorch's lifetime the tensor's death, releases it)
 //	autograd-backward-keeps-intermediates TensorLogic's lifetime: the model: leak at end
 //	autograd-detach-keeps-graph           TensorLogic's lifetime: the model: leak at end
-//	autograd-saved-never-released         TensorLogic's lifetime: the model: leak at end
+//	autograd-saved-never-released         TensorLogic's lifetime: the model: leak at end; PyTorch's: a second backward runs that PyTorch refuses
 //	autograd-view-own-version             the version property (an in-place op bumps every alias sharing the storage's counter by one); the model: saved-modified at the unpack
 //	autograd-double-bump                  the version property: an in-place op bumps by exactly one
 //	autograd-snapshot-table-never-cleared the model: leak at end (a snapshot never released with its graph); the epoch benchmark: snapshot bytes grow

@@ -15,7 +15,7 @@ var (
 		Bug:     "TensorLogic before V3.3 had no clear_grads at the end of a loop iteration: each step's gradient was added to the last, and training diverged.",
 		Trigger: "loop 2x { loss=f(w); loss.Backward(false); ClearGrads } [w.grad is twice the gradient]"})
 	FaultAutogradScopeFreesGraph = impl.DeclareFault(impl.FaultInfo{Name: "autograd-scope-frees-graph", Engine: impl.EngineAutograd,
-		Summary: "TensorLogic's lifetime only (under PyTorch's no buffer has a scope record): a graph tensor keeps its scope record, so scope exit frees a tensor the graph still needs",
+		Summary: "a graph tensor keeps its scope record, so scope exit frees a tensor the graph still needs (under PyTorch's lifetime, where no buffer has a record, the tensor's death then releases it again)",
 		Bug:     "TensorLogic V5.0's hybrid cleanup fixed the use-after-free of scope exit freeing intermediates the autograd graph held: a graph tensor's scope release became a no-op.",
 		Trigger: "ScopeEnter; x=Leaf(req); ScopeEnter; y=x.Add(x); ScopeExit [y freed]; y.Sum() [reads freed bytes]"})
 	FaultAutogradBackwardKeepsIntermediates = impl.DeclareFault(impl.FaultInfo{Name: "autograd-backward-keeps-intermediates", Engine: impl.EngineAutograd,
@@ -27,7 +27,7 @@ var (
 		Bug:     "TensorLogic V5.0: detach frees the graph upstream of the detached tensor; a detach that does not leaves it owned by no one.",
 		Trigger: "x=Leaf(req); y=x.Exp(); y.Detach(); End [y and its saved output leak]"})
 	FaultAutogradSavedNeverReleased = impl.DeclareFault(impl.FaultInfo{Name: "autograd-saved-never-released", Engine: impl.EngineAutograd,
-		Summary: "a node's saved tensors are not released after it runs; caught under TensorLogic's lifetime (a leak at end: its graph frees no node), under PyTorch's the node's death releases them",
+		Summary: "a node's saved tensors are not released after it runs; under TensorLogic's lifetime a leak at end (its graph frees no node); under PyTorch's the node's death releases them, and what shows is a second backward that runs where PyTorch refuses it",
 		Bug:     "PyTorch releases saved variables after a node runs unless retain_graph; a runtime that keeps them holds every activation of every step.",
 		Trigger: "x=Leaf(req); y=x.Exp(); y.Sum().Backward(false); End [the saved output's reference leaks]"})
 	FaultAutogradViewOwnVersion = impl.DeclareFault(impl.FaultInfo{Name: "autograd-view-own-version", Engine: impl.EngineAutograd,

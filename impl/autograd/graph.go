@@ -131,9 +131,14 @@ func (e *Engine) attach(op string, out *Tensor, n *node) error {
 	out.gradFn, out.outputNr, out.reqGrad, out.graph = n, 0, true, !e.pytorch
 	n.handles = append(n.handles, out)
 	err := e.takePending()
-	if !e.pytorch && !e.has(FaultAutogradScopeFreesGraph) {
-		// Under PyTorch's lifetime the buffer has no record already.
+	switch scopeFrees := e.has(FaultAutogradScopeFreesGraph); {
+	case !e.pytorch && !scopeFrees:
 		err = first(err, e.rt.Unregister(out.st.addr))
+	case e.pytorch && scopeFrees:
+		// Under PyTorch's lifetime the buffer has no record; the bug
+		// gives a graph tensor one, whose scope's exit releases the
+		// reference that the tensor's death releases again.
+		err = first(err, e.rt.Register(out.st.addr))
 	}
 	if e.has(FaultAutogradStructRetain) {
 		// 4419a90: the tensor is retained struct-style, a reference
