@@ -137,8 +137,13 @@ func TestDiffAgainstPyTorch(t *testing.T) {
 	a := newRunner(t, goAutograd(""))
 	b := newRunner(t, torch)
 	start := time.Now()
+	calls := 0
 	d, n, err := drive.Diff(a, b, drive.DiffOptions{Seed: 20, More: func(n int) bool { return n < 2000 }, Model: true,
-		Generate: func(r *rand.Rand) []drive.TensorCall { return goEngineCalls(drive.GenerateTensorProgram(r)) }})
+		Generate: func(r *rand.Rand) []drive.TensorCall {
+			p := goEngineCalls(drive.GenerateTensorProgram(r))
+			calls += len(p)
+			return p
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +151,8 @@ func TestDiffAgainstPyTorch(t *testing.T) {
 	if d != nil {
 		t.Fatalf("after %d programs:\n%s", n, d.Report())
 	}
-	t.Logf("%d programs compared in %v: %.0f programs/s", n, took.Round(time.Millisecond), float64(n)/took.Seconds())
+	t.Logf("%d programs (%d calls) compared in %v: %.0f programs/s, %.0f calls/s",
+		n, calls, took.Round(time.Millisecond), float64(n)/took.Seconds(), float64(calls)/took.Seconds())
 }
 
 // goEngineCalls returns a generated program without the calls that the Go
