@@ -167,20 +167,36 @@ func TestDiffAgainstPyTorch(t *testing.T) {
 // (its version moved on since the view was made), which the answer's
 // tensor holds; nor a view made with grad mode on of a view made under
 // no_grad, an in-place op on which PyTorch 1.13 fails an internal assert
-// ("!grad_fn INTERNAL ASSERT FAILED at variable.cpp:792").
+// ("!grad_fn INTERNAL ASSERT FAILED at variable.cpp:792"); nor an
+// in-place op, recorded, on a tensor (or a view of its base) that
+// retain_grad was called on, where PyTorch 1.13 keeps the retained
+// gradient the old grad_fn receives and the current release (and the Go
+// engine) the new one's.
 func goEngineCalls(calls []drive.TensorCall) []drive.TensorCall {
 	held := map[int][]int{}
 	noGradView := map[int]bool{}
+	group := map[int]int{} // a view's base's handle: an in-place op on one rebases the base
+	retained := map[int]bool{}
 	out := calls[:0:0]
 	for _, c := range calls {
 		if c.Op.InPlace() && c.NoGrad && noGradView[c.Target] {
 			continue
+		}
+		if c.Op.InPlace() && !c.NoGrad && retained[group[c.Target]] {
+			continue
+		}
+		if c.Op == drive.TensorRetainGrad {
+			retained[group[c.Target]] = true
+		}
+		if c.Op.Makes() {
+			group[c.Handle] = c.Handle
 		}
 		if (c.Op == drive.TensorSlice || c.Op == drive.TensorReshape) && !c.NoGrad && noGradView[c.A] {
 			continue
 		}
 		if c.Op == drive.TensorSlice || c.Op == drive.TensorReshape {
 			noGradView[c.Handle] = c.NoGrad || noGradView[c.A]
+			group[c.Handle] = group[c.A]
 		}
 		a, okA := held[c.A]
 		b, okB := held[c.B]
