@@ -25,6 +25,8 @@
 //	ReadCalls, WriteCalls  calls files: counterexamples, replayable
 //	ParseCall, Call        the protocol's calls, for drivers written in Go
 //	Test, Fuzz             a team's five-line go test over its driver
+//	Diff, Disagreement     two drivers of layer-5 programs held to each
+//	                       other call by call (the Go engine to PyTorch)
 //
 // Each answer is checked as it comes: its id, the call's own event (the
 // call made, at the handles' addresses, then only frees), every event
