@@ -24,15 +24,34 @@
 //	                       beside NAME.trace.jsonl
 //	ReadCalls, WriteCalls  calls files: counterexamples, replayable
 //	ParseCall, Call        the protocol's calls, for drivers written in Go
+//	Answer, ParseAnswer    a driver's answer line, written and read
 //	Test, Fuzz             a team's five-line go test over its driver
 //	Diff, Disagreement     two drivers of layer-5 programs held to each
 //	                       other call by call (the Go engine to PyTorch)
+//
+// Layer 5, autograd programs (PROTOCOL.md, "Layer 5: autograd programs"),
+// for a driver whose hello lists layer 5, as examples/torchdriver's for
+// real PyTorch does:
+//
+//	TensorCall, TensorOp   a call of an autograd program, on tensors by handle
+//	ParseTensorCall        ... read, for drivers written in Go
+//	TensorState, Grad      the tensor and gradients an answer carries
+//	GenerateTensorProgram  a random autograd program
+//	RunTensor, StreamTensor  run them (Driver, Runner); Search picks them for
+//	                       a driver of layer 5 alone
+//	ShrinkTensor           a failure shrunk to a few calls
+//	Read/WriteTensorCalls  their calls files
+//	FindPython             an interpreter that imports a module (torch)
 //
 // Each answer is checked as it comes: its id, the call's own event (the
 // call made, at the handles' addresses, then only frees), every event
 // through the model, each violation explained by the program (a refused
 // call, a leak the program kept) or a failure, each refusal one the model
-// finds misuse in. A driver that exits, hangs past the call timeout or
+// finds misuse in. An answer to a layer-5 call has no call's own event:
+// the kinds the model reports at its events must be exactly the kinds the
+// driver refused it with, none where it did the call (the access a
+// refusal names is judged without being taken). A driver that exits,
+// hangs past the call timeout or
 // writes what is not the protocol is a failure too (a Trouble), with the
 // last of its stderr, kept in a bounded ring; answers are bounded lines.
 //

@@ -115,8 +115,7 @@ func compareTorch(t *testing.T, cfg Config, seed uint64, n int) (*tally, *Findin
 // an absence.
 func TestTorchModel(t *testing.T) {
 	tl, f := compareTorch(t, torchConfig(t), 1, torchPrograms())
-	t.Logf("%d programs, %d calls, %d refused; the model agreed on every call; refusals by kind %v",
-		tl.programs, tl.calls, tl.refused, tl.kinds)
+	t.Logf("%d programs, %d calls, %d refused; refusals of the model's kinds %v", tl.programs, tl.calls, tl.refused, tl.kinds)
 	if f != nil {
 		t.Fatalf("program %d: %v\nshrunk to %d calls:\n%s\nthe driver's stderr:\n%s",
 			f.Index, f.Failure(), f.Size(), f.Result.Listing(), f.Failure().Stderr)
@@ -212,5 +211,52 @@ func TestTorchCatchesFaultyDriver(t *testing.T) {
 			t.Logf("fault %s: program %d: %v\nshrunk from %d calls to %d in %d runs:\n%s", tc.fault, f.Index, f.Failure(),
 				f.Steps, f.Size(), f.Shrinks, f.Result.Listing())
 		})
+	}
+}
+
+// TestTorchSelfAliasedLeak keeps a finding of the comparison: PyTorch
+// leaks the graph of an in-place op whose operand's graph saved the tensor
+// it writes: h.mul_(h) and h.mul_(a view of h) (mul_ saves its operand),
+// h.add_(h * h) (the product saved h). The saved tensor's grad_fn becomes
+// the in-place op's node, which holds the node that saved it: a cycle of
+// C++ objects that nothing frees, and the model reports that leak at end.
+// By a detached alias, or by a sum that saves nothing, the same ops leak
+// nothing. GenerateTensorProgram goes round the leaking calls; this test
+// says they still leak.
+func TestTorchSelfAliasedLeak(t *testing.T) {
+	r, err := NewRunner(torchConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, tc := range []struct {
+		name    string
+		operand TensorCall // handle 3, from h (handle 2)
+		op      TensorOp   // h.op(operand)
+		want    string
+	}{
+		{"h.mul_(h.reshape(2))", TensorCall{Op: TensorReshape, Handle: 3, A: 2, Shape: []int{2}}, TensorMulInPlace, "leak@end"},
+		{"h.div_(h[0:2])", TensorCall{Op: TensorSlice, Handle: 3, A: 2, Start: 0, Stop: 2}, TensorDivInPlace, "leak@end"},
+		{"h.add_(h * h)", TensorCall{Op: TensorMul, Handle: 3, A: 2, B: 2}, TensorAddInPlace, "leak@end"},
+		{"h.mul_(h.detach())", TensorCall{Op: TensorDetach, Handle: 3, A: 2}, TensorMulInPlace, ""},
+		{"h.add_(h + h)", TensorCall{Op: TensorAdd, Handle: 3, A: 2, B: 2}, TensorAddInPlace, ""},
+	} {
+		res, err := r.RunTensor([]TensorCall{
+			{Op: TensorLeaf, Handle: 1, Shape: []int{2}, Values: []float64{1, 2}, RequiresGrad: true},
+			{Op: TensorMul, Handle: 2, A: 1, B: 1},
+			tc.operand,
+			{Op: tc.op, Target: 2, B: 3},
+			{Op: TensorEnd},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if res.Failure != nil {
+			got = res.Failure.sig
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q\n%s", tc.name, got, tc.want, res.Listing())
+		}
 	}
 }

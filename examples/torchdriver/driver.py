@@ -39,11 +39,43 @@ import gc
 import json
 import math
 import os
+import shutil
+import subprocess
 import sys
 import warnings
 import weakref
 
-import torch
+
+def _find_torch():
+    """Runs this driver again under an interpreter that imports torch, when
+    the one it was started with does not: the first python3 on the PATH
+    need not be the one Debian's python3-torch installed for. Tried, as
+    drive.FindPython does: $TLCHECK_PYTHON, python3, python3.13 ... python3.9,
+    python, /usr/bin/python3, /usr/local/bin/python3."""
+    if os.environ.get("TLCHECK_TORCHDRIVER_REEXEC"):
+        return
+    names = [os.environ.get("TLCHECK_PYTHON", ""), "python3", "python3.13", "python3.12", "python3.11",
+             "python3.10", "python3.9", "python", "/usr/bin/python3", "/usr/local/bin/python3"]
+    here = os.path.realpath(sys.executable)
+    for name in names:
+        path = shutil.which(name) if name else None
+        if not path or os.path.realpath(path) == here:
+            continue
+        probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)"  # no import: fast
+        if subprocess.run([path, "-c", probe], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            os.environ["TLCHECK_TORCHDRIVER_REEXEC"] = "1"
+            sys.stderr.write("torchdriver: %s has no torch; running under %s\n" % (sys.executable, path))
+            sys.stderr.flush()
+            os.execv(path, [path, os.path.abspath(__file__)] + sys.argv[1:])
+
+
+try:
+    import torch
+except ImportError:
+    _find_torch()
+    sys.stderr.write("torchdriver: no Python here imports torch (install python3-torch, or set TLCHECK_PYTHON)\n")
+    sys.exit(2)
 
 F64 = torch.float64
 VERSION = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2] if p.isdigit())
@@ -78,6 +110,7 @@ LEAF_MESSAGES = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation.",
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled.",
 )
+STALE_MESSAGE = "A view was created in no_grad mode and its base or another view of its base has been modified inplace"
 MODIFIED_MESSAGE = "one of the variables needed for gradient computation has been modified by an inplace operation"
 TWICE_MESSAGE = "Trying to backward through the graph a second time"
 DIVERGED = "torchdriver: the two PyTorch worlds diverged"
@@ -107,7 +140,8 @@ INPLACE = {
     "mul_": lambda t, b: t.mul_(b),
     "div_": lambda t, b: t.div_(b),
 }
-ALIASES = ("slice", "reshape", "detach")  # results that share their operand's version counter
+ALIASES = ("slice", "reshape", "detach")
+SAVE_OUTPUT = ("exp", "tanh", "relu")  # the ops whose node saves their result  # results that share their operand's version counter
 
 
 class Refusal(Exception):
@@ -115,7 +149,19 @@ class Refusal(Exception):
 
 
 class SavedModified(Exception):
-    """Raised by world B's unpack hook where A's PyTorch checks the version."""
+    """Raised by world B's unpack hook where A's PyTorch checks the version;
+    stale is the error A's PyTorch raises first at that read, if any (see
+    Observer.unpack)."""
+
+    def __init__(self, name, stale=None):
+        super().__init__(name)
+        self.stale = stale
+
+
+class StaleView(RuntimeError):
+    """Raised by world B's unpack hook where A's PyTorch, reading a saved
+    view's grad_fn, raises (a view made under no_grad whose base was then
+    written in place); its message is PyTorch's."""
 
 
 def storage_of(t):
@@ -173,10 +219,16 @@ class Packed:
     its storage and version counter (never the tensor itself: a saved
     output refers to its own node, and holding it would be a cycle)."""
 
-    __slots__ = ("name", "t", "version", "family", "__weakref__")
+    __slots__ = ("name", "t", "version", "family", "original", "__weakref__")
 
-    def __init__(self, name, t, family):
+    def __init__(self, name, t, family, output):
         self.name, self.t, self.version, self.family = name, t.detach(), t._version, family
+        # What PyTorch's SavedVariable keeps without hooks: the tensor itself
+        # when it is not the output of the node saving it (its grad_fn is
+        # another node's), which keeps that tensor's graph alive, and only
+        # its data for an output (whose grad_fn is the node saving it: a
+        # cycle). B holds the same, so that what lives in A lives in B.
+        self.original = None if output else t
 
 
 class Observer:
@@ -194,8 +246,10 @@ class Observer:
         self.unsaved = set()
         self.packed = []  # (call, name) packed during the current call
         self.modified = None  # the name whose unpack found it modified
+        self.stale = None  # and the error PyTorch raises first there, if any
         self.attempt = None  # the event of the access refused, if any
         self.call = 0
+        self.op = None  # the call being made
 
     def emit(self, op, **fields):
         if not self.closed:
@@ -280,6 +334,7 @@ class Observer:
 
     def pack(self, t):
         fam = self.family(t)
+        known = fam is not None  # a tensor of the program's, an input: not the output being made
         if fam is None:
             # Not a tensor of the program's nor a view of one: the output of
             # the op being made, or a temporary of PyTorch's (a clone, a
@@ -295,7 +350,7 @@ class Observer:
         else:
             self.emit("save", name=name, addr="0x%x" % fam.addr)
             self.hold(fam)
-        p = Packed(name, t, fam)
+        p = Packed(name, t, fam, output=not known and self.op in SAVE_OUTPUT)
         weakref.finalize(p, self._unsaved, name, fam)
         self.packed.append((self.call, name))
         return p
@@ -309,11 +364,23 @@ class Observer:
         self.let_go(fam)
 
     def unpack(self, p):
+        """PyTorch's checks of SavedVariable::unpack, in its order: without
+        hooks it reads a saved input's grad_fn first (which raises for a
+        view made under no_grad whose base was since written in place),
+        then the version."""
         self.emit("unpack", name=p.name)
+        stale = None
+        if p.original is not None and p.original._is_view():
+            try:
+                p.original.grad_fn
+            except RuntimeError as e:
+                stale = str(forget(e))
         if p.t._version != p.version:
-            self.modified = p.name
+            self.modified, self.stale = p.name, stale
             self.attempt = self.events[-1] if self.events else None
-            raise SavedModified(p.name)
+            raise SavedModified(p.name, stale)
+        if stale is not None:
+            raise StaleView(stale)
         return p.t
 
     def close(self):
@@ -368,7 +435,7 @@ def leaf_checked(t):
     does not require grad, and a view of a non-leaf is not a leaf's."""
     if not torch.is_grad_enabled() or not t.requires_grad:
         return False
-    if t._is_view():
+    if t._is_view():  # t.is_leaf would make a stale view's grad_fn anew, or raise
         b = t._base
         return b is not None and b.is_leaf and b.requires_grad
     return t.is_leaf
@@ -395,6 +462,7 @@ class Driver:
         obs = self.obs
         obs.events, obs.packed, obs.modified, obs.attempt = [], [], None, None
         obs.call += 1
+        obs.op = c["op"]
         if self.first:
             obs.emit("scope_enter")
             self.first = False
@@ -439,13 +507,17 @@ class Driver:
 
     def same_refusal(self, ea, eb):
         if isinstance(eb, SavedModified):
-            return MODIFIED_MESSAGE in str(ea)
+            return (str(ea) == eb.stale) if eb.stale is not None else MODIFIED_MESSAGE in str(ea)
+        if isinstance(eb, StaleView):
+            return str(ea) == str(eb)
         return type(ea) is type(eb) and str(ea) == str(eb)
 
     def kinds(self, c, err, before):
         msg = str(err)
         obs = self.obs
-        if MODIFIED_MESSAGE in msg:
+        if MODIFIED_MESSAGE in msg or msg.startswith(STALE_MESSAGE) and obs.modified is not None:
+            # The second: PyTorch found the saved view stale before its version,
+            # and says so; the tensor was modified since it was saved all the same.
             return ["saved-modified"]
         if msg.startswith(TWICE_MESSAGE):
             # B's PyTorch found the saved variable released before it called
@@ -484,6 +556,11 @@ class Driver:
         return None if best is None else best[1]
 
     def run_a(self, c):
+        op = c["op"]
+        if op in INPLACE or op == "zero_":
+            t = self.a.tensors.get(c["target"])
+            if t is not None:
+                leaf_checked(t)  # B reads this before the write: so does A, the same reads in both
         try:
             return self.step(self.a, c), None
         except (RuntimeError, IndexError, ValueError, TypeError, Refusal) as e:
@@ -508,7 +585,7 @@ class Driver:
         except (RuntimeError, IndexError, ValueError, TypeError, Refusal) as e:
             forget(e)
             if obs.modified is not None:  # raised through PyTorch's engine, maybe wrapped
-                return None, SavedModified(obs.modified), before
+                return None, SavedModified(obs.modified, obs.stale), before
             return None, e, before
 
     def step(self, w, c):
@@ -570,7 +647,7 @@ class Driver:
         elif op == "end":
             obs.emit("scope_exit")
             obs.emit("end")
-        if r is not None and r.grad_fn is not None and obs.packed:
+        if obs.packed and r is not None and r.grad_fn is not None:  # a node just made: its grad_fn is fresh
             r.grad_fn.metadata.setdefault("tlcheck", []).extend(obs.packed)
 
     def grads(self):
@@ -613,12 +690,18 @@ def describe(e):
 
 
 def tensor_state(t):
+    try:
+        grad_fn, is_leaf = grad_fn_name(t), t.is_leaf
+    except RuntimeError as e:
+        # PyTorch refuses to say (a view made under no_grad whose base was
+        # then written in place): say what it says.
+        grad_fn, is_leaf = "<error: %s>" % rename(str(forget(e))), False
     return {
         "shape": list(t.shape),
         "values": [num(x) for x in flat(t)],
         "requires_grad": t.requires_grad,
-        "is_leaf": t.is_leaf,
-        "grad_fn": grad_fn_name(t),
+        "is_leaf": is_leaf,
+        "grad_fn": grad_fn,
         "version": t._version,
     }
 
