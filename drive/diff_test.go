@@ -292,17 +292,20 @@ func numel(shape []int) int {
 // the table says is not caught must not be, in as many programs: the
 // table stays true.
 func TestDiffCatchesAutogradFaults(t *testing.T) {
-	var cases = []struct {
+	type row struct {
 		fault  impl.Fault
 		engine string // the Go driver's engine (see goEngine)
 		torch  bool   // the reference is PyTorch, where it can be had
 		within int    // programs: caught within them, or (0) not caught in notCaught programs
 		why    string // how it is caught, or why not
-	}{
+	}
+	cases := []row{
 		{autograd.FaultAutogradStructRetain, "pytorch", true, 50, "the model: a leak at end"},
 		{autograd.FaultAutogradSavedNeverReleased, "pytorch", true, 200, "a second backward runs where PyTorch's is refused; the model: a leak"},
 		{autograd.FaultAutogradViewOwnVersion, "pytorch", true, 400, "a saved view modified through its base is not refused, or versions differ"},
 		{autograd.FaultAutogradDoubleBump, "pytorch", true, 50, "an in-place op's version"},
+		{autograd.FaultAutogradDropKeepsGradFn, "pytorch", true, 50, "the model: a leak at end"},
+		{autograd.FaultAutogradSavedOutputCycle, "pytorch", true, 50, "the model: a leak at end"},
 		{autograd.FaultAutogradBackwardKeepsIntermediates, "tensorlogic", false, 400, "an intermediate read after backward, where TensorLogic's frees it"},
 		{autograd.FaultAutogradDetachKeepsGraph, "tensorlogic", false, 400, "a tensor used after detach, where TensorLogic's frees its graph"},
 		{autograd.FaultAutogradSnapshotTableNeverCleared, "pytorch+checkpoint", false, 100, "the model: the snapshot leaks"},
@@ -342,15 +345,7 @@ func TestDiffCatchesAutogradFaults(t *testing.T) {
 	}()
 	// Every autograd fault of the catalog has its row.
 	for _, f := range impl.Catalog() {
-		if f.Engine == impl.EngineAutograd && !slices.ContainsFunc(cases, func(c struct {
-			fault  impl.Fault
-			engine string
-			torch  bool
-			within int
-			why    string
-		}) bool {
-			return c.fault == f.Name
-		}) {
+		if f.Engine == impl.EngineAutograd && !slices.ContainsFunc(cases, func(c row) bool { return c.fault == f.Name }) {
 			t.Errorf("fault %s has no row", f.Name)
 		}
 	}
