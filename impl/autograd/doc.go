@@ -27,7 +27,8 @@
 // words, a saved tensor modified since (the message names "output N of
 // X" when the saved tensor has a grad_fn) and a node whose saved tensors
 // were released by an earlier backward (MsgSecondBackward); a node that
-// saved nothing runs again.
+// saved nothing runs again, except CopySlices, which PyTorch's lets go of
+// its op after a backward without retain_graph and then refuses.
 //
 // In-place ops follow PyTorch's rules in its order: check_inplace (a
 // recorded op on a view made under NoGrad, MsgNoGradViewInPlace; on a
