@@ -253,13 +253,22 @@ func powScalar(x, c float64) float64 {
 // is PyTorch's threshold_backward, a selection: where the output is not
 // positive the gradient is 0, even an infinite or NaN one.
 func (a *Tensor) Relu() (*Tensor, error) {
-	return a.unary("relu", "ReluBackward0", func(x float64) float64 { return max(x, 0) }, false,
+	return a.unary("relu", "ReluBackward0", relu, false,
 		func(g, _, y float64) float64 {
 			if y <= 0 {
 				return 0
 			}
 			return g
 		})
+}
+
+// relu is PyTorch's CPU relu of one element, clamp_min's max(x, 0): x
+// unless x < 0, so that -0 stays -0 (1 / relu(-0.) is -inf) and NaN NaN.
+func relu(x float64) float64 {
+	if x < 0 {
+		return 0
+	}
+	return x
 }
 
 // Exp returns e**a (ExpBackward0; saves its output).

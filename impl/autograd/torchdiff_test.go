@@ -268,3 +268,18 @@ func TestPyTorchCopySlicesTwice(t *testing.T) {
 		t.Errorf("x1.grad %v, want [1 1]", g)
 	}
 }
+
+// TestPyTorchReluNegativeZero: relu keeps -0 (and NaN), as PyTorch's
+// clamp_min does.
+//
+//	torch.tensor([-0., -1., float("nan")]).relu()   # tensor([-0., 0., nan])
+//	1 / torch.tensor([-0.]).relu()                  # tensor([-inf])
+func TestPyTorchReluNegativeZero(t *testing.T) {
+	m := must[*Tensor](t)
+	e := env(t)
+	negZero := math.Copysign(0, -1)
+	got := values(t, m(leaf(t, e, false, negZero, -1, math.NaN()).Relu()))
+	if !sameFloats(got, []float64{negZero, 0, math.NaN()}) {
+		t.Errorf("relu %v, want [-0 0 NaN]", got)
+	}
+}
