@@ -173,7 +173,10 @@ func TestDiffAgainstPyTorch(t *testing.T) {
 // in-place op, recorded, on a tensor (or a view of its base) that
 // retain_grad was called on, where PyTorch 1.13 keeps the retained
 // gradient the old grad_fn receives and the current release (and the Go
-// engine) the new one's.
+// engine) the new one's; nor retain_grad on a view made under no_grad,
+// which the PyTorch driver refuses where PyTorch does nothing (it reads
+// the view's grad_fn first, to keep 1.13 from crashing on a stale view,
+// and that read refuses a stale view made under no_grad).
 func goEngineCalls(calls []drive.TensorCall) []drive.TensorCall {
 	held := map[int][]int{}
 	noGradView := map[int]bool{}
@@ -185,6 +188,9 @@ func goEngineCalls(calls []drive.TensorCall) []drive.TensorCall {
 			continue
 		}
 		if c.Op.InPlace() && !c.NoGrad && retained[group[c.Target]] {
+			continue
+		}
+		if c.Op == drive.TensorRetainGrad && noGradView[c.Target] {
 			continue
 		}
 		if c.Op == drive.TensorRetainGrad {
