@@ -2,6 +2,7 @@ package impldriver
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -84,12 +85,23 @@ type server5 struct {
 }
 
 func (s *server5) hello(w *bufio.Writer) error {
-	src := "tlcheck impl/autograd (Go) over tlcheck-drive, lifetime " + s.acfg.Lifetime.String()
+	h := drive.Hello{Protocol: drive.ProtocolName, Version: drive.ProtocolVersion, Layers: []int{5},
+		Source: "tlcheck impl/autograd (Go) over tlcheck-drive, lifetime " + s.acfg.Lifetime.String()}
 	for _, f := range s.cfg.Faults {
-		src += ", fault " + string(f)
+		h.Source += ", fault " + string(f)
 	}
-	_, err := fmt.Fprintf(w, `{"protocol":%q,"version":%d,"layers":[5],"source":%q}`+"\n",
-		drive.ProtocolName, drive.ProtocolVersion, src)
+	h.Notes = append(h.Notes, "matmul is torch.mm, of two matrices: a vector operand is refused (\"self must be a matrix\", \"mat2 must be a matrix\"), where PyTorch's @ takes it")
+	if s.acfg.Lifetime != autograd.LifetimePyTorch {
+		h.Notes = append(h.Notes, "TensorLogic's lifetime: backward frees the graph's intermediates, detach the graph upstream, drop the tensor's graph; a tensor used after is refused (\"the tensor was freed ...\"), where PyTorch keeps what is referred to")
+	}
+	if s.acfg.Checkpoint {
+		h.Notes = append(h.Notes, "checkpoints on: a saved tensor modified in place is restored or recomputed at backward, where PyTorch refuses it")
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
 	return err
 }
 
