@@ -195,6 +195,10 @@ func modified(n *node, s *saved, v int) error {
 		return &Error{Op: "backward", Tensor: t.id, Msg: MsgNoGradViewRebased}
 	case s.output:
 		fn = n.name
+	case t.dead && t.diffView && t.vc.v != t.attrVersion && (t.gradFn != nil || t.base.reqGrad):
+		// A view the program let go of: PyTorch's saved variable keeps
+		// it, and makes its grad_fn anew to name it, as below.
+		fn = "AsStridedBackward0"
 	case t.fn() != nil:
 		// PyTorch names the tensor's grad_fn at unpack time: a view's
 		// made anew (AsStridedBackward0) after an in-place op.

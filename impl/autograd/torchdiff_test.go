@@ -3,6 +3,8 @@ package autograd
 import (
 	"math"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/impl"
 )
 
 // The tests of this file are differences between the engine and PyTorch
@@ -281,5 +283,39 @@ func TestPyTorchReluNegativeZero(t *testing.T) {
 	got := values(t, m(leaf(t, e, false, negZero, -1, math.NaN()).Relu()))
 	if !sameFloats(got, []float64{negZero, 0, math.NaN()}) {
 		t.Errorf("relu %v, want [-0 0 NaN]", got)
+	}
+}
+
+// TestPyTorchDroppedSavedViewNamed: a saved view the program let go of
+// is named, when found modified, by the grad_fn PyTorch makes it anew
+// (its saved variable keeps it).
+//
+//	x1 = torch.ones(3, 1, requires_grad=True)
+//	r2 = x1.reshape(3); h3 = r2 * x1; del r2
+//	with torch.no_grad(): x1.mul_(2)
+//	h3.sum().backward()   # RuntimeError: ... [torch.DoubleTensor [3]], which is output 0 of AsStridedBackward0, is at version 1; expected version 0 instead. ...
+func TestPyTorchDroppedSavedViewNamed(t *testing.T) {
+	m := must[*Tensor](t)
+	rt := impl.New(impl.Config{})
+	e, err := New(rt, Config{Lifetime: LifetimePyTorch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ScopeEnter(); err != nil {
+		t.Fatal(err)
+	}
+	x1 := m(e.Leaf([]int{3, 1}, []float64{1, 1, 1}, true))
+	r2 := m(x1.Reshape(3))
+	h3 := m(r2.Mul(x1))
+	if err := r2.Drop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.NoGrad(func() error { return x1.MulInPlace(2) }); err != nil {
+		t.Fatal(err)
+	}
+	got := refusal(t, m(h3.Sum()).Backward(false))
+	want := "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.DoubleTensor [3]], which is output 0 of AsStridedBackward0, is at version 1; expected version 0 instead." + msgModifiedHint
+	if got != want {
+		t.Errorf("message:\n got %s\nwant %s", got, want)
 	}
 }
