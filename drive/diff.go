@@ -29,14 +29,16 @@ type DiffOptions struct {
 	// GenerateTensorProgram). A program ends with end.
 	Generate func(r *rand.Rand) []TensorCall
 	// Tolerance is the relative difference numbers may have (default
-	// DefaultTolerance).
-	Tolerance float64
-	// Model: a run that the model finds wrong on either driver (the
-	// checks of RunTensor: the events each answered, and each refusal's
-	// kinds) is a disagreement too, of field "model A" or "model B" and
-	// the failure's kind, at its call. Without it only the answers are
-	// compared.
-	Model bool
+	// DefaultTolerance); Absolute the difference numbers closer than
+	// which are equal whatever their size (default DefaultAbsolute;
+	// negative: none).
+	Tolerance, Absolute float64
+	// ModelA, ModelB: a run of driver A (B) that the model finds wrong
+	// (the checks of RunTensor: the events it answered, and each
+	// refusal's kinds) is a disagreement too, of field "model A" ("model
+	// B") and the failure's kind, at its call. Without them only the
+	// answers are compared.
+	ModelA, ModelB bool
 	// ShrinkRuns bounds the program pairs that shrinking may run (default
 	// 1000); ShrinkTime bounds its time (default 30s).
 	ShrinkRuns int
@@ -187,6 +189,9 @@ func (o DiffOptions) withDefaults() DiffOptions {
 	if o.Tolerance <= 0 {
 		o.Tolerance = DefaultTolerance
 	}
+	if o.Absolute == 0 {
+		o.Absolute = DefaultAbsolute
+	}
 	if o.ShrinkRuns <= 0 {
 		o.ShrinkRuns = 1000
 	}
@@ -232,7 +237,8 @@ func (p *pair) run(calls []TensorCall) (*Result, *Result, error) {
 
 // judge compares both drivers' runs of calls and returns the first
 // disagreement: at the earliest call whose answers differ, where a driver
-// broke, or (with opts.Model) where the model finds a driver's run wrong.
+// broke, or (with ModelA, ModelB) where the model finds a driver's run
+// wrong.
 func (p *pair) judge(calls []TensorCall, ra, rb *Result) *Disagreement {
 	var d *Disagreement
 	at := func(i int, diff Difference) {
@@ -242,17 +248,18 @@ func (p *pair) judge(calls []TensorCall, ra, rb *Result) *Disagreement {
 	}
 	n := min(len(ra.Outcomes), len(rb.Outcomes))
 	for i := range n {
-		if diff := compareAnswers(&ra.Outcomes[i], &rb.Outcomes[i], p.opts.Tolerance); diff != nil {
+		if diff := compareAnswers(&ra.Outcomes[i], &rb.Outcomes[i], tolerance{p.opts.Tolerance, max(p.opts.Absolute, 0)}); diff != nil {
 			at(i, *diff)
 			break
 		}
 	}
 	for _, side := range []struct {
-		name string
-		res  *Result
-	}{{"A", ra}, {"B", rb}} {
+		name  string
+		res   *Result
+		model bool
+	}{{"A", ra, p.opts.ModelA}, {"B", rb, p.opts.ModelB}} {
 		f := side.res.Failure
-		if f == nil || !f.Trouble() && !p.opts.Model {
+		if f == nil || !f.Trouble() && !side.model {
 			continue
 		}
 		field := "model " + side.name + " " + f.What

@@ -140,7 +140,7 @@ func TestDiffAgainstPyTorch(t *testing.T) {
 	finite := readsNonFinite(t, b)
 	start := time.Now()
 	calls := 0
-	d, n, err := drive.Diff(a, b, drive.DiffOptions{Seed: 20, More: func(n int) bool { return n < 2000 }, Model: true,
+	d, n, err := drive.Diff(a, b, drive.DiffOptions{Seed: 20, More: func(n int) bool { return n < 2000 }, ModelA: true,
 		Generate: func(r *rand.Rand) []drive.TensorCall {
 			p := finite(goEngineCalls(drive.GenerateTensorProgram(r)))
 			calls += len(p)
@@ -363,7 +363,7 @@ func TestDiffCatchesAutogradFaults(t *testing.T) {
 			if n == 0 {
 				n = notCaught
 			}
-			d, ran, err := drive.Diff(a, b, drive.DiffOptions{Seed: 5, Model: true, Generate: gen, More: func(k int) bool { return k < n }})
+			d, ran, err := drive.Diff(a, b, drive.DiffOptions{Seed: 5, ModelA: true, Generate: gen, More: func(k int) bool { return k < n }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -380,7 +380,7 @@ func TestDiffCatchesAutogradFaults(t *testing.T) {
 			// The engine without the fault answers the shrunk program as
 			// the reference does: the fault is what disagrees.
 			clean := newRunner(t, goEngine(tc.engine, ""))
-			again, _, err := drive.Diff(clean, b, drive.DiffOptions{Model: true, More: func(k int) bool { return k < 1 },
+			again, _, err := drive.Diff(clean, b, drive.DiffOptions{ModelA: true, More: func(k int) bool { return k < 1 },
 				Generate: func(*rand.Rand) []drive.TensorCall { return d.Calls }})
 			if err != nil {
 				t.Fatal(err)

@@ -13,6 +13,18 @@ import (
 // another order passes and a wrong gradient does not.
 const DefaultTolerance = 1e-9
 
+// DefaultAbsolute is the difference below which two drivers' numbers are
+// equal whatever their size: 1e-12. Two libms round exp, log and tanh
+// differently in the last bit (PyTorch's CPU kernels use SLEEF's, Go its
+// own), and a cancellation after them (exp(log(3)) - 3, or tanh's
+// gradient 1 - y*y where y is near 1) turns a last-bit difference into a
+// relative one of any size, or a zero against 4e-16.
+const DefaultAbsolute = 1e-12
+
+// tolerance says when two numbers are equal: within a relative or an
+// absolute difference.
+type tolerance struct{ rel, abs float64 }
+
 // Difference is one field two answers to the same call disagree on.
 type Difference struct {
 	Field string // "outcome", "message", "tensor", "tensor.shape", "tensor.values[2]", "grads", "grads[handle 1].values[0]", ...
@@ -25,10 +37,9 @@ type Difference struct {
 // words),
 // tensor (its presence, shape, requires_grad, is_leaf, grad_fn, version,
 // values), grads (the handles, then each one's values). Numbers are equal
-// within the relative tolerance tol; NaN equals NaN, and an infinity only
-// itself. Events are not compared: two runtimes record differently, and
+// within tol (see closeTo). Events are not compared: two runtimes record differently, and
 // the model judges each (see Diff).
-func compareAnswers(a, b *Outcome, tol float64) *Difference {
+func compareAnswers(a, b *Outcome, tol tolerance) *Difference {
 	outcome := func(x *Outcome) string {
 		if x.Refused {
 			return "refused"
@@ -61,7 +72,7 @@ func messageNote(a *Outcome) string {
 	return " " + strconv.Quote(a.Message)
 }
 
-func compareTensors(a, b *TensorState, tol float64) *Difference {
+func compareTensors(a, b *TensorState, tol tolerance) *Difference {
 	switch {
 	case a == nil && b == nil:
 		return nil
@@ -81,7 +92,7 @@ func compareTensors(a, b *TensorState, tol float64) *Difference {
 	return compareFloats("tensor.values", a.Values, b.Values, tol)
 }
 
-func compareGrads(a, b []Grad, tol float64) *Difference {
+func compareGrads(a, b []Grad, tol tolerance) *Difference {
 	if (a == nil) != (b == nil) || len(a) != len(b) {
 		return &Difference{"grads", gradsText(a), gradsText(b)}
 	}
@@ -100,7 +111,7 @@ func compareGrads(a, b []Grad, tol float64) *Difference {
 
 // compareFloats compares two arrays of numbers: their lengths, then each
 // pair, naming the first that differs.
-func compareFloats(field string, a, b []float64, tol float64) *Difference {
+func compareFloats(field string, a, b []float64, tol tolerance) *Difference {
 	if len(a) != len(b) {
 		return &Difference{field, string(AppendFloats(nil, a)), string(AppendFloats(nil, b))}
 	}
@@ -112,10 +123,10 @@ func compareFloats(field string, a, b []float64, tol float64) *Difference {
 	return nil
 }
 
-// closeTo reports whether x and y are equal within the relative
-// tolerance tol: |x-y| <= tol*max(|x|,|y|); NaN equals NaN, and an
+// closeTo reports whether x and y are equal within tol: |x-y| <=
+// tol.rel*max(|x|,|y|), or |x-y| <= tol.abs; NaN equals NaN, and an
 // infinity equals only itself.
-func closeTo(x, y, tol float64) bool {
+func closeTo(x, y float64, tol tolerance) bool {
 	switch {
 	case x == y:
 		return true
@@ -124,7 +135,8 @@ func closeTo(x, y, tol float64) bool {
 	case math.IsInf(x, 0) || math.IsInf(y, 0):
 		return false
 	}
-	return math.Abs(x-y) <= tol*max(math.Abs(x), math.Abs(y))
+	d := math.Abs(x - y)
+	return d <= tol.rel*max(math.Abs(x), math.Abs(y)) || d <= tol.abs
 }
 
 func tensorText(t *TensorState) string {

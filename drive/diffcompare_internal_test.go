@@ -26,7 +26,9 @@ func TestCompareAnswers(t *testing.T) {
 		{"equal", done(tensor(1, 2)), done(tensor(1, 2)), ""},
 		{"within 1e-9", done(tensor(1, 2)), done(tensor(1+1e-10, 2)), ""},
 		{"beyond 1e-9", done(tensor(1, 2)), done(tensor(1+1e-8, 2)), "tensor.values[0]"},
-		{"0 and a tiny number", done(tensor(0, 2)), done(tensor(1e-300, 2)), "tensor.values[0]"},
+		{"0 and a last bit's rounding", done(tensor(0, 2)), done(tensor(4.4e-16, 2)), ""},
+		{"0 and 1e-11", done(tensor(0, 2)), done(tensor(1e-11, 2)), "tensor.values[0]"},
+		{"a cancellation's rounding", done(tensor(-7.420153091963755e-08, 2)), done(tensor(-7.42015307666968e-08, 2)), ""},
 		{"NaN equals NaN", done(tensor(nan, 2)), done(tensor(nan, 2)), ""},
 		{"NaN and a number", done(tensor(nan, 2)), done(tensor(1, 2)), "tensor.values[0]"},
 		{"inf equals inf", done(tensor(inf, -inf)), done(tensor(inf, -inf)), ""},
@@ -47,7 +49,7 @@ func TestCompareAnswers(t *testing.T) {
 		{"grads and none", grads(Grad{1, []float64{1}}), Outcome{}, "grads"},
 		{"a grad's value", grads(Grad{1, []float64{1}}, Grad{3, []float64{1, 2}}), grads(Grad{1, []float64{1}}, Grad{3, []float64{1, 3}}), "grads[handle 3].values[1]"},
 	} {
-		d := compareAnswers(&tc.a, &tc.b, DefaultTolerance)
+		d := compareAnswers(&tc.a, &tc.b, tolerance{DefaultTolerance, DefaultAbsolute})
 		switch {
 		case tc.field == "" && d != nil:
 			t.Errorf("%s: %s: %s vs %s, want no difference", tc.name, d.Field, d.A, d.B)

@@ -38,7 +38,7 @@ func runFuzzAgainst(e *env, opts fuzzExecOptions) int {
 	}
 	start := time.Now()
 	prog := newProgress(e, start)
-	d, n, err := drive.Diff(runners[0], runners[1], drive.DiffOptions{Seed: opts.seed, Model: true, More: func(n int) bool {
+	d, n, err := drive.Diff(runners[0], runners[1], drive.DiffOptions{Seed: opts.seed, ModelA: true, ModelB: true, More: func(n int) bool {
 		prog.update(n)
 		return time.Since(start) < opts.time
 	}})
