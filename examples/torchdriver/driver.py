@@ -12,12 +12,13 @@ Two PyTorch worlds run every program in lockstep:
   A, the truth: plain PyTorch. Its outcomes, messages, values, gradients
      and version counters are the answer's.
   B, the observer: the same calls under torch.autograd.graph.
-     saved_tensors_hooks. The pack hook sees every tensor a node saves; the
-     object it returns dies when PyTorch drops the saved variable; the
-     unpack hook sees backward read it. With hooks PyTorch does not check
-     saved versions (saved_variable.cpp: "Only check version counter in the
-     case without hooks"), so the unpack hook checks them itself and raises
-     where A's PyTorch refuses.
+     saved_tensors_hooks. The pack hook sees every tensor a node saves and
+     returns an object holding what PyTorch's saved variable would hold
+     without hooks; that object dies when PyTorch drops the saved variable;
+     the unpack hook sees backward read it. With hooks PyTorch does not
+     check saved versions (saved_variable.cpp: "Only check version counter
+     in the case without hooks"), so the unpack hook makes PyTorch's checks
+     itself and raises where A's PyTorch refuses.
 
 A call A refuses must be refused by B at the same call, and the other way
 round; where they differ the driver says so on stderr and answers refused
@@ -102,8 +103,9 @@ if VERSION < (2, 0):
         "after the view was made: the driver reads the view's grad_fn first, which makes it anew, as any use "
         "of the view would; nothing it reports changes" % torch.__version__)
     NOTES.append(
-        "PyTorch %s: matmul of a vector by a matrix ends with the node this release makes "
-        "(SqueezeBackward3 here); other node names are this release's own" % torch.__version__)
+        "node names other than reshape's are PyTorch %s's own: its matmul of a vector by a matrix "
+        "ends with SqueezeBackward3 (squeeze_), which later releases, with more overloads of squeeze, "
+        "may number otherwise" % torch.__version__)
 
 LEAF_MESSAGES = (
     "a leaf Variable that requires grad is being used in an in-place operation.",
@@ -140,8 +142,8 @@ INPLACE = {
     "mul_": lambda t, b: t.mul_(b),
     "div_": lambda t, b: t.div_(b),
 }
-ALIASES = ("slice", "reshape", "detach")
-SAVE_OUTPUT = ("exp", "tanh", "relu")  # the ops whose node saves their result  # results that share their operand's version counter
+ALIASES = ("slice", "reshape", "detach")  # results that share their operand's version counter
+SAVE_OUTPUT = ("exp", "tanh", "relu")  # the ops whose node saves their result
 
 
 class Refusal(Exception):
@@ -215,9 +217,9 @@ class Family:
 
 
 class Packed:
-    """What world B's pack hook returns: the saved tensor, an alias sharing
-    its storage and version counter (never the tensor itself: a saved
-    output refers to its own node, and holding it would be a cycle)."""
+    """What world B's pack hook returns for a saved tensor: its name, an
+    alias sharing its storage and version counter (what unpack returns),
+    its version then, and what PyTorch would keep of it (original)."""
 
     __slots__ = ("name", "t", "version", "family", "original", "__weakref__")
 
@@ -460,7 +462,7 @@ class Driver:
     def serve(self, c):
         """Makes call c in both worlds; returns the answer's fields."""
         obs = self.obs
-        obs.events, obs.packed, obs.modified, obs.attempt = [], [], None, None
+        obs.events, obs.packed, obs.modified, obs.stale, obs.attempt = [], [], None, None, None
         obs.call += 1
         obs.op = c["op"]
         if self.first:
@@ -539,10 +541,15 @@ class Driver:
 
     def released_in_graph(self, c, before):
         t = self.b.tensors.get(c["target"])
-        if t is None or t.grad_fn is None:
+        try:
+            root = None if t is None else t.grad_fn
+        except RuntimeError as e:  # a stale view's: PyTorch says no
+            forget(e)
+            root = None
+        if root is None:
             return None
         unsaved = before["unsaved"]
-        best, seen, stack, keep = None, set(), [t.grad_fn], []
+        best, seen, stack, keep = None, set(), [root], []
         while stack:
             node = stack.pop()
             if node is None or id(node) in seen:
