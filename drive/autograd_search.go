@@ -304,14 +304,15 @@ func madeBefore(calls []TensorCall, i int) []int {
 }
 
 // retarget returns calls with call i's target (or first operand) h, and
-// whether that is a change.
+// whether that is a change to an older tensor (a smaller handle: handles
+// grow in the order made), so that retargeting ends.
 func retarget(calls []TensorCall, i, h int) ([]TensorCall, bool) {
 	c := calls[i]
 	f := tensorRows[c.Op].required
 	switch {
-	case f&tTarget != 0 && c.Target != h:
+	case f&tTarget != 0 && h < c.Target:
 		c.Target = h
-	case f&tA != 0 && f&tTarget == 0 && c.A != h:
+	case f&tA != 0 && f&tTarget == 0 && h < c.A:
 		c.A = h
 	default:
 		return nil, false
