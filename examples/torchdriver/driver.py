@@ -476,9 +476,13 @@ class Driver:
             rb, eb, before = self.run_b(c)
         refused = ea is not None
         kinds = []
+        msg = None
         if (ea is None) != (eb is None) or (eb is not None and not self.same_refusal(ea, eb)):
             msg = "%s at this call: PyTorch without hooks %s, PyTorch observed through hooks %s" % (
                 DIVERGED, describe(ea), describe(eb))
+        elif ea is None and not self.same_values(op, ra, rb):
+            msg = "%s at this call: PyTorch observed through hooks computed other values" % DIVERGED
+        if msg is not None:
             print(msg, file=sys.stderr, flush=True)
             ans.update(outcome="refused", message=msg)
             return self.finish(ans, obs)
@@ -657,15 +661,25 @@ class Driver:
         if obs.packed and r is not None and r.grad_fn is not None:  # a node just made: its grad_fn is fresh
             r.grad_fn.metadata.setdefault("tlcheck", []).extend(obs.packed)
 
-    def grads(self):
+    def grads(self, w=None):
         out = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            for h in sorted(self.a.tensors):
-                g = self.a.tensors[h].grad
+            for h, t in sorted((w or self.a).tensors.items()):
+                g = t.grad
                 if g is not None:
                     out.append({"handle": h, "values": [num(x) for x in flat(g)]})
         return out
+
+    def same_values(self, op, ra, rb):
+        """Whether B computed what A did: the tensor made or written, or
+        after a backward every gradient (B's saved tensors are its own
+        objects: a driver that unpacked the wrong one would show here)."""
+        if op == "backward":
+            return self.grads(self.a) == self.grads(self.b)
+        if ra is None or rb is None:
+            return ra is rb
+        return [num(x) for x in flat(ra)] == [num(x) for x in flat(rb)]
 
 
 def drain():
