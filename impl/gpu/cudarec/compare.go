@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/gpu"
 )
 
@@ -31,7 +32,12 @@ type Coverage struct {
 	DeviceFrees                           int64          // num_device_free (cudaFree), summed over programs
 	PendingSteps                          int            // steps after which a block was active_pending_free
 	Drained                               int            // steps during which a stream's work finished
-	Seconds                               float64        // the programs' time on the GPU, stats and snapshots included
+	// Of the steps of programs that kept streams 1 and 2 busy: those that
+	// called cudaFree, those of them after which both streams had
+	// finished, and the steps that finished a stream with no cudaFree,
+	// synchronize, empty_cache or retry to explain it (its sleep ran out).
+	BusyFrees, BusyFreesDrained, Unexplained int
+	Seconds                                  float64 // the programs' time on the GPU, stats and snapshots included
 }
 
 // ConfigResult is a configuration check held to NewCaching.
@@ -44,9 +50,9 @@ type ConfigResult struct {
 // PyTorch does.
 func (c ConfigResult) Agrees() bool { return c.Config.Accepted == (c.Sim == nil) }
 
-// Compare replays every program of every file and checks every
-// configuration check.
-func Compare(files []*File) Summary {
+// Compare replays every program of every file, with faults switched on if
+// any, and checks every configuration check.
+func Compare(files []*File, faults ...impl.Fault) Summary {
 	var sum Summary
 	for _, f := range files {
 		for _, c := range f.Configs {
@@ -58,7 +64,7 @@ func Compare(files []*File) Summary {
 		fs := FileSummary{File: f, Coverage: Coverage{Ops: map[string]int{}, Families: map[string]int{}}}
 		for i := range f.Programs {
 			p := &f.Programs[i]
-			r := Replay(f.Header, p)
+			r := Replay(f.Header, p, faults...)
 			fs.Results = append(fs.Results, r)
 			fs.Coverage.add(f.Header, p, r)
 		}
@@ -76,6 +82,7 @@ func (c *Coverage) add(h *Header, p *Program, r Result) {
 	if r.Agrees() {
 		c.Agree++
 	}
+	c.addStreams(h, p)
 	for _, s := range p.Steps {
 		c.Ops[s.Op]++
 		if s.Error == "oom" {
@@ -100,6 +107,48 @@ func (c *Coverage) add(h *Header, p *Program, r Result) {
 			}
 		}
 	}
+}
+
+// addStreams counts, in a program that kept streams 1 and 2 busy, what
+// finished their work.
+func (c *Coverage) addStreams(h *Header, p *Program) {
+	if !p.Sleeps {
+		return
+	}
+	at := func(key string) int {
+		for i, k := range h.Keys {
+			if k == key {
+				return i
+			}
+		}
+		return -1
+	}
+	frees, retries := at("num_device_free"), at("num_alloc_retries")
+	if frees < 0 || retries < 0 {
+		return
+	}
+	var lastFrees, lastRetries int64
+	for _, s := range p.Steps {
+		nf, nr := val(s.Stats[frees]), val(s.Stats[retries])
+		freed, retried := nf > lastFrees, nr > lastRetries
+		lastFrees, lastRetries = nf, nr
+		if freed {
+			c.BusyFrees++
+			if len(s.Done)+len(s.Before) == 2 {
+				c.BusyFreesDrained++
+			}
+		}
+		if len(s.Before) > 0 || len(s.Done) > 0 && !freed && !retried && s.Op != "sync" && s.Op != "empty" {
+			c.Unexplained++
+		}
+	}
+}
+
+func val(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func pending(segs []Segment) bool {
@@ -151,6 +200,9 @@ func (s Summary) Totals() Coverage {
 		t.DeviceFrees += c.DeviceFrees
 		t.PendingSteps += c.PendingSteps
 		t.Drained += c.Drained
+		t.BusyFrees += c.BusyFrees
+		t.BusyFreesDrained += c.BusyFreesDrained
+		t.Unexplained += c.Unexplained
 		t.Seconds += c.Seconds
 		for k, n := range c.Ops {
 			t.Ops[k] += n

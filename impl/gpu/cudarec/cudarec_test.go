@@ -166,3 +166,22 @@ func TestReadErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordedCUDACatchesFaults: each fault of the caching allocator in
+// impl.Catalog, switched on, makes some recorded program differ from
+// CUDA: the comparison has teeth.
+func TestRecordedCUDACatchesFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays every recording once a fault; -short skips it")
+	}
+	files, _ := recordings(t)
+	for _, f := range cudarec.CachingFaults {
+		t.Run(string(f), func(t *testing.T) {
+			tot := cudarec.Compare(files, f).Totals()
+			if tot.Agree == tot.Programs {
+				t.Errorf("with %s every one of %d programs agrees with CUDA", f, tot.Programs)
+			}
+			t.Logf("%s: %d of %d programs differ", f, tot.Programs-tot.Agree, tot.Programs)
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/gpu"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -35,15 +36,21 @@ type Result struct {
 // Agrees reports whether every step agreed.
 func (r Result) Agrees() bool { return len(r.Mismatches) == 0 }
 
+// CachingFaults are the faults of impl.Catalog that change the caching
+// allocator (the others of its engine are the persistent pool's).
+var CachingFaults = []impl.Fault{gpu.FaultPoolSplitRemainderLost, gpu.FaultPoolFreeNoMerge,
+	gpu.FaultPoolStatsDrift, gpu.FaultPoolWorstFit, gpu.FaultPoolReleaseWholeCache}
+
 // Replay runs p on a fresh impl/gpu caching allocator configured as h's
 // process was (MaxSplitSize) with p's capacity, each segment placed at the
 // address CUDA gave it, each stream's work completed where the GPU's was
 // (a stream synchronized, or drained by cudaFree), and compares, after
 // every step, what the malloc returned or refused, memory_stats() and
-// memory_snapshot().
-func Replay(h *Header, p *Program) Result {
+// memory_snapshot(). Faults, if any, are switched on in the allocator: a
+// fault of CachingFaults should make some program differ.
+func Replay(h *Header, p *Program, faults ...impl.Fault) Result {
 	res := Result{Program: p.Name}
-	r, err := newReplayer(h, p)
+	r, err := newReplayer(h, p, faults)
 	if err != nil {
 		res.Mismatches = []Mismatch{{What: "configuration", Real: fmt.Sprintf("max_split_size %d accepted", h.MaxSplitSize), Sim: err.Error()}}
 		return res
@@ -67,7 +74,7 @@ type replayer struct {
 	devAllc int64 // num_device_alloc before the step
 }
 
-func newReplayer(h *Header, p *Program) (*replayer, error) {
+func newReplayer(h *Header, p *Program, faults []impl.Fault) (*replayer, error) {
 	r := &replayer{h: h, addrs: map[int]traces.Addr{}, keyAt: map[string]int{}}
 	for i, k := range h.Keys {
 		r.keyAt[k] = i
@@ -84,7 +91,7 @@ func newReplayer(h *Header, p *Program) (*replayer, error) {
 		stray += traces.Addr(n+(1<<30)) &^ 511
 		return a
 	})
-	var opts gpu.CachingOptions
+	opts := gpu.CachingOptions{Faults: faults}
 	if h.MaxSplitSize > 0 {
 		opts.MaxSplitSize = uint64(h.MaxSplitSize)
 	}
