@@ -41,9 +41,10 @@ FIELDS = ["current", "peak", "allocated", "freed"]
 KEYS = ["num_alloc_retries", "num_ooms", "num_device_alloc", "num_device_free"] + [
     f"{a}.{p}.{f}" for a in ARRAYS for p in POOLS for f in FIELDS]
 
-# Configurations, one process each: name -> PYTORCH_CUDA_ALLOC_CONF and the
-# families of random programs (family -> count). A "refused" configuration
-# only tries one allocation and records what PyTorch says.
+# Configurations, one process each: name, PYTORCH_CUDA_ALLOC_CONF, the
+# families of random programs (family -> count) and the share of --budget.
+# A configuration with no families only tries one allocation and records
+# whether PyTorch takes the setting.
 CONFIGS = [
     ("default", "", {"roomy": 150, "tight": 150, "streams": 60, "smallpool": 100, "pending": 60}, 0.40),
     ("split24", "max_split_size_mb:24", {"split": 110, "splitstreams": 40}, 0.22),
@@ -56,8 +57,8 @@ CONFIGS = [
 
 
 def named_programs(config):
-    """The issue's cases and the rows of impl/gpu's release_test.go, as
-    programs: (name, capacity, sleeps, steps)."""
+    """Issue 20's cases and the rows of impl/gpu's release_test.go, as
+    programs: ("named", name, capacity, steps)."""
     def m(mib, stream=0):
         return ("malloc", mib * MiB, stream)
     out = []
@@ -203,7 +204,6 @@ def random_program(config, family, index, max_split):
 class FakeCuda:
     """--dry-run: no GPU. Everything succeeds and nothing is cached; the
     recording has the right shape and wrong numbers."""
-    version = "dry-run"
 
     def __init__(self):
         self.next = 1 << 40
