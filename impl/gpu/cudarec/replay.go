@@ -24,7 +24,7 @@ func (m Mismatch) String() string {
 
 // Result is a program replayed on impl/gpu.
 type Result struct {
-	Program string // FILE/NAME
+	Program string // the program's name
 	Steps   int    // steps compared: all of them, or up to and including the first that differs
 	// Step is the index of the first step that differs, Mismatches what
 	// differs there (later steps are not compared: they inherit the
