@@ -102,4 +102,30 @@
 //	autograd-restore-wrong-version        the model: saved-modified at the restore
 //	autograd-recompute-counter-version    the model: saved-modified at the unpack (the storage holds a recomputed older version)
 //	autograd-inplace-keeps-restored       the model: saved-modified at the unpack (the storage was written after the recompute)
+//
+// # A training loop
+//
+// Every op returns (*Tensor, error), the primitive the drivers and the
+// properties need. A training loop reads better on a Tape, which keeps
+// the first error as bufio.Writer does (later ops do nothing and return
+// nil; Err names the op and its step). Before, each op checked:
+//
+//	xw, err := x.Matmul(w)
+//	if err != nil {
+//		return err
+//	}
+//	pred, err := xw.Add(b) // and so on for Sub, Pow, Sum, Backward, ...
+//
+// After, as the PyTorch original reads (see ExampleTape):
+//
+//	tp := autograd.NewTape(e)
+//	tp.ScopeEnter()
+//	loss := tp.Sum(tp.Pow(tp.Sub(tp.Add(tp.Matmul(x, w), b), y), 2))
+//	tp.Backward(loss, false)
+//	tp.NoGrad(func() { tp.SubInPlace(w, tp.Grad(w), lr) })
+//	tp.ClearGrads()
+//	tp.ScopeExit() // runs even after an error, as Rows.Close does
+//	if err := tp.Err(); err != nil {
+//		return fmt.Errorf("epoch %d: %w", epoch, err)
+//	}
 package autograd

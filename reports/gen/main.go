@@ -152,17 +152,8 @@ func generate(out, leaksOut, readersOut, snapshots, only, base string, iteration
 	if only == "readers" {
 		return writeReaders(tlcheck, work, readersOut, runs, iterations, snapshots)
 	}
-	preload, err := buildShim(work)
+	log, err := f.makeLog(work, iterations)
 	if err != nil {
-		return err
-	}
-
-	step("making the log: CPython, %d rounds", iterations)
-	log := filepath.Join(work, "python.mtrace")
-	if f.Workload, err = pythonLog(preload, log, iterations); err != nil {
-		return err
-	}
-	if f.LogBytes, f.LogLines, err = sizeOf(log); err != nil {
 		return err
 	}
 
@@ -183,27 +174,20 @@ func generate(out, leaksOut, readersOut, snapshots, only, base string, iteration
 		}
 	}
 
-	scriptOut := filepath.Join(work, "mtrace.out")
-	tlcheckOut := filepath.Join(work, "tlcheck.json")
-	jobs := []job{
-		{scriptOut, "mtrace", []string{log}},
-		{tlcheckOut, tlcheck, []string{"replay", "--from", "mtrace", "--json", log}},
-	}
+	jobs := onLog(tlcheck, work, log)
 	if f.Base != nil {
 		jobs = append(jobs, job{filepath.Join(work, "baseline.json"), f.Base.tlcheck, jobs[1].args})
 	}
-	step("timing glibc's mtrace script and tlcheck on %d lines (%d runs each, interleaved)", f.LogLines, runs)
-	ts, err := timeInterleaved(runs, jobs...)
+	ts, err := f.timeLog(jobs...)
 	if err != nil {
 		return err
 	}
-	f.Script, f.Tlcheck = ts[0], ts[1]
 	if f.Base != nil {
 		f.BaseTime = ts[2]
 	}
 
 	step("comparing the leak lists")
-	if f.Leaks, f.Events, err = compareLeaks(log, scriptOut, tlcheckOut); err != nil {
+	if f.Leaks, f.Events, err = compareLeaks(log, jobs[0].out, jobs[1].out); err != nil {
 		return err
 	}
 
@@ -232,6 +216,44 @@ func generate(out, leaksOut, readersOut, snapshots, only, base string, iteration
 		return nil
 	}
 	return writeLeakScale(tlcheck, work, leaksOut, leaks, runs)
+}
+
+// makeLog makes the CPython mtrace log in work, which replay.md and
+// readers.md time glibc's script and tlcheck on, describes it in f and
+// returns its path.
+func (f *figures) makeLog(work string, iterations int) (string, error) {
+	preload, err := buildShim(work)
+	if err != nil {
+		return "", err
+	}
+	step("making the log: CPython, %d rounds", iterations)
+	log := filepath.Join(work, "python.mtrace")
+	if f.Workload, err = pythonLog(preload, log, iterations); err != nil {
+		return "", err
+	}
+	f.LogBytes, f.LogLines, err = sizeOf(log)
+	return log, err
+}
+
+// onLog returns the jobs to time on the log: glibc's mtrace script, then
+// tlcheck replay --from mtrace --json, their outputs in work.
+func onLog(tlcheck, work, log string) []job {
+	return []job{
+		{filepath.Join(work, "mtrace.out"), "mtrace", []string{log}},
+		{filepath.Join(work, "tlcheck.json"), tlcheck, []string{"replay", "--from", "mtrace", "--json", log}},
+	}
+}
+
+// timeLog times jobs, onLog's first, in f.Runs interleaved runs, and
+// keeps the script's and tlcheck's timings in f.
+func (f *figures) timeLog(jobs ...job) ([]timing, error) {
+	step("timing glibc's mtrace script and tlcheck on %d lines (%d runs each, interleaved)", f.LogLines, f.Runs)
+	ts, err := timeInterleaved(f.Runs, jobs...)
+	if err != nil {
+		return nil, err
+	}
+	f.Script, f.Tlcheck = ts[0], ts[1]
+	return ts, nil
 }
 
 func step(format string, args ...any) {
