@@ -1,8 +1,7 @@
 package check
 
 import (
-	"strconv"
-
+	"github.com/tlcheck/tlcheck/internal/plural"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -144,7 +143,7 @@ func (o *Outcome) FailureReasons(p *Policy) []string {
 		if o.Gated {
 			noun = "new finding"
 		}
-		why = append(why, plural(n, noun))
+		why = append(why, plural.Count(n, noun))
 	}
 	if o.IncompleteFails(p) {
 		why = append(why, "no end event (--require-end)")
@@ -159,19 +158,4 @@ func (o *Outcome) FailureReasons(p *Policy) []string {
 // fails, in the words of the command (whose flag is --require-end).
 func RequireEndMessage(file string) string {
 	return file + ": the trace stops without an end event, and --require-end demands one (the run crashed or was cut off; no leak check ran)"
-}
-
-// plural writes "n nouns". It takes any integer, so that byte totals, which
-// are uint64, are written whole: a leak of 2^64-1 bytes is not "-1 bytes".
-func plural[N ~int | ~uint64](n N, noun string) string {
-	var s string
-	if n < 0 {
-		s = strconv.FormatInt(int64(n), 10)
-	} else {
-		s = strconv.FormatUint(uint64(n), 10)
-	}
-	if n == 1 {
-		return s + " " + noun
-	}
-	return s + " " + noun + "s"
 }

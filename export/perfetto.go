@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"github.com/tlcheck/tlcheck/internal/plural"
 	"strconv"
 	"unicode/utf8"
 
@@ -239,7 +240,7 @@ func timeUnit(last stamp) string {
 func verdict(sum *Summary) string {
 	s := "clean: no violation"
 	if sum.Violations > 0 {
-		s = plural(sum.Violations, "violation") + ":"
+		s = plural.Count(sum.Violations, "violation") + ":"
 		sep := " "
 		for _, k := range traces.Kinds() {
 			if n := sum.ByKind[k]; n > 0 {
@@ -328,12 +329,4 @@ func appendJSONString(b []byte, s string) []byte {
 		i += n
 	}
 	return append(b, '"')
-}
-
-// plural writes "n nouns".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

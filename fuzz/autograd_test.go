@@ -9,9 +9,12 @@ import (
 // FuzzAutogradProgram: bytes as an autograd program (four a step: the
 // op, two operands, a constant; a kind byte from 240 up an episode of a
 // few steps over the newest tensors; a partial step left at the end
-// makes it checkpointed; see properties.RunAutogradBytes) run on impl/autograd over a recording runtime. The property: no misuse of the runtime, versions that move as
-// the storage groups say, no grad after ClearGrads, and a trace the
-// model replays clean.
+// makes it checkpointed; see properties.RunAutogradBytes) run on
+// impl/autograd over a recording runtime, under TensorLogic's lifetime and
+// then PyTorch's. The property: no misuse of the runtime, versions that
+// move as the storage groups say, no grad after ClearGrads, a tensor the
+// program holds alive (PyTorch's lifetime), and a trace the model replays
+// clean.
 func FuzzAutogradProgram(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 4, 5, 0, 0, 0, 11, 1, 0, 0, 19, 2, 0, 0})              // leaf; exp; sum; backward
 	f.Add([]byte{0, 0, 0, 4, 12, 0, 0, 0, 2, 0, 1, 0, 16, 1, 0, 5, 19, 2, 0, 0}) // leaf; reshape; mul; add_; backward

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/tlcheck/tlcheck/internal/plural"
 	"slices"
 	"strconv"
 
@@ -112,7 +113,7 @@ func (c *Checker) arenaGet(ev *traces.Event) {
 	f := &c.frames[n-1]
 	if ev.Slot < 0 || ev.Slot >= f.nslots {
 		c.misuse(ev.Op, ev.Addr, nil, "slot "+strconv.Itoa(ev.Slot)+" is out of range: the frame entered at "+
-			f.enter.at()+" has "+plural(f.nslots, "slot"), f.enter.related("frame entered"))
+			f.enter.at()+" has "+plural.Count(f.nslots, "slot"), f.enter.related("frame entered"))
 		return
 	}
 	if ev.Addr == 0 {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/tlcheck/tlcheck/internal/plural"
 	"strconv"
 
 	"github.com/tlcheck/tlcheck/traces"
@@ -60,7 +61,7 @@ func (c *Checker) reportOverlap(op traces.Op, t *thing, met []*thing) {
 	o := met[0]
 	msg := op.String() + " of " + t.String() + " overlaps live " + o.String()
 	if n := len(met) - 1; n > 0 {
-		msg += " and " + plural(n, "more")
+		msg += " and " + plural.Count(n, "more")
 	}
 	rel := make([]traces.Related, 0, min(len(met), 4))
 	for _, o := range met[:min(len(met), 4)] {

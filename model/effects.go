@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/tlcheck/tlcheck/internal/plural"
 	"slices"
 	"strconv"
 
@@ -90,15 +91,15 @@ func (c *Checker) freeObject(op traces.Op, t *thing) {
 		rel := append(t.history(nil), r.made.related("stale record made"))
 		rel = append(rel, old.diedAt().related(old.kind().row().diedWhat))
 		c.report(traces.StaleReuse, t.addr(), t, op.String()+" of "+t.String()+
-			", which still has "+plural(t.x.count, "reference")+": the scope exit at "+c.call.at()+
+			", which still has "+plural.Count(t.x.count, "reference")+": the scope exit at "+c.call.at()+
 			" held a stale record (made at "+r.made.at()+") of object #"+strconv.Itoa(old.id())+
 			" at the same address"+old.deathPhrase(), rel...)
 	} else if h := t.x.stale; h.explains(t.x.count) {
 		c.report(traces.StaleReuse, t.addr(), t, op.String()+" of "+t.String()+
-			", which still has "+plural(t.x.count, "reference")+h.phrase(), h.related(t.history(nil))...)
+			", which still has "+plural.Count(t.x.count, "reference")+h.phrase(), h.related(t.history(nil))...)
 	} else {
 		c.report(traces.PrematureFree, t.addr(), t, op.String()+" of "+t.String()+
-			", which still has "+plural(t.x.count, "reference")+c.afterEnd(), c.holders(t, t.history(nil))...)
+			", which still has "+plural.Count(t.x.count, "reference")+c.afterEnd(), c.holders(t, t.history(nil))...)
 	}
 	// Take the runtime's word: the object is dead, and a struct releases
 	// its fields as a dying struct does.

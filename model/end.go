@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/tlcheck/tlcheck/internal/plural"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,14 +27,14 @@ func (c *Checker) end(op traces.Op) {
 		for _, s := range c.scopes[:min(n, maxOpenRelated)] {
 			rel = append(rel, s.enter.related("scope entered"))
 		}
-		c.misuse(op, 0, nil, plural(n, "scope")+" still open at end (the outermost entered at "+c.scopes[0].enter.at()+")", rel...)
+		c.misuse(op, 0, nil, plural.Count(n, "scope")+" still open at end (the outermost entered at "+c.scopes[0].enter.at()+")", rel...)
 	}
 	if n := len(c.frames); n > 0 {
 		rel := make([]traces.Related, 0, min(n, maxOpenRelated))
 		for _, f := range c.frames[:min(n, maxOpenRelated)] {
 			rel = append(rel, f.enter.related("frame entered"))
 		}
-		c.misuse(op, 0, nil, plural(n, "function frame")+" still open at end (the outermost entered at "+c.frames[0].enter.at()+")", rel...)
+		c.misuse(op, 0, nil, plural.Count(n, "function frame")+" still open at end (the outermost entered at "+c.frames[0].enter.at()+")", rel...)
 	}
 	c.markHeld()
 	for _, t := range c.liveThings() {
@@ -78,7 +79,7 @@ func (c *Checker) held(t *thing) bool {
 func leakMessage(t *thing) string {
 	msg := t.kind().row().leak
 	if t.x != nil {
-		msg = strings.ReplaceAll(msg, "%refs", plural(t.x.count, "reference"))
+		msg = strings.ReplaceAll(msg, "%refs", plural.Count(t.x.count, "reference"))
 	}
 	msg = t.String() + " " + msg
 	if t.x != nil && t.x.snap != nil {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"github.com/tlcheck/tlcheck/internal/plural"
 	"strconv"
 
 	"github.com/tlcheck/tlcheck/traces"
@@ -93,7 +94,7 @@ func (c *Checker) accessible(ev *traces.Event, t *thing, b traces.Addr, n uint64
 	if t != nil && t.state() == live {
 		return true
 	}
-	what := ev.Op.String() + " of " + plural(n, "byte") + " at " + ev.Addr.String()
+	what := ev.Op.String() + " of " + plural.Count(n, "byte") + " at " + ev.Addr.String()
 	if ev.Space == traces.SpaceDevice {
 		what += " (device)"
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/tlcheck/tlcheck/internal/plural"
 	"strconv"
 
 	"github.com/tlcheck/tlcheck/traces"
@@ -53,7 +54,7 @@ func (h *staleHit) phrase() string {
 	s := ": the scope exit at " + h.exit.at() + " skipped a stale record (made at " + h.made.at() +
 		") of object #" + strconv.Itoa(h.old) + " at the same address, which died at " + h.oldDied.at()
 	if h.n > 1 {
-		s += ", and " + plural(h.n-1, "other stale record") + " met this object there"
+		s += ", and " + plural.Count(h.n-1, "other stale record") + " met this object there"
 	}
 	return s + "; a runtime that released through the address released this object instead"
 }

@@ -1,10 +1,6 @@
 package model
 
-import (
-	"strconv"
-
-	"github.com/tlcheck/tlcheck/traces"
-)
+import "github.com/tlcheck/tlcheck/traces"
 
 // report adds a violation found at the current event. Related events come
 // from the things given (their made and died events) and from extra.
@@ -127,20 +123,4 @@ func maskName(mask kindMask) (string, bool) {
 // misuse reports a broken protocol of op, the current event's.
 func (c *Checker) misuse(op traces.Op, a traces.Addr, t *thing, msg string, rel ...traces.Related) {
 	c.report(traces.Misuse, a, t, op.String()+": "+msg, rel...)
-}
-
-// plural writes "n things". It takes any integer, so that a uint64 count
-// (an access of 2^32 bytes) is written whole, never cut through an int.
-func plural[N ~int | ~uint64](n N, one string) string {
-	var s string
-	if n < 0 {
-		s = strconv.FormatInt(int64(n), 10)
-	} else {
-		s = strconv.FormatUint(uint64(n), 10)
-	}
-	s += " " + one
-	if n != 1 {
-		s += "s"
-	}
-	return s
 }

@@ -54,21 +54,35 @@ type agTensor struct {
 	ins   []int // pool indices of its operands: the shadow of the graph
 	// consumed: a backward without retain_graph, a detach or a
 	// free_graph downstream has handed it to the graph engine to free;
-	// the teardown drops only the graphs the program still holds.
+	// the teardown drops only the graphs the program still holds
+	// (TensorLogic's lifetime).
 	consumed bool
+	// PyTorch's lifetime: dropped by free_graph, or closed: made in a
+	// scope that has exited, which dropped it.
+	dropped, closed bool
+	depth           int // the scope depth it was made at
 }
 
 // runAutograd runs prog on an engine whose runtime has faults on, with
-// checkpointing on for every op if ckpt (autograd.Config.Checkpoint),
-// and returns the first breach an oracle finds. A fault impl.Config
-// refuses panics, as impl.New does: it is a misuse of the harness.
-func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure {
+// checkpointing on for every op if ckpt (autograd.Config.Checkpoint) and
+// the lifetime lt, and returns the first breach an oracle finds. A fault
+// impl.Config refuses panics, as impl.New does: it is a misuse of the
+// harness.
+//
+// The lifetimes differ in what a step means and what the teardown does:
+// under TensorLogic's, free_graph is Engine.FreeGraph and the teardown
+// frees the graphs the program still holds; under PyTorch's, free_graph
+// is Tensor.Drop (Python's del) and the teardown is End's (every
+// reference dropped), and one more oracle holds: a tensor the program
+// has not dropped stays alive (readable after backward, after Detach).
+func runAutograd(faults []impl.Fault, ckpt bool, lt autograd.Lifetime, prog []agStep) *AutogradFailure {
 	var rec impl.Recording
 	rt := impl.New(impl.Config{Faults: faults, Record: rec.Record})
-	e, err := autograd.New(rt, autograd.Config{Record: rec.Record, Checkpoint: ckpt})
+	e, err := autograd.New(rt, autograd.Config{Record: rec.Record, Checkpoint: ckpt, Lifetime: lt})
 	if err != nil {
 		panic(err)
 	}
+	pytorch := lt == autograd.LifetimePyTorch
 	var pool []agTensor
 	sizes := make([]int, 0, len(prog))
 	fail := func(prop string, step int, msg string) *AutogradFailure {
@@ -94,13 +108,13 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 			if err != nil {
 				return fail("RuntimeUse", 0, fmt.Sprintf("the checkpointed program's leaves: %v", err))
 			}
-			pool = append(pool, agTensor{t: t, group: newGroup(), leaf: true})
+			pool = append(pool, agTensor{t: t, group: newGroup(), leaf: true, depth: depth})
 		}
 		y, err := pool[0].t.Mul(pool[1].t)
 		if err != nil {
 			return fail("RuntimeUse", 0, fmt.Sprintf("the checkpointed program's y: %v", err))
 		}
-		pool = append(pool, agTensor{t: y, group: newGroup(), ins: []int{0, 1}})
+		pool = append(pool, agTensor{t: y, group: newGroup(), ins: []int{0, 1}, depth: depth})
 	}
 	for i, s := range prog {
 		sizes = append(sizes, len(pool))
@@ -115,7 +129,7 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 				group = append(group, newGroup())
 			}
 			if err == nil && t != nil {
-				pool = append(pool, agTensor{t: t, group: group[0], ins: ins})
+				pool = append(pool, agTensor{t: t, group: group[0], ins: ins, depth: depth})
 			}
 			return err
 		}
@@ -187,7 +201,7 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 			a.t.RetainGrad()
 		case k == "detach":
 			t, oerr := a.t.Detach()
-			if oerr == nil {
+			if oerr == nil && !pytorch {
 				consume(ia)
 			}
 			err = add(t, oerr, a.group)
@@ -241,7 +255,7 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 				root = len(pool) - 1
 			}
 			err = pool[root].t.Backward(k == "backward-retain")
-			if err == nil && k == "backward" {
+			if err == nil && k == "backward" && !pytorch {
 				consume(root)
 			}
 		case k == "zero_grad":
@@ -259,7 +273,14 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 		case k == "scope_exit":
 			if depth > 1 {
 				err = e.ScopeExit()
+				for j := range pool {
+					pool[j].closed = pool[j].closed || pool[j].depth == depth
+				}
 				depth--
+			}
+		case k == "free_graph" && pytorch:
+			if err = a.t.Drop(); err == nil {
+				a.dropped = true
 			}
 		case k == "free_graph":
 			err = e.FreeGraph(a.t)
@@ -268,10 +289,19 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 		if bug := runtimeBug(i, err); bug != nil {
 			return bug
 		}
+		if !pytorch {
+			continue
+		}
+		for _, p := range pool {
+			if !p.dropped && !p.closed && !p.t.Alive() {
+				return fail("Held", i, fmt.Sprintf("%v: tensor %d was freed while the program holds it", s, p.t.ID()))
+			}
+		}
 	}
-	// Teardown: free every graph still alive, close every scope.
+	// Teardown: free every graph still alive (under PyTorch's lifetime,
+	// End's to do), close every scope.
 	for _, p := range pool {
-		if p.t.Alive() && p.t.GradFn() != "" && !p.consumed {
+		if !pytorch && p.t.Alive() && p.t.GradFn() != "" && !p.consumed {
 			if bug := runtimeBug(len(prog), e.FreeGraph(p.t)); bug != nil {
 				return bug
 			}
@@ -304,6 +334,7 @@ func runAutograd(faults []impl.Fault, ckpt bool, prog []agStep) *AutogradFailure
 //	RuntimeUse  the engine never misuses the runtime (no *impl.Error)
 //	Versions    an in-place op bumps every alias of its storage by one, and nothing else
 //	ClearGrads  after ClearGrads no leaf keeps a grad
+//	Held        PyTorch's lifetime: a tensor the program holds (not dropped, its scope open) is alive
 //	Model       the recorded trace, replayed by the model, has no violation
 type AutogradFailure struct {
 	Property string
@@ -334,9 +365,12 @@ func (f *AutogradFailure) WriteTrace(w io.Writer) error {
 // subsequence of a program is a program, so shrinking drops steps freely.
 // A checkpointed program runs with autograd.Config.Checkpoint and starts
 // from two leaves, x that requires grad and c that does not, and y = x*c.
+// A program runs under one lifetime (autograd.Config.Lifetime); its
+// free_graph steps drop a tensor under PyTorch's (see runAutograd).
 type AutogradProgram struct {
-	steps []agStep
-	ckpt  bool
+	steps    []agStep
+	ckpt     bool
+	lifetime autograd.Lifetime
 }
 
 // Len is the program's number of steps.
@@ -345,6 +379,9 @@ func (p AutogradProgram) Len() int { return len(p.steps) }
 // String lists the steps, one a line: kind(a,b,constant).
 func (p AutogradProgram) String() string {
 	var b strings.Builder
+	if p.lifetime != autograd.LifetimeTensorLogic {
+		fmt.Fprintf(&b, "lifetime: %v\n", p.lifetime)
+	}
 	if p.ckpt {
 		b.WriteString("checkpoint: x=leaf(requires grad), c=leaf, y=x*c\n")
 	}
@@ -356,8 +393,8 @@ func (p AutogradProgram) String() string {
 }
 
 // GenerateAutograd draws a program of at least 1 and about 30 steps at
-// most, checkpointed or not: steps, and one draw in eight an episode (see
-// agEpisode) instead of a step.
+// most, checkpointed or not, under either lifetime: steps, and one draw
+// in eight an episode (see agEpisode) instead of a step.
 func GenerateAutograd(r *rand.Rand) AutogradProgram {
 	n := 1 + r.IntN(30)
 	var steps []agStep
@@ -368,7 +405,8 @@ func GenerateAutograd(r *rand.Rand) AutogradProgram {
 		}
 		steps = append(steps, drawStep(r, len(agKinds)))
 	}
-	return AutogradProgram{steps, r.IntN(2) == 1}
+	ckpt := r.IntN(2) == 1
+	return AutogradProgram{steps, ckpt, autograd.Lifetime(r.IntN(2))}
 }
 
 // RunAutograd runs p on an autograd engine over a runtime with faults on
@@ -376,7 +414,7 @@ func GenerateAutograd(r *rand.Rand) AutogradProgram {
 // must be ones impl.Config takes (see impl.Catalog): another engine's
 // fault panics, as impl.New does.
 func RunAutograd(p AutogradProgram, faults []impl.Fault) *AutogradFailure {
-	return runAutograd(faults, p.ckpt, p.steps)
+	return runAutograd(faults, p.ckpt, p.lifetime, p.steps)
 }
 
 // SearchAutograd runs generated programs until one breaks the property or
@@ -400,7 +438,7 @@ func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *A
 	}
 	same := func(g *AutogradFailure) bool { return g != nil && g.Property == f.Property && g.Kind == f.Kind }
 	steps := p.steps[:min(len(p.steps), f.Step+1)]
-	if g := runAutograd(faults, p.ckpt, steps); same(g) {
+	if g := runAutograd(faults, p.ckpt, p.lifetime, steps); same(g) {
 		f = g
 	} else {
 		steps = p.steps
@@ -415,7 +453,7 @@ func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *A
 				if q == nil {
 					continue
 				}
-				if g := runAutograd(faults, p.ckpt, q); same(g) {
+				if g := runAutograd(faults, p.ckpt, p.lifetime, q); same(g) {
 					steps, f, changed = q, g, true
 					break
 				}
@@ -429,7 +467,7 @@ func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *A
 				for v := 0; v < *op(&steps[i]); v++ {
 					q := slices.Clone(steps)
 					*op(&q[i]) = v
-					if g := runAutograd(faults, p.ckpt, q); same(g) {
+					if g := runAutograd(faults, p.ckpt, p.lifetime, q); same(g) {
 						steps, f, changed = q, g, true
 						break
 					}
@@ -443,13 +481,13 @@ func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *A
 		// shrink that, so that what the failure needs is all in steps.
 		pre := []agStep{{Kind: slices.Index(agKinds, "leaf"), A: 0, F: 1.5}, {Kind: slices.Index(agKinds, "leaf"), A: 1, F: 0.5},
 			{Kind: slices.Index(agKinds, "ckpt-mul"), A: 0, B: 1}}
-		if q := (AutogradProgram{append(pre, steps...), false}); same(RunAutograd(q, faults)) {
+		if q := (AutogradProgram{append(pre, steps...), false, p.lifetime}); same(RunAutograd(q, faults)) {
 			if small, g := ShrinkAutograd(q, faults); same(g) {
 				return small, g
 			}
 		}
 	}
-	return AutogradProgram{steps, p.ckpt}, f
+	return AutogradProgram{steps, p.ckpt, p.lifetime}, f
 }
 
 // repoint returns steps without step i, its later operands re-pointed at
@@ -516,8 +554,9 @@ func poolIndex(k, n int) int {
 
 // RunAutogradBytes decodes data as an autograd program, four bytes a step
 // (the kind, two operands, a constant), runs it on an engine with faults
-// on (none: the correct one) and returns the first breach the oracles
-// find: FuzzAutogradProgram's property. A kind byte from agEpisodeByte up
+// on (none: the correct one) under each lifetime in turn, TensorLogic's
+// then PyTorch's, and returns the first breach the oracles find:
+// FuzzAutogradProgram's property. A kind byte from agEpisodeByte up
 // is an episode (see agEpisode) whose parameters are the other three
 // bytes. A partial step left over at the end (1 to 3 bytes) makes the
 // program checkpointed (see AutogradProgram), so that inputs of whole
@@ -536,8 +575,10 @@ func RunAutogradBytes(data []byte, faults ...impl.Fault) error {
 		}
 		prog = append(prog, agStep{Kind: int(data[0]) % len(agKinds), A: int(data[1] % agOperands), B: int(data[2] % agOperands), F: f})
 	}
-	if f := runAutograd(faults, ckpt, prog); f != nil {
-		return f
+	for _, lt := range []autograd.Lifetime{autograd.LifetimeTensorLogic, autograd.LifetimePyTorch} {
+		if f := runAutograd(faults, ckpt, lt, prog); f != nil {
+			return f
+		}
 	}
 	return nil
 }

@@ -18,17 +18,22 @@ import (
 // the two backwards, the second without retain_graph). Every generator
 // of autograd programs (GenerateAutograd, the rapid and gopter
 // properties, FuzzAutogradProgram's bytes) draws episodes among steps,
-// and an episode is only steps, so shrinking drops its steps freely.
+// and an episode is only steps, so shrinking drops its steps freely. The
+// view episode is issue 20's views written in place, the lifetime
+// episode its graph lifetime (see lifetimeEpisode).
 
 // agEpisodes is how many kinds of episode there are: an episode's kind
 // is its first parameter modulo this.
-const agEpisodes = 2
+const agEpisodes = 3
 
 // agEpisode returns the steps of an episode whose kind and slots the
 // parameters p, q and r choose (any ints ≥ 0), with constant f.
 func agEpisode(p, q, r int, f float64) []agStep {
-	if p%agEpisodes == 1 {
+	switch p % agEpisodes {
+	case 1:
 		return viewEpisode(p/agEpisodes, q, r, f)
+	case 2:
+		return lifetimeEpisode(p/agEpisodes, q, r, f)
 	}
 	return checkpointEpisode(p/agEpisodes, q, r, f)
 }
@@ -97,6 +102,55 @@ func viewEpisode(p, q, r int, f float64) []agStep {
 		if r/4%2 == 1 {
 			steps = append(steps, step("backward", newest(0), 0))
 		}
+	}
+	return steps
+}
+
+// lifetimeEpisode is issue 20's graph lifetime: a loss over an
+// intermediate h (of a leaf w), k (of a leaf u, made before h) and a leaf
+// v, let go of in part (the loss detached to be logged, h or the loss
+// dropped, or under TensorLogic's lifetime their graphs freed),
+// backpropagated (with retain_graph or not, or after an in-place write to
+// h, which under PyTorch's lifetime refuses the backward once v has its
+// gradient and while k's node still waits for its own), h read
+// afterwards, and maybe a second backward. Where the lifetimes differ,
+// one refuses what the other runs; the model and the Held oracle judge
+// both.
+func lifetimeEpisode(p, q, r int, f float64) []agStep {
+	step := func(kind string, a, b int) agStep { return episodeStep(kind, a, b, f) }
+	maker := []string{"exp", "tanh", "pow", "mul"}[p%4] // exp and tanh save h, pow and mul w
+	steps := []agStep{
+		step("leaf", 0, 0),                // w, requiring grad
+		step("leaf", 2, 0),                // u, requiring grad
+		step("pow", newest(0), 0),         // k = u**2
+		step(maker, newest(2), newest(2)), // h
+		step("leaf", 4, 0),                // v, requiring grad
+		step("add", newest(1), newest(2)), // h + k
+		step("add", newest(0), newest(1)), // (h + k) + v
+		step("sum", newest(0), 0),         // loss
+	}
+	// Counted from the newest: loss 0, h 4.
+	h, loss := 4, 0
+	switch q % 4 {
+	case 0: // logged: a detached alias of the loss is the newest
+		steps = append(steps, step("detach", newest(loss), 0))
+		h, loss = h+1, loss+1
+	case 1:
+		steps = append(steps, step("free_graph", newest(h), 0))
+	case 2:
+		steps = append(steps, step("free_graph", newest(loss), 0))
+	}
+	switch r % 3 {
+	case 0:
+		steps = append(steps, step("backward", newest(loss), 0))
+	case 1:
+		steps = append(steps, step("backward-retain", newest(loss), 0))
+	case 2:
+		steps = append(steps, step("mul_", newest(h), 0), step("backward", newest(loss), 0))
+	}
+	steps = append(steps, step("exp", newest(h), 0)) // h read after backward: one tensor more
+	if q/4%2 == 1 {
+		steps = append(steps, step("backward", newest(loss+1), 0))
 	}
 	return steps
 }

@@ -35,7 +35,8 @@ func rapidAutogradProperty(faults []impl.Fault) func(*rapid.T) {
 			}}
 		}), 1, 40).Draw(t, "prog")
 		ckpt := rapid.Bool().Draw(t, "checkpoint")
-		if f := runAutograd(faults, ckpt, slices.Concat(chunks...)); f != nil {
+		lt := autograd.Lifetime(rapid.IntRange(0, 1).Draw(t, "lifetime"))
+		if f := runAutograd(faults, ckpt, lt, slices.Concat(chunks...)); f != nil {
 			t.Fatal(f)
 		}
 	}
@@ -249,12 +250,16 @@ func gopterAutogradRun(faults []impl.Fault, seed int64, tests int) (bool, *gopte
 			return agEpisode(v[0].(int), v[1].(int), v[2].(int), float64(v[3].(int))/2)
 		})
 	chunk := gen.Weighted([]gen.WeightedGen{{Weight: 7, Gen: step}, {Weight: 1, Gen: episode}})
-	props.Property("autograd programs replay clean", prop.ForAll(func(ckpt bool, chunks [][]agStep) string {
-		if f := runAutograd(faults, ckpt, slices.Concat(chunks...)); f != nil {
+	props.Property("autograd programs replay clean", prop.ForAll(func(ckpt, pytorch bool, chunks [][]agStep) string {
+		lt := autograd.LifetimeTensorLogic
+		if pytorch {
+			lt = autograd.LifetimePyTorch
+		}
+		if f := runAutograd(faults, ckpt, lt, slices.Concat(chunks...)); f != nil {
 			return f.Error()
 		}
 		return ""
-	}, gen.Bool(), gen.SliceOf(chunk)))
+	}, gen.Bool(), gen.Bool(), gen.SliceOf(chunk)))
 	rep := &lastResult{}
 	ok := props.Run(rep)
 	return ok, rep.result
@@ -323,7 +328,7 @@ func TestAutogradDeadLeafGrad(t *testing.T) {
 			t.Fatalf("a step names a kind agKinds lacks: %+v", prog)
 		}
 	}
-	if f := runAutograd(nil, false, prog); f != nil {
+	if f := runAutograd(nil, false, autograd.LifetimeTensorLogic, prog); f != nil {
 		t.Fatal(f)
 	}
 }
@@ -491,7 +496,8 @@ func wantOneKind(t *testing.T, faults []impl.Fault, rep traces.Report, kind trac
 // TestAutogradEpisodes: the first episode is issue 17's sequence (a
 // leaf, exp, a NoGrad in-place op on the result, a product with another
 // leaf, its sum, backward twice with retain_graph), and every episode of
-// either kind runs clean on the correct engine, checkpointed or not. An engine that
+// every kind runs clean on the correct engine, checkpointed or not, under
+// either lifetime. An engine that
 // records the counter's version after a recompute makes the second
 // backward unpack the product's saved h, which the model reports as
 // saved-modified: the generators, which draw episodes, find it within a
@@ -509,8 +515,10 @@ func TestAutogradEpisodes(t *testing.T) {
 		for q := range 25 {
 			for r := range 8 {
 				for _, ckpt := range []bool{false, true} {
-					if f := runAutograd(nil, ckpt, agEpisode(p, q, r, 1.5)); f != nil {
-						t.Fatalf("episode (%d,%d,%d), checkpointed %v: %v", p, q, r, ckpt, f)
+					for _, lt := range []autograd.Lifetime{autograd.LifetimeTensorLogic, autograd.LifetimePyTorch} {
+						if f := runAutograd(nil, ckpt, lt, agEpisode(p, q, r, 1.5)); f != nil {
+							t.Fatalf("episode (%d,%d,%d), checkpointed %v, lifetime %v: %v", p, q, r, ckpt, lt, f)
+						}
 					}
 				}
 			}

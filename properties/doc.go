@@ -109,12 +109,15 @@
 // An AutogradProgram (autograd.go) is a list of steps on the autograd
 // engine of package impl/autograd, built over a recording Runtime: leaves,
 // ops, views, in-place ops, backward, detach, scopes, ZeroGrad and
-// ClearGrads. RunAutograd runs one, with the autograd faults switched on
-// in the runtime's Config, and checks:
+// ClearGrads, and freeing a graph (FreeGraph) or dropping a tensor (Drop),
+// under either lifetime of the engine (TensorLogic's or PyTorch's).
+// RunAutograd runs one, with the autograd faults switched on in the
+// runtime's Config, and checks:
 //
 //	RuntimeUse  the engine never misuses the runtime (no *impl.Error)
 //	Versions    an in-place op bumps every alias of its storage by one, and nothing else
 //	ClearGrads  after ClearGrads no leaf keeps a grad
+//	Held        PyTorch's lifetime: a tensor the program holds is alive
 //	Model       the recorded trace, replayed by the model, has no violation
 //
 // SearchAutograd and ShrinkAutograd hunt and shrink as Search and Shrink

@@ -2,10 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/tlcheck/tlcheck/check"
-	"github.com/tlcheck/tlcheck/traces"
 	"io"
 	"strings"
+
+	"github.com/tlcheck/tlcheck/check"
+	"github.com/tlcheck/tlcheck/internal/plural"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 // writeGateLines ends a trace's human report under a gate: how it stands
@@ -58,16 +60,16 @@ func writeGateVerdict(w io.Writer, outs []check.Outcome, p *check.Policy, info R
 		}
 	}
 	if bad > 0 {
-		fails = append(fails, plural(bad, "unreadable trace"))
+		fails = append(fails, plural.Count(bad, "unreadable trace"))
 	}
 	if newN > 0 {
-		fails = append(fails, plural(newN, "new finding"))
+		fails = append(fails, plural.Count(newN, "new finding"))
 	}
 	if grew > 0 {
-		fails = append(fails, plural(grew, "total")+" grown beyond the tolerance")
+		fails = append(fails, plural.Count(grew, "total")+" grown beyond the tolerance")
 	}
 	if noEnd > 0 {
-		fails = append(fails, plural(noEnd, "trace")+" without end")
+		fails = append(fails, plural.Count(noEnd, "trace")+" without end")
 	}
 	if known > 0 {
 		passes = append(passes, fmt.Sprintf("%d known", known))

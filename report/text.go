@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/check"
+	"github.com/tlcheck/tlcheck/internal/plural"
 	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -106,7 +107,7 @@ func writeLeakSites(w io.Writer, o *check.Outcome, s style) {
 	fmt.Fprintf(w, "%sLEAKS BY SITE%s (biggest first):\n", s.bold, s.reset)
 	for i, site := range o.LeakSites {
 		if o.Max > 0 && i == o.Max {
-			fmt.Fprintf(w, "  ... and %s\n", plural(len(o.LeakSites)-i, "more site"))
+			fmt.Fprintf(w, "  ... and %s\n", plural.Count(len(o.LeakSites)-i, "more site"))
 			break
 		}
 		from := safe(site.Site)
@@ -118,7 +119,7 @@ func writeLeakSites(w io.Writer, o *check.Outcome, s style) {
 			first += ", line " + strconv.Itoa(site.Line)
 		}
 		fmt.Fprintf(w, "  %s in %s allocated from %s (the first at %s)\n",
-			plural(site.Bytes, "byte"), plural(site.Objects, "object"), from, first)
+			plural.Count(site.Bytes, "byte"), plural.Count(site.Objects, "object"), from, first)
 	}
 	fmt.Fprintln(w)
 }
@@ -220,10 +221,10 @@ func writeSummary(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
 		if o.FailCount(p) == 0 {
 			st = s.warn // none of them fails the run
 		}
-		fmt.Fprintf(w, "%sSUMMARY%s: %s: %s%s\n", st, s.reset, plural(n, noun), strings.Join(byKind, ", "), note)
+		fmt.Fprintf(w, "%sSUMMARY%s: %s: %s%s\n", st, s.reset, plural.Count(n, noun), strings.Join(byKind, ", "), note)
 	}
 	if k := o.UnlistedCount(); k > 0 {
-		fmt.Fprintf(w, "  %s not listed above (--max-findings %d; 0 lists all)\n", plural(k, "more violation"), o.Max)
+		fmt.Fprintf(w, "  %s not listed above (--max-findings %d; 0 lists all)\n", plural.Count(k, "more violation"), o.Max)
 	}
 	fmt.Fprintf(w, "  events %d, objects %d, peak live bytes %d\n", rep.Events, rep.Objects, rep.PeakLiveBytes)
 	switch {
@@ -254,22 +255,7 @@ func writeSummary(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
 }
 
 func totals(t traces.Totals) string {
-	return fmt.Sprintf("%s (%s)", plural(t.Objects, "object"), plural(t.Bytes, "byte"))
-}
-
-// plural writes "n nouns". It takes any integer, so that byte totals, which
-// are uint64, are written whole: a leak of 2^64-1 bytes is not "-1 bytes".
-func plural[N ~int | ~uint64](n N, noun string) string {
-	var s string
-	if n < 0 {
-		s = strconv.FormatInt(int64(n), 10)
-	} else {
-		s = strconv.FormatUint(uint64(n), 10)
-	}
-	if n == 1 {
-		return s + " " + noun
-	}
-	return s + " " + noun + "s"
+	return fmt.Sprintf("%s (%s)", plural.Count(t.Objects, "object"), plural.Count(t.Bytes, "byte"))
 }
 
 // JSONReport writes rep as the contract's JSON object, on one line.

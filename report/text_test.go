@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tlcheck/tlcheck/internal/texttest"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -109,30 +110,13 @@ func TestWriteHuman(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
 			TextReport(&b, tt.rep, false)
-			assertLines(t, b.String(), tt.want)
+			texttest.Lines(t, b.String(), tt.want)
 			for _, s := range tt.not {
 				if strings.Contains(b.String(), s) {
 					t.Errorf("report contains %q:\n%s", s, b.String())
 				}
 			}
 		})
-	}
-}
-
-// assertLines checks that each of want is a whole line of out, in order.
-func assertLines(t *testing.T, out string, want []string) {
-	t.Helper()
-	lines := strings.Split(out, "\n")
-	i := 0
-	for _, w := range want {
-		for i < len(lines) && lines[i] != w {
-			i++
-		}
-		if i == len(lines) {
-			t.Errorf("missing line (or out of order) %q in:\n%s", w, out)
-			return
-		}
-		i++
 	}
 }
 

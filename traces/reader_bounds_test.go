@@ -2,47 +2,11 @@ package traces
 
 import (
 	"io"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/internal/readertest"
 )
-
-// repeat reads s n times, so that a test reads a long line it never holds.
-type repeat struct {
-	b    []byte
-	n, i int
-}
-
-func rep(s string, n int) *repeat {
-	return &repeat{b: []byte(strings.Repeat(s, max(1, (64<<10)/len(s)))), n: n * len(s)}
-}
-
-func (r *repeat) Read(p []byte) (int, error) {
-	if r.n == 0 {
-		return 0, io.EOF
-	}
-	k := 0
-	for k < len(p) && r.n > 0 {
-		c := copy(p[k:min(len(p), k+r.n)], r.b[r.i:])
-		k += c
-		r.n -= c
-		r.i = (r.i + c) % len(r.b)
-	}
-	return k, nil
-}
-
-// lines is an input of strings and readers, one after the other.
-func lines(parts ...any) io.Reader {
-	var rs []io.Reader
-	for _, p := range parts {
-		if s, ok := p.(string); ok {
-			rs = append(rs, strings.NewReader(s))
-		} else {
-			rs = append(rs, p.(io.Reader))
-		}
-	}
-	return io.MultiReader(rs...)
-}
 
 // No line costs the reader more than a fixed amount of memory, whatever
 // its length: a string over MaxString in a field the format defines is an
@@ -61,37 +25,35 @@ func TestReadLongLinesBounded(t *testing.T) {
 		want string // the error, or "" for two events read
 	}{
 		{"a 64 MB site", func() io.Reader {
-			return lines(head, `{"op":"malloc","addr":"0x10","size":8,"site":"`, rep("x", big), "\"}\n")
+			return readertest.Concat(head, `{"op":"malloc","addr":"0x10","size":8,"site":"`, readertest.Repeat("x", big), "\"}\n")
 		}, `line 2: event 0: field "site": a string longer than 1048576 bytes`},
 		{"an 8 MB site of escapes", func() io.Reader {
-			return lines(head, `{"op":"end","site":"`, rep(`\u00e9`, 8<<20/6), "\"}\n")
+			return readertest.Concat(head, `{"op":"end","site":"`, readertest.Repeat(`\u00e9`, 8<<20/6), "\"}\n")
 		}, `line 2: event 0: field "site": a string longer than 1048576 bytes`},
 		{"a 64 MB unknown field", func() io.Reader {
-			return lines(head, `{"op":"malloc","addr":"0x10","size":8,"note":"`, rep("é", big/2), "\"}\n", `{"op":"end"}`+"\n")
+			return readertest.Concat(head, `{"op":"malloc","addr":"0x10","size":8,"note":"`, readertest.Repeat("é", big/2), "\"}\n", `{"op":"end"}`+"\n")
 		}, ""},
 		{"a 64 MB unknown key", func() io.Reader {
-			return lines(head, `{"op":"malloc","addr":"0x10","size":8,"`, rep("k", big), `":[1,"x"]}`+"\n", `{"op":"end"}`+"\n")
+			return readertest.Concat(head, `{"op":"malloc","addr":"0x10","size":8,"`, readertest.Repeat("k", big), `":[1,"x"]}`+"\n", `{"op":"end"}`+"\n")
 		}, ""},
 		{"a 64 MB number in an unknown field", func() io.Reader {
-			return lines(head, `{"op":"malloc","addr":"0x10","size":8,"n":1.`, rep("0", big), "e5}\n", `{"op":"end"}`+"\n")
+			return readertest.Concat(head, `{"op":"malloc","addr":"0x10","size":8,"n":1.`, readertest.Repeat("0", big), "e5}\n", `{"op":"end"}`+"\n")
 		}, ""},
 		{"a 64 MB number for a size", func() io.Reader {
-			return lines(head, `{"op":"malloc","addr":"0x10","size":1`, rep("0", big), "}\n")
+			return readertest.Concat(head, `{"op":"malloc","addr":"0x10","size":1`, readertest.Repeat("0", big), "}\n")
 		}, `line 2: event 0: field "size": invalid JSON: a number of more than 1048576 bytes`},
 		{"invalid UTF-8 at the end of a 64 MB unknown field", func() io.Reader {
-			return lines(head, `{"op":"end","note":"`, rep("é", big/2), "\xc3\"}\n")
+			return readertest.Concat(head, `{"op":"end","note":"`, readertest.Repeat("é", big/2), "\xc3\"}\n")
 		}, "not UTF-8"},
 		{"a 64 MB op", func() io.Reader {
-			return lines(head, `{"op":"`, rep("m", big), "\"}\n")
+			return readertest.Concat(head, `{"op":"`, readertest.Repeat("m", big), "\"}\n")
 		}, `line 2: event 0: field "op": a string longer than 1048576 bytes`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			_, evs, _, err := readAll(tt.in())
-			runtime.ReadMemStats(&after)
+			var evs []Event
+			var err error
+			cost := readertest.Measure(func() { _, evs, _, err = readAll(tt.in()) })
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("error %v", err)
@@ -100,8 +62,8 @@ func TestReadLongLinesBounded(t *testing.T) {
 			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 				t.Fatalf("error %v\nwant one containing %q", err, tt.want)
 			}
-			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
-				t.Errorf("reading a long line allocated %d MB", alloc>>20)
+			if cost.Alloc > 8<<20 {
+				t.Errorf("reading a long line allocated %d MB", cost.Alloc>>20)
 			}
 		})
 	}

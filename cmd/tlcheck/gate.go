@@ -5,8 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tlcheck/tlcheck/internal/plural"
 	"io/fs"
-	"strconv"
 
 	"github.com/tlcheck/tlcheck/check"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
@@ -174,7 +174,7 @@ func runGate(e *env, args []string) int {
 			n += f.Count
 		}
 	}
-	fmt.Fprintf(e.stderr, "tlcheck gate: wrote %s: %s in %s\n", opts.baseline, plural(n, "finding"), plural(len(nb.Traces), "trace"))
+	fmt.Fprintf(e.stderr, "tlcheck gate: wrote %s: %s in %s\n", opts.baseline, plural.Count(n, "finding"), plural.Count(len(nb.Traces), "trace"))
 	return exitClean
 }
 
@@ -205,12 +205,4 @@ func loadGateBaseline(opts gateOptions, files []string) (*check.Baseline, error)
 		return nil, fmt.Errorf("--update: refusing to replace %v", err)
 	}
 	return nil, err
-}
-
-// plural writes "n nouns".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

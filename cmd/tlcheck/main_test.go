@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/input"
+	"github.com/tlcheck/tlcheck/internal/texttest"
 )
 
 // TestUsageErrors holds usage errors to the go command's shape: the
@@ -197,22 +198,8 @@ func TestVersionOfThisBinary(t *testing.T) {
 	}
 }
 
-// assertLines checks that each of want is a whole line of out, in order.
-func assertLines(t *testing.T, out string, want []string) {
-	t.Helper()
-	lines := strings.Split(out, "\n")
-	i := 0
-	for _, w := range want {
-		for i < len(lines) && lines[i] != w {
-			i++
-		}
-		if i == len(lines) {
-			t.Errorf("missing line (or out of order) %q in:\n%s", w, out)
-			return
-		}
-		i++
-	}
-}
+// assertLines is texttest.Lines, under the name the command's tests use.
+var assertLines = texttest.Lines
 
 // TestHelpNamesEveryInputFormat: each command that reads traces lists every
 // format package input reads, in its synopsis and in the text of --from.

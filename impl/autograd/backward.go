@@ -11,22 +11,31 @@ import (
 // Backward computes the gradient of root, a one-element tensor, with
 // respect to every leaf that requires grad in its graph, accumulating
 // into their Grad, in PyTorch's order (see schedule): so a refusal
-// names the saved tensor PyTorch names, and sums add in its order.
+// names the saved tensor PyTorch names, and sums add in its order. A
+// leaf's gradient is added to its Grad as soon as every node that sends
+// it gradient has run (PyTorch's AccumulateGrad, which runs first once
+// ready).
 //
-// Before anything runs, every saved tensor the walk will unpack is
-// checked: one released by an earlier backward fails with
-// MsgSecondBackward, one modified in place since it was saved fails with
-// PyTorch's saved-variable message, unless it was checkpointed and a
-// snapshot or a recompute gives it back (see Engine.Checkpoint). A
-// refused backward changes nothing.
-// (PyTorch fails at the node, after the nodes before it ran; checking
-// first makes a refusal atomic, so the graph and grads are as they were.)
+// Every saved tensor a node needs is unpacked before it runs: one
+// released by an earlier backward fails with MsgSecondBackward, one
+// modified in place since it was saved fails with PyTorch's
+// saved-variable message, unless it was checkpointed and a snapshot or a
+// recompute gives it back (see Engine.Checkpoint). Under TensorLogic's
+// lifetime every saved tensor the walk will unpack is checked before
+// anything runs, so a refused backward changes nothing. Under PyTorch's,
+// as in PyTorch, the nodes run one by one and a refusal stops the walk
+// at the node that failed: the nodes before it have run (the leaves
+// they completed hold their gradient, and they released their saved
+// tensors unless retainGraph); the failing node and those after it keep
+// theirs.
 //
 // Without retainGraph each node releases its saved tensors once it has
-// run, and then the graph's non-leaf intermediates are freed (hybrid
-// cleanup); root itself stays, handed to the top scope, so that its
-// value can still be read and a second backward through nodes that
-// saved nothing runs again. With retainGraph nothing is released.
+// run. Under TensorLogic's lifetime the graph's non-leaf intermediates
+// are then freed (hybrid cleanup); root itself stays, handed to the top
+// scope, so that its value can still be read and a second backward
+// through nodes that saved nothing runs again. Under PyTorch's the graph
+// lives on while anything refers to it. With retainGraph nothing is
+// released.
 func (t *Tensor) Backward(retainGraph bool) error {
 	e := t.e
 	if err := t.use("backward"); err != nil {
@@ -46,10 +55,30 @@ func (t *Tensor) Backward(retainGraph bool) error {
 		return e.accumulate(t, []float64{1})
 	}
 	nodes := schedule(root)
-	// The check walks the saved tensors in the order backward unpacks
-	// them, following the recomputes it would make: a recompute writes
-	// an older version's values into a storage that another saved
-	// tensor may need at its own version.
+	if !e.pytorch {
+		if err := e.precheck(t, nodes); err != nil {
+			return err
+		}
+	}
+	err := e.run(root, nodes, retainGraph)
+	if e.pytorch {
+		if cerr := e.collect(); cerr != nil {
+			return errors.Join(err, cerr)
+		}
+		return err
+	}
+	if !retainGraph {
+		err = errors.Join(err, e.freeIntermediates(t))
+	}
+	return err
+}
+
+// precheck is TensorLogic's atomic backward: it walks the saved tensors
+// of nodes in the order backward unpacks them, following the recomputes
+// it would make (a recompute writes an older version's values into a
+// storage that another saved tensor may need at its own version), and
+// returns the refusal backward would meet, before anything runs.
+func (e *Engine) precheck(t *Tensor, nodes []*node) error {
 	recomputed := map[*storage]int{}
 	held := func(x *Tensor) int {
 		if v, ok := recomputed[x.st]; ok {
@@ -71,10 +100,27 @@ func (t *Tensor) Backward(retainGraph bool) error {
 			}
 		}
 	}
+	return nil
+}
+
+// run runs nodes, root's graph in schedule's order, sending each node's
+// gradient on. A refusal at a node stops it there (see Backward); the
+// gradients in flight are released, and the leaves whose every node has
+// run keep what they accumulated.
+func (e *Engine) run(root *node, nodes []*node, retainGraph bool) error {
 	var errs []error
 	grads := map[*node]*gradBuf{}
 	leafGrads := map[*Tensor][]float64{}
-	var leaves []*Tensor // in the order their first gradient came
+	// pending counts, for each leaf, the edges into it of nodes not yet
+	// run: at 0 its AccumulateGrad is ready, and runs first.
+	pending := map[*Tensor]int{}
+	for _, n := range nodes {
+		for _, ed := range n.next {
+			if ed.leaf != nil {
+				pending[ed.leaf]++
+			}
+		}
+	}
 	g0, err := e.gradBuf(1)
 	if err != nil {
 		return err
@@ -83,77 +129,121 @@ func (t *Tensor) Backward(retainGraph bool) error {
 	grads[root] = g0
 	for _, n := range nodes {
 		g := grads[n]
-		if g == nil {
-			continue // reached only through inputs that sent no gradient
-		}
 		delete(grads, n)
+		// A node reached only through inputs that sent no gradient
+		// runs all the same in PyTorch, unpacking what it saved;
+		// TensorLogic's lifetime skips it.
+		skip := g == nil && !e.pytorch
+		if g != nil {
+			// retain_grad's hook runs before the node, as PyTorch's:
+			// a node refused at its unpack has set it.
+			errs = append(errs, e.retained(n, g.data)...)
+		}
 		sv := make([][]float64, len(n.saved))
 		for i, s := range n.saved {
+			if skip {
+				break
+			}
 			v, err := e.unpack(n, s)
 			if err != nil {
-				return err // cannot happen: checked above
+				return e.abandon(err, g, nodes, grads, errs)
 			}
 			sv[i] = v
 		}
-		_ = e.rt.Read(g.addr, uint64(8*len(g.data)), "")
-		ins := n.apply(g.data, sv)
-		// retain_grad: the tensors whose grad_fn n is now (the op's
-		// output, a view n was made anew for, a tensor an in-place op
-		// rebased onto n) keep the gradient n received.
-		for _, h := range n.handles {
-			if h.retain && h.gradFn == n {
-				errs = append(errs, e.accumulate(h, g.data))
-			}
+		if g != nil {
+			errs = append(errs, e.apply(n, g, sv, grads, leafGrads)...)
 		}
-		for _, h := range []*Tensor{n.view, n.owner} {
-			if h != nil && h.retain && h.gradFn == n {
-				errs = append(errs, e.accumulate(h, g.data))
-			}
-		}
-		errs = append(errs, e.rt.Release(g.addr))
-		for i, ed := range n.next {
-			gi := ins[i]
-			switch {
-			case gi == nil:
-			case ed.leaf != nil:
-				// Summed here and added to the grad once, after every
-				// node that sends it gradient: PyTorch's AccumulateGrad,
-				// whose rounding this keeps.
-				if acc, ok := leafGrads[ed.leaf]; ok {
-					for k := range gi {
-						acc[k] += gi[k]
-					}
-					continue
-				}
-				leafGrads[ed.leaf] = append([]float64(nil), gi...)
-				leaves = append(leaves, ed.leaf)
-			case ed.fn != nil:
-				if acc := grads[ed.fn]; acc != nil {
-					for k := range gi {
-						acc.data[k] += gi[k]
-					}
-					_ = e.rt.Write(acc.addr, uint64(8*len(acc.data)), "")
-					continue
-				}
-				b, err := e.gradBuf(len(gi))
-				if err != nil {
-					return err
-				}
-				copy(b.data, gi)
-				grads[ed.fn] = b
-			}
-		}
-		if !retainGraph && !e.has(FaultAutogradSavedNeverReleased) {
+		if !skip && !retainGraph && !e.has(FaultAutogradSavedNeverReleased) {
 			errs = append(errs, e.releaseSaved(n))
 		}
-	}
-	for _, l := range leaves {
-		errs = append(errs, e.accumulate(l, leafGrads[l]))
-	}
-	if !retainGraph {
-		errs = append(errs, e.freeIntermediates(t))
+		for _, ed := range n.next {
+			if l := ed.leaf; l != nil {
+				if pending[l]--; pending[l] == 0 && leafGrads[l] != nil {
+					errs = append(errs, e.accumulate(l, leafGrads[l]))
+				}
+			}
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// abandon ends a backward refused at a node, under PyTorch's lifetime
+// (under TensorLogic's, precheck found every refusal first): the
+// gradients in flight, g the refused node's and those of nodes, are
+// released, and the refusal is returned as it is, unless releasing (or
+// errs, what went wrong before) adds to it.
+func (e *Engine) abandon(refusal error, g *gradBuf, nodes []*node, grads map[*node]*gradBuf, errs []error) error {
+	if g != nil {
+		errs = append(errs, e.rt.Release(g.addr))
+	}
+	for _, m := range nodes { // in order, not the map's: the trace is reproducible
+		if b := grads[m]; b != nil {
+			errs = append(errs, e.rt.Release(b.addr))
+		}
+	}
+	if more := errors.Join(errs...); more != nil {
+		return errors.Join(refusal, more)
+	}
+	return refusal
+}
+
+// retained adds g, the gradient node n received, to the grads of the
+// tensors that asked for it (RetainGrad) and whose grad_fn n is now: the
+// op's output, a view n was made anew for, a tensor an in-place op
+// rebased onto n.
+func (e *Engine) retained(n *node, g []float64) []error {
+	var errs []error
+	for _, h := range n.handles {
+		if h.retain && h.gradFn == n {
+			errs = append(errs, e.accumulate(h, g))
+		}
+	}
+	for _, h := range []*Tensor{n.view, n.owner} {
+		if h != nil && h.retain && h.gradFn == n {
+			errs = append(errs, e.accumulate(h, g))
+		}
+	}
+	return errs
+}
+
+// apply runs node n on its gradient g and saved values sv, releasing g:
+// the gradients it sends to nodes are added into grads (a new buffer for
+// a node's first), those it sends to leaves summed into leafGrads, in
+// PyTorch's order, for AccumulateGrad to add to the grad once.
+func (e *Engine) apply(n *node, g *gradBuf, sv [][]float64, grads map[*node]*gradBuf, leafGrads map[*Tensor][]float64) []error {
+	var errs []error
+	_ = e.rt.Read(g.addr, uint64(8*len(g.data)), "")
+	ins := n.apply(g.data, sv)
+	errs = append(errs, e.rt.Release(g.addr))
+	for i, ed := range n.next {
+		gi := ins[i]
+		switch {
+		case gi == nil:
+		case ed.leaf != nil:
+			if acc, ok := leafGrads[ed.leaf]; ok {
+				for k := range gi {
+					acc[k] += gi[k]
+				}
+				continue
+			}
+			leafGrads[ed.leaf] = append([]float64(nil), gi...)
+		case ed.fn != nil:
+			if acc := grads[ed.fn]; acc != nil {
+				for k := range gi {
+					acc.data[k] += gi[k]
+				}
+				_ = e.rt.Write(acc.addr, uint64(8*len(acc.data)), "")
+				continue
+			}
+			b, err := e.gradBuf(len(gi))
+			if err != nil {
+				return append(errs, err)
+			}
+			copy(b.data, gi)
+			grads[ed.fn] = b
+		}
+	}
+	return errs
 }
 
 // schedule returns the nodes reachable from root in the order PyTorch's
@@ -271,7 +361,7 @@ func (e *Engine) accumulate(t *Tensor, g []float64) error {
 			return &Error{Op: "backward", Tensor: t.id, Msg: err.Error()}
 		}
 		e.nextID++
-		t.grad = &Tensor{e: e, id: e.nextID, st: st, shape: append([]int(nil), t.shape...), vc: &counter{}}
+		t.grad = &Tensor{e: e, id: e.nextID, st: st, shape: append([]int(nil), t.shape...), vc: &counter{}, isGrad: true}
 		e.leaves = append(e.leaves, t)
 		t.grad.write(g)
 		return nil

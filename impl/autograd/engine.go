@@ -3,6 +3,7 @@ package autograd
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
@@ -22,6 +23,47 @@ type Config struct {
 	// takes a snapshot, and backward restores or recomputes the value
 	// instead of refusing it. Off, the engine refuses as PyTorch does.
 	Checkpoint bool
+
+	// Lifetime says when tensors, nodes and saved tensors die: by
+	// TensorLogic's hybrid cleanup (the zero value) or, as in PyTorch,
+	// when nothing refers to them any more (see Lifetime).
+	Lifetime Lifetime
+}
+
+// Lifetime is when the engine frees what it made. The two differ only in
+// when buffers die, never in values, versions or what is refused while the
+// buffers live (see the package comment, "Two lifetimes").
+type Lifetime int
+
+const (
+	// LifetimeTensorLogic is TensorLogic's hybrid cleanup (V5.0), the
+	// default: a tensor outside any graph dies at its scope's exit; the
+	// graph engine frees a graph at backward (its intermediates), at
+	// Detach (upstream of the detached tensor) and at FreeGraph; a
+	// refused backward changes nothing.
+	LifetimeTensorLogic Lifetime = iota
+	// LifetimePyTorch is PyTorch's (Python's reference counting): every
+	// tensor an op returns is a reference the program holds until it
+	// drops it (Tensor.Drop, Python's del) or its scope exits; a tensor
+	// lives while the program, a view of it or a node refers to it, a
+	// node while a tensor's grad_fn or a later node's edge does, and a
+	// node's saved tensors while it lives or until a backward without
+	// retain_graph runs it. Detach frees nothing, intermediates can be
+	// read after backward, and a refused backward leaves what the nodes
+	// before the refusal did (accumulated grads, released saved tensors).
+	LifetimePyTorch
+)
+
+// String names the lifetime as Config's documentation does: "tensorlogic"
+// or "pytorch".
+func (l Lifetime) String() string {
+	switch l {
+	case LifetimeTensorLogic:
+		return "tensorlogic"
+	case LifetimePyTorch:
+		return "pytorch"
+	}
+	return "Lifetime(" + strconv.Itoa(int(l)) + ")"
 }
 
 // Engine is the autograd runtime: it makes tensors whose buffers come
@@ -38,6 +80,14 @@ type Engine struct {
 	record func(traces.Event)
 	ckpt   int     // depth of Checkpoint calls, 1 more with Config.Checkpoint
 	table  []*snap // autograd-snapshot-table-never-cleared: every snapshot ever taken
+
+	// LifetimePyTorch: every tensor and node not yet freed, oldest
+	// first, for collect to sweep (see lifetime.go).
+	pytorch bool
+	alive   []*Tensor
+	graph   []*node
+	pinned  []*node // FaultAutogradDropKeepsGradFn: nodes a dropped tensor never let go of
+	pending error   // a node's allocation error, for the op that made it (see nodeObject)
 }
 
 // New returns an Engine whose buffers come from rt. The engine has the
@@ -48,7 +98,10 @@ func New(rt *impl.Runtime, cfg Config) (*Engine, error) {
 	if rt == nil {
 		return nil, errors.New("autograd: New needs a runtime")
 	}
-	e := &Engine{rt: rt, record: cfg.Record}
+	if cfg.Lifetime != LifetimeTensorLogic && cfg.Lifetime != LifetimePyTorch {
+		return nil, fmt.Errorf("autograd: unknown lifetime %v", cfg.Lifetime)
+	}
+	e := &Engine{rt: rt, record: cfg.Record, pytorch: cfg.Lifetime == LifetimePyTorch}
 	if cfg.Checkpoint {
 		e.ckpt = 1
 	}
@@ -69,7 +122,10 @@ func (e *Engine) ScopeEnter() error {
 	return e.rt.ScopeEnter()
 }
 
-// ScopeExit closes the top scope. Hybrid cleanup (TensorLogic V5.0): a
+// ScopeExit closes the top scope. Under PyTorch's lifetime it drops the
+// program's references to the tensors made in the scope (a Python
+// function's locals at its return): they die unless a view or a node
+// still refers to them. Hybrid cleanup (TensorLogic V5.0): a
 // tensor outside any graph dies here, with its grad; a graph tensor's
 // scope release is a no-op, since the graph engine frees it (backward,
 // Detach, FreeGraph). The buffers of the dying tensors are released by
@@ -80,6 +136,9 @@ func (e *Engine) ScopeExit() error {
 	}
 	top := e.scopes[len(e.scopes)-1]
 	e.scopes = e.scopes[:len(e.scopes)-1]
+	if e.pytorch {
+		return errors.Join(e.dropScope(top), e.rt.ScopeExit())
+	}
 	var errs []error
 	for i := len(top) - 1; i >= 0; i-- {
 		t := top[i]
@@ -99,10 +158,15 @@ func (e *Engine) ScopeExit() error {
 	return errors.Join(errs...)
 }
 
-// End records the end of the run. Scopes still open are a misuse, as
-// the runtime says; graphs still alive are the model's to report, as
-// leaks.
+// End records the end of the run. Under PyTorch's lifetime it first
+// drops every reference the program still holds, which frees every
+// tensor, node and saved tensor (the program is over, as a Python
+// process exiting). Scopes still open are a misuse, as the runtime says;
+// graphs still alive are the model's to report, as leaks.
 func (e *Engine) End() error {
+	if e.pytorch {
+		return errors.Join(e.dropAll(), e.rt.End())
+	}
 	return e.rt.End()
 }
 

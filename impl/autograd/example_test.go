@@ -199,3 +199,36 @@ func ExampleEngine_Checkpoint() {
 	// w.grad = [1 2] x = [2 3]
 	// errors: <nil>
 }
+
+// Under PyTorch's lifetime a graph lives while anything refers to it:
+// the loss detached to be logged can still be backpropagated, and an
+// intermediate read afterwards; dropping the tensors (Python's del)
+// frees what they alone kept, and End frees the rest.
+func ExampleLifetime() {
+	rt := impl.New(impl.Config{})
+	e, _ := autograd.New(rt, autograd.Config{Lifetime: autograd.LifetimePyTorch})
+	c := &calc{e: e}
+	c.keep(e.ScopeEnter())
+	w := c.do(e.Leaf([]int{2}, []float64{1, 2}, true))
+	h := c.do(w.Mul(w))
+	loss := c.do(h.Sum())
+	logged := c.do(loss.Detach())
+	fmt.Println("loss =", c.item(logged))
+	c.keep(loss.Backward(false))
+	hv, err := h.Values()
+	c.keep(err)
+	gv, err := w.Grad().Values()
+	c.keep(err)
+	fmt.Println("h =", hv, "w.grad =", gv)
+	c.keep(loss.Drop())
+	c.keep(h.Drop())
+	fmt.Println("objects alive:", len(rt.State().Objects))
+	c.keep(e.ScopeExit())
+	c.keep(e.End())
+	fmt.Println("objects alive after End:", len(rt.State().Objects), "errors:", c.err)
+	// Output:
+	// loss = 5
+	// h = [1 4] w.grad = [2 4]
+	// objects alive: 3
+	// objects alive after End: 0 errors: <nil>
+}

@@ -15,19 +15,19 @@ var (
 		Bug:     "TensorLogic before V3.3 had no clear_grads at the end of a loop iteration: each step's gradient was added to the last, and training diverged.",
 		Trigger: "loop 2x { loss=f(w); loss.Backward(false); ClearGrads } [w.grad is twice the gradient]"})
 	FaultAutogradScopeFreesGraph = impl.DeclareFault(impl.FaultInfo{Name: "autograd-scope-frees-graph", Engine: impl.EngineAutograd,
-		Summary: "a graph tensor keeps its scope record, so scope exit frees a tensor the graph still needs",
+		Summary: "a graph tensor keeps its scope record, so scope exit frees a tensor the graph still needs (under PyTorch's lifetime, where no buffer has a record, the tensor's death then releases it again)",
 		Bug:     "TensorLogic V5.0's hybrid cleanup fixed the use-after-free of scope exit freeing intermediates the autograd graph held: a graph tensor's scope release became a no-op.",
 		Trigger: "ScopeEnter; x=Leaf(req); ScopeEnter; y=x.Add(x); ScopeExit [y freed]; y.Sum() [reads freed bytes]"})
 	FaultAutogradBackwardKeepsIntermediates = impl.DeclareFault(impl.FaultInfo{Name: "autograd-backward-keeps-intermediates", Engine: impl.EngineAutograd,
-		Summary: "backward does not free the graph's non-leaf intermediates",
+		Summary: "TensorLogic's lifetime only (under PyTorch's backward frees no intermediate): backward does not free the graph's non-leaf intermediates",
 		Bug:     "TensorLogic V5.0: backward is where the graph engine frees the intermediates it owns; without it they outlive the step.",
 		Trigger: "x=Leaf(req); y=x.Exp(); y.Sum().Backward(false); End [y leaks]"})
 	FaultAutogradDetachKeepsGraph = impl.DeclareFault(impl.FaultInfo{Name: "autograd-detach-keeps-graph", Engine: impl.EngineAutograd,
-		Summary: "detach leaves the upstream graph alive",
+		Summary: "TensorLogic's lifetime only (under PyTorch's detach frees nothing): detach leaves the upstream graph alive",
 		Bug:     "TensorLogic V5.0: detach frees the graph upstream of the detached tensor; a detach that does not leaves it owned by no one.",
 		Trigger: "x=Leaf(req); y=x.Exp(); y.Detach(); End [y and its saved output leak]"})
 	FaultAutogradSavedNeverReleased = impl.DeclareFault(impl.FaultInfo{Name: "autograd-saved-never-released", Engine: impl.EngineAutograd,
-		Summary: "a node's saved tensors are not released after it runs",
+		Summary: "a node's saved tensors are not released after it runs; under TensorLogic's lifetime a leak at end (its graph frees no node); under PyTorch's the node's death releases them, and what shows is a second backward that runs where PyTorch refuses it",
 		Bug:     "PyTorch releases saved variables after a node runs unless retain_graph; a runtime that keeps them holds every activation of every step.",
 		Trigger: "x=Leaf(req); y=x.Exp(); y.Sum().Backward(false); End [the saved output's reference leaks]"})
 	FaultAutogradViewOwnVersion = impl.DeclareFault(impl.FaultInfo{Name: "autograd-view-own-version", Engine: impl.EngineAutograd,
@@ -58,4 +58,12 @@ var (
 		Summary: "an in-place op after a checkpoint recompute leaves the storage marked as holding the recomputed version, so a tensor saved at that version is later unpacked from the overwritten values",
 		Bug:     "The generic stale-cache class of bug: a mark that says which version a storage's values are (set by a recompute) must be cleared by every write; an in-place kernel that bumps the counter but forgets the mark lets backward take the new values for the old version's, a wrong gradient with no error where PyTorch would refuse the saved tensor as modified.",
 		Trigger: "Config{Checkpoint}; h=a.Exp() [saves h@0]; NoGrad{h.MulInPlace(3)}; root=h.Sum(); root.Backward(true) [recomputes h@0 into h]; NoGrad{h.MulInPlace(2)} [h still marked as holding version 0]; root.Backward(true) [unpacks h@0 from the doubled values, want a second recompute]"})
+	FaultAutogradDropKeepsGradFn = impl.DeclareFault(impl.FaultInfo{Name: "autograd-drop-keeps-grad-fn", Engine: impl.EngineAutograd,
+		Summary: "PyTorch's lifetime only: dropping a tensor keeps a reference to its grad_fn that nothing gives back, so the node, the graph upstream of it and their saved tensors outlive every tensor that led to them",
+		Bug:     "The shape of the reference leaks of PyTorch's C++ autograd (a grad_fn's shared_ptr taken, e.g. by a hook or a Python wrapper, and never reset): the graph of every step stays alive after the step's tensors are gone, and memory grows step by step. Under TensorLogic's lifetime a tensor is never dropped.",
+		Trigger: "Lifetime PyTorch; x=Leaf(req); y=x.Exp() [saves y]; y.Drop(); End [ExpBackward0's object and its saved y leak]"})
+	FaultAutogradSavedOutputCycle = impl.DeclareFault(impl.FaultInfo{Name: "autograd-saved-output-cycle", Engine: impl.EngineAutograd,
+		Summary: "PyTorch's lifetime only: a node saves its own output with the output's grad_fn, a reference cycle (node, saved output, node) that reference counting never frees unless backward releases the saved output",
+		Bug:     "PyTorch's SavedVariable saves an output without its grad_fn for this reason (saved_variable.cpp: saving it would make a reference cycle); a custom autograd Function that stores its output on ctx instead of ctx.save_for_backward makes that cycle, and a graph dropped without backward leaks (the leak PyTorch's documentation of save_for_backward warns about). PyTorch 1.13 shows it still with a saved_tensors_hooks pack hook that keeps the tensor it is given in a Python object: under it, h = w.exp(); del h frees nothing, not even at gc.collect().",
+		Trigger: "Lifetime PyTorch; x=Leaf(req); y=x.Exp() [saves y]; y.Drop(); End [ExpBackward0 and y leak; after y.Sum().Backward(false) nothing does]"})
 )

@@ -26,6 +26,9 @@ type node struct {
 	// with this node's graph.
 	replaced *node
 	view     *Tensor // the view this node was made anew for, if it was
+	// addr is the node's runtime object under PyTorch's lifetime (see
+	// nodeObject); 0 under TensorLogic's.
+	addr traces.Addr
 	// owner is the tensor an in-place op rebased onto this node (the
 	// base, for CopySlices): no graph tensor of its own, and no graph
 	// need lead to it, so the owner's death frees it (see dropInPlace).
@@ -87,6 +90,7 @@ func (e *Engine) newNode(name string, ins []*Tensor, apply func([]float64, [][]f
 			n.next[i] = edge{leaf: t}
 		}
 	}
+	e.nodeObject(n)
 	return n
 }
 
@@ -120,11 +124,17 @@ func (e *Engine) save(n *node, t *Tensor, output bool) (int, error) {
 // from the scope (unregister: the scope's exit will not release it) and
 // gives it to the graph.
 func (e *Engine) attach(op string, out *Tensor, n *node) error {
-	out.gradFn, out.outputNr, out.reqGrad, out.graph = n, 0, true, true
+	out.gradFn, out.outputNr, out.reqGrad, out.graph = n, 0, true, !e.pytorch
 	n.handles = append(n.handles, out)
-	var err error
-	if !e.has(FaultAutogradScopeFreesGraph) {
-		err = e.rt.Unregister(out.st.addr)
+	err := e.takePending()
+	switch scopeFrees := e.has(FaultAutogradScopeFreesGraph); {
+	case !e.pytorch && !scopeFrees:
+		err = first(err, e.rt.Unregister(out.st.addr))
+	case e.pytorch && scopeFrees:
+		// Under PyTorch's lifetime the buffer has no record; the bug
+		// gives a graph tensor one, whose scope's exit releases the
+		// reference that the tensor's death releases again.
+		err = first(err, e.rt.Register(out.st.addr))
 	}
 	if e.has(FaultAutogradStructRetain) {
 		// 4419a90: the tensor is retained struct-style, a reference
@@ -385,8 +395,12 @@ func upstream(root *node) []*node {
 
 // FreeGraph frees the graph upstream of t, t included (dropping the last
 // handle on a loss that will not be backpropagated): every node's saved
-// tensors and every graph tensor its op made. A leaf frees nothing.
+// tensors and every graph tensor its op made. A leaf frees nothing. It is
+// TensorLogic's lifetime: under PyTorch's it is refused (Drop instead).
 func (e *Engine) FreeGraph(t *Tensor) error {
+	if e.pytorch {
+		return &Error{Op: "free_graph", Tensor: t.id, Msg: "FreeGraph is TensorLogic's lifetime; under PyTorch's a graph is freed when nothing refers to it: Drop its tensors"}
+	}
 	if t.fn() == nil {
 		return nil
 	}

@@ -231,8 +231,11 @@ func (e *Engine) saveCopy(n *node, op string, shape []int, vals []float64) (int,
 	if err != nil {
 		return 0, err
 	}
-	c.dead, c.graph = true, true
-	if err := first(e.rt.Unregister(c.st.addr), e.rt.Release(c.st.addr)); err != nil {
+	c.dead, c.graph, c.held = true, !e.pytorch, false
+	if !e.pytorch { // under PyTorch's lifetime it has no record already
+		err = e.rt.Unregister(c.st.addr)
+	}
+	if err = first(err, e.rt.Release(c.st.addr)); err != nil {
 		return 0, &Error{Op: op, Tensor: c.id, Msg: err.Error()}
 	}
 	return i, nil
@@ -318,15 +321,18 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64),
 	if e.has(FaultAutogradDoubleBump) {
 		t.vc.v++
 	}
+	var err error
 	switch {
 	case !graphed:
-		return nil
 	case view:
-		return e.copySlices(t, o, nd)
+		err = e.copySlices(t, o, nd)
+	default:
+		nd.owner = t
+		t.gradFn, t.outputNr, t.reqGrad = nd, 0, true
 	}
-	nd.owner = t
-	t.gradFn, t.outputNr, t.reqGrad = nd, 0, true
-	return nil
+	// Under PyTorch's lifetime a node made anew (a view's grad_fn) may
+	// have left its old one with no one referring to it.
+	return first(err, e.takePending(), e.collect())
 }
 
 // copySlices rebases the base of view t after the in-place op of node

@@ -30,7 +30,10 @@ type counter struct {
 // its storage. A tensor outside any graph (a leaf, or one made without
 // grad) holds it through a record in the scope that made it and dies at
 // that scope's exit; a graph tensor (one with a grad_fn) holds it
-// without a record, and the graph engine releases it.
+// without a record, and the graph engine releases it. Under PyTorch's
+// lifetime no handle has a record: the program holds the tensor until
+// Drop or its scope's exit, and it dies once nothing refers to it (see
+// Config.Lifetime).
 type Tensor struct {
 	e        *Engine
 	id       int
@@ -53,10 +56,16 @@ type Tensor struct {
 	retain      bool // RetainGrad: a non-leaf that keeps its grad
 	graph       bool // owned by the graph, not by a scope
 	dead        bool
+	// LifetimePyTorch: held while the program holds it (an op's
+	// result, until Drop or its scope's exit); dropped once Drop gave
+	// it up, after which the program cannot use it.
+	held, dropped bool
+	isGrad        bool // a grad: its tensor owns it
 }
 
 // Leaf makes a leaf tensor of the given shape and values (copied; nil
-// for zeros), in the top scope: it dies at that scope's exit.
+// for zeros), in the top scope: it dies at that scope's exit (under
+// PyTorch's lifetime, the program's reference goes then, or at Drop).
 func (e *Engine) Leaf(shape []int, values []float64, requiresGrad bool) (*Tensor, error) {
 	n := numel(shape)
 	if values != nil && len(values) != n {
@@ -90,6 +99,11 @@ func (e *Engine) fresh(op string, shape []int) (*Tensor, error) {
 	e.nextID++
 	t := &Tensor{e: e, id: e.nextID, st: st, shape: append([]int(nil), shape...), vc: &counter{}}
 	e.register(t)
+	if e.pytorch {
+		if err := e.track(t, true); err != nil {
+			return nil, &Error{Op: op, Tensor: t.id, Msg: err.Error()}
+		}
+	}
 	return t, nil
 }
 
@@ -168,8 +182,9 @@ func (t *Tensor) holds() int {
 // Addr returns the runtime address of the tensor's first element.
 func (t *Tensor) Addr() traces.Addr { return t.st.addr + traces.Addr(8*t.off) }
 
-// Alive reports whether the handle is still usable.
-func (t *Tensor) Alive() bool { return !t.dead }
+// Alive reports whether the handle is still usable: not freed, and not
+// dropped (LifetimePyTorch).
+func (t *Tensor) Alive() bool { return !t.dead && !t.dropped }
 
 // Values reads the tensor's values (a copy), recording the read.
 func (t *Tensor) Values() ([]float64, error) {
@@ -215,6 +230,14 @@ func (t *Tensor) check(op string) error {
 	if t == nil {
 		return &Error{Op: op, Msg: "a nil tensor"}
 	}
+	if t.dropped {
+		return &Error{Op: op, Tensor: t.id, Msg: "the tensor was dropped"}
+	}
+	if t.e.pytorch && !t.held && !t.isGrad && !t.dead {
+		// Alive for a view or a node that refers to it, but out of the
+		// program's reach, as a Python function's local after it returned.
+		return &Error{Op: op, Tensor: t.id, Msg: "the program holds no reference to the tensor: its scope exited"}
+	}
 	if t.dead {
 		return &Error{Op: op, Tensor: t.id, Msg: "the tensor was freed (its scope exited, or its graph was freed by backward, detach or FreeGraph)"}
 	}
@@ -235,15 +258,23 @@ func (t *Tensor) use(op string) error {
 }
 
 // alias makes a new handle on t's storage: it acquires the buffer and
-// records it in the top scope, so the alias dies at that scope's exit.
+// records it in the top scope, so the alias dies at that scope's exit
+// (under PyTorch's lifetime, when nothing refers to it: no record).
 func (t *Tensor) alias(op string, off int, shape []int, vc *counter) (*Tensor, error) {
 	e := t.e
-	if err := first(e.rt.Acquire(t.st.addr), e.rt.Register(t.st.addr)); err != nil {
+	err := e.rt.Acquire(t.st.addr)
+	if !e.pytorch {
+		err = first(err, e.rt.Register(t.st.addr))
+	}
+	if err != nil {
 		return nil, &Error{Op: op, Tensor: t.id, Msg: err.Error()}
 	}
 	e.nextID++
 	a := &Tensor{e: e, id: e.nextID, st: t.st, off: off, shape: append([]int(nil), shape...), vc: vc}
 	e.register(a)
+	if e.pytorch {
+		_ = e.track(a, false) // no record to remove: fails never
+	}
 	return a, nil
 }
 
@@ -317,7 +348,8 @@ func (t *Tensor) root() *Tensor {
 
 // Detach returns a tensor outside any graph sharing t's storage and
 // version counter, as PyTorch's detach does. Hybrid cleanup: it also
-// frees the graph upstream of t (t included), whose job is over.
+// frees the graph upstream of t (t included), whose job is over; under
+// PyTorch's lifetime it frees nothing.
 func (t *Tensor) Detach() (*Tensor, error) {
 	if err := t.check("detach"); err != nil {
 		return nil, err
@@ -327,7 +359,7 @@ func (t *Tensor) Detach() (*Tensor, error) {
 		return nil, err
 	}
 	d.detached = true
-	if t.fn() != nil && !t.e.has(FaultAutogradDetachKeepsGraph) {
+	if t.fn() != nil && !t.e.pytorch && !t.e.has(FaultAutogradDetachKeepsGraph) {
 		return d, t.e.FreeGraph(t)
 	}
 	return d, nil

@@ -40,6 +40,9 @@ type trainer struct {
 	fwd    time.Duration
 	bwd    time.Duration
 	timing bool
+	// afterBackward, if set, runs after each epoch's backward, before
+	// the update and the epoch scope's exit.
+	afterBackward func()
 }
 
 func newTrainer(rec func(traces.Event), faults ...impl.Fault) (*trainer, error) {
@@ -118,6 +121,9 @@ func (tr *trainer) epoch(lr float64) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if tr.afterBackward != nil {
+		tr.afterBackward()
+	}
 	err = e.NoGrad(func() error {
 		for _, p := range []*autograd.Tensor{tr.w, tr.b} {
 			if err := p.AddInPlace(p.Grad(), -lr); err != nil {
@@ -140,20 +146,28 @@ func (tr *trainer) epoch(lr float64) (float64, error) {
 // epoch's loss.
 func liveCurve(t testing.TB, epochs int, faults ...impl.Fault) ([]uint64, float64) {
 	t.Helper()
+	out, _, loss := liveCurveCfg(t, epochs, autograd.Config{}, faults...)
+	return out, loss
+}
+
+// liveCurveCfg is liveCurve on an engine configured by cfg; it also
+// returns the live bytes right after each epoch's backward.
+func liveCurveCfg(t testing.TB, epochs int, cfg autograd.Config, faults ...impl.Fault) (end, afterBackward []uint64, loss float64) {
+	t.Helper()
 	l := &liveBytes{sizes: map[traces.Addr]uint64{}}
-	tr, err := newTrainer(l.record, faults...)
+	tr, err := newTrainerCfg(l.record, cfg, faults...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([]uint64, epochs)
-	var loss float64
-	for i := range out {
+	end, afterBackward = make([]uint64, epochs), make([]uint64, epochs)
+	for i := range end {
+		tr.afterBackward = func() { afterBackward[i] = l.live }
 		if loss, err = tr.epoch(0.1); err != nil {
 			t.Fatalf("faults %v: epoch %d: %v", faults, i+1, err)
 		}
-		out[i] = l.live
+		end[i] = l.live
 	}
-	return out, loss
+	return end, afterBackward, loss
 }
 
 // Epochs of the report's curves (reports/autograd.md).
@@ -183,6 +197,38 @@ func TestEpochLiveBytes(t *testing.T) {
 		}
 	}
 	t.Logf("correct: %d live bytes after every epoch; over-retention: +%d bytes per epoch, %d after %d", good[0], per, bad[liveEpochs-1], liveEpochs)
+}
+
+// TestEpochLiveBytesLifetimes: the same loop under both lifetimes trains
+// alike (the same loss to the last bit) and leaves the same live bytes
+// after every epoch, flat; right after backward, PyTorch's lifetime holds
+// the epoch's intermediates and nodes until the epoch's scope exits (its
+// locals), where TensorLogic's freed them at backward. Under the
+// over-retention fault both grow by the same amount every epoch.
+func TestEpochLiveBytesLifetimes(t *testing.T) {
+	const epochs = 200
+	tl, tlBack, tlLoss := liveCurveCfg(t, epochs, autograd.Config{})
+	pt, ptBack, ptLoss := liveCurveCfg(t, epochs, autograd.Config{Lifetime: autograd.LifetimePyTorch})
+	bad, _, _ := liveCurveCfg(t, epochs, autograd.Config{Lifetime: autograd.LifetimePyTorch}, autograd.FaultAutogradStructRetain)
+	if tlLoss != ptLoss {
+		t.Errorf("loss after %d epochs: %g under TensorLogic's lifetime, %g under PyTorch's", epochs, tlLoss, ptLoss)
+	}
+	for i := range epochs {
+		if tl[i] != tl[0] || pt[i] != tl[0] {
+			t.Fatalf("epoch %d: %d live bytes (TensorLogic), %d (PyTorch), want %d after every epoch", i+1, tl[i], pt[i], tl[0])
+		}
+		if ptBack[i] <= tlBack[i] || ptBack[i] != ptBack[0] || tlBack[i] != tlBack[0] {
+			t.Fatalf("epoch %d, after backward: %d live bytes (TensorLogic), %d (PyTorch), want flat and PyTorch's above", i+1, tlBack[i], ptBack[i])
+		}
+	}
+	per := bad[1] - bad[0]
+	for i := 1; i < epochs; i++ {
+		if bad[i]-bad[i-1] != per || per == 0 {
+			t.Fatalf("over-retention under PyTorch's lifetime: growth %d at epoch %d, want %d every epoch (linear)", bad[i]-bad[i-1], i+1, per)
+		}
+	}
+	t.Logf("after every epoch %d live bytes under both lifetimes; right after backward %d (TensorLogic) and %d (PyTorch); over-retention under PyTorch's: +%d bytes per epoch",
+		tl[0], tlBack[0], ptBack[0], per)
 }
 
 // snapBytes follows a trace's snapshots: bytes of snapshot buffers taken

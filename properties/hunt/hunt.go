@@ -57,33 +57,71 @@ type Result struct {
 	AlsoProperty string `json:"-"`
 }
 
-// hunters holds, for each engine of impl.Catalog (FaultInfo.Engine), how
-// one of its faults is hunted; TestHuntsEveryEngine fails, naming the
-// engine, for one missing here.
-var hunters = map[string]func(f impl.Fault, opts Options) Result{
-	impl.EngineProgram: func(f impl.Fault, opts Options) Result {
-		return program(impl.Config{Faults: []impl.Fault{f}}, opts)
-	},
-	impl.EngineSource: func(f impl.Fault, opts Options) Result {
-		return source(impl.Config{Faults: []impl.Fault{f}}, opts)
-	},
-	impl.EngineRegistry: func(f impl.Fault, opts Options) Result { return registry([]impl.Fault{f}, opts) },
-	impl.EnginePool:     func(f impl.Fault, opts Options) Result { return pool([]impl.Fault{f}, opts) },
-	impl.EngineAutograd: func(f impl.Fault, opts Options) Result { return autograd([]impl.Fault{f}, opts) },
+// An engine hunts the faults of its rows of impl.Catalog
+// (FaultInfo.Engine) with programs of its own: search is given the faults
+// to switch on (none for the control), the seed and how long it may go
+// on, and returns what it found, in unit, with Caught set where a property
+// broke for the faults' sake (with no fault: where the control failed).
+type engine struct {
+	name   string
+	unit   string
+	search func(faults []impl.Fault, seed uint64, more func(int) bool) Result
+	// control names the engine in a failure of the control; half halves
+	// its budget there (flat and source programs share one); tally adds
+	// the control's run to c.
+	control string
+	half    bool
+	tally   func(c *Control, r Result)
+}
+
+// engines holds one engine for each of impl.Catalog, in the order the
+// control runs them; TestHuntsEveryEngine fails, naming the engine, for
+// one missing here.
+var engines = []engine{
+	{name: impl.EngineProgram, unit: UnitEvents, search: program, half: true,
+		tally: func(c *Control, r Result) { c.Programs, c.Seconds = c.Programs+r.Programs, c.Seconds+r.Seconds }},
+	{name: impl.EngineSource, unit: UnitStatements, search: source, half: true,
+		tally: func(c *Control, r Result) { c.Programs, c.Seconds = c.Programs+r.Programs, c.Seconds+r.Seconds }},
+	{name: impl.EngineRegistry, unit: UnitCalls, search: registry,
+		tally: func(c *Control, r Result) { c.Histories, c.HistSeconds = r.Programs, r.Seconds }},
+	{name: impl.EnginePool, unit: UnitCalls, search: pool, control: "the GPU allocators: ",
+		tally: func(c *Control, r Result) { c.Pool = r.Programs }},
+	{name: impl.EngineAutograd, unit: UnitSteps, search: autograd, control: "the autograd engine: ",
+		tally: func(c *Control, r Result) { c.Autograd = r.Programs }},
+}
+
+// engineNamed returns the engine called name, if there is one.
+func engineNamed(name string) (engine, bool) {
+	for _, en := range engines {
+		if en.name == name {
+			return en, true
+		}
+	}
+	return engine{}, false
+}
+
+// hunt runs the engine's search with faults on for opts.Budget, and
+// times it.
+func (en engine) hunt(faults []impl.Fault, opts Options) Result {
+	start := time.Now()
+	r := en.search(faults, opts.Seed, func(int) bool { return time.Since(start) < opts.Budget })
+	r.Unit, r.Seconds = en.unit, time.Since(start).Seconds()
+	return r
 }
 
 // Fault hunts f with its engine; a fault no engine hunts is reported not
 // caught, and says so. A runtime fault that source programs catch too
 // (FaultInfo.Also) is hunted with them as well.
 func Fault(f impl.FaultInfo, opts Options) Result {
-	h, ok := hunters[f.Engine]
+	en, ok := engineNamed(f.Engine)
 	if !ok {
 		return Result{Name: string(f.Name), Engine: f.Engine, Property: "no engine hunts " + f.Engine + " faults"}
 	}
-	r := h(f.Name, opts)
+	faults := []impl.Fault{f.Name}
+	r := en.hunt(faults, opts)
 	r.Name, r.Engine = string(f.Name), f.Engine
-	if f.Engine != impl.EngineSource && f.CaughtBy(impl.EngineSource) {
-		if sr := source(impl.Config{Faults: []impl.Fault{f.Name}}, opts); sr.Caught {
+	if src, _ := engineNamed(impl.EngineSource); f.Engine != src.name && f.CaughtBy(src.name) {
+		if sr := src.hunt(faults, opts); sr.Caught {
 			r.Also, r.Source, r.Statements, r.AlsoProperty = append(r.Also, impl.EngineSource), sr.Counterexample, sr.Size, sr.Property
 		}
 	}
@@ -104,32 +142,22 @@ type Control struct {
 }
 
 // RunControl runs the correct code for opts.Budget, at most a second, of
-// each engine (flat and source programs share theirs).
+// each engine (flat and source programs share theirs). The first engine
+// to fail names what failed.
 func RunControl(opts Options) Control {
 	each := Options{Seed: opts.Seed, Budget: min(opts.Budget, time.Second)}
 	half := Options{Seed: opts.Seed, Budget: each.Budget / 2}
 	var c Control
-	flat, src := program(impl.Config{}, half), source(impl.Config{}, half)
-	c.Programs, c.Seconds = flat.Programs+src.Programs, flat.Seconds+src.Seconds
-	for _, r := range []Result{flat, src} {
-		if r.Caught && !c.Failed {
-			c.Failed, c.Property = true, r.Property
+	for _, en := range engines {
+		budget := each
+		if en.half {
+			budget = half
 		}
-	}
-	if r := registry(nil, each); r.Caught {
-		c.Failed, c.Property = true, r.Property
-	} else {
-		c.Histories, c.HistSeconds = r.Programs, r.Seconds
-	}
-	if r := pool(nil, each); r.Caught && !c.Failed {
-		c.Failed, c.Property = true, "the GPU allocators: "+r.Property
-	} else {
-		c.Pool = r.Programs
-	}
-	if r := autograd(nil, each); r.Caught && !c.Failed {
-		c.Failed, c.Property = true, "the autograd engine: "+r.Property
-	} else {
-		c.Autograd = r.Programs
+		r := en.hunt(nil, budget)
+		if r.Caught && !c.Failed {
+			c.Failed, c.Property = true, en.control+r.Property
+		}
+		en.tally(&c, r)
 	}
 	return c
 }
@@ -164,51 +192,40 @@ func (r Report) OK() bool {
 	return true
 }
 
-// more says whether a search begun at start may go on.
-func more(start time.Time, budget time.Duration) func(int) bool {
-	return func(int) bool { return time.Since(start) < budget }
-}
-
-// program searches flat programs for one that fails against cfg and
+// program searches flat programs for one that fails with faults on and
 // shrinks it. Caught means a property broke for the fault's sake: the
 // shrunk program passes on the runtime without it (with no fault, that
 // is the control failing).
-func program(cfg impl.Config, opts Options) Result {
-	start := time.Now()
-	p, f, n := properties.Search(cfg, opts.Seed, more(start, opts.Budget))
-	r := Result{Programs: n, Unit: UnitEvents}
+func program(faults []impl.Fault, seed uint64, more func(int) bool) Result {
+	cfg := impl.Config{Faults: faults}
+	p, f, n := properties.Search(cfg, seed, more)
+	r := Result{Programs: n}
 	if f != nil {
 		small, sf := properties.Shrink(p, cfg)
 		var trace bytes.Buffer
 		_ = sf.WriteTrace(&trace) // a bytes.Buffer takes every write
 		r.Events, r.Size, r.Counterexample, r.Property = sf.Events(), sf.Events(), trace.String(), brokenList(sf)
-		correct := cfg
-		correct.Faults = nil
-		_, g := properties.Run(small, correct)
-		r.Caught = g == nil || len(cfg.Faults) == 0
+		_, g := properties.Run(small, impl.Config{})
+		r.Caught = g == nil || len(faults) == 0
 	}
-	r.Seconds = time.Since(start).Seconds()
 	return r
 }
 
 // source is program with source programs: a codegen fault shows only in
 // the code a compiler emits.
-func source(cfg impl.Config, opts Options) Result {
-	start := time.Now()
-	p, f, n := properties.SearchSource(cfg, opts.Seed, more(start, opts.Budget))
-	r := Result{Programs: n, Unit: UnitStatements}
+func source(faults []impl.Fault, seed uint64, more func(int) bool) Result {
+	cfg := impl.Config{Faults: faults}
+	p, f, n := properties.SearchSource(cfg, seed, more)
+	r := Result{Programs: n}
 	if f != nil {
 		small, sf := properties.ShrinkSource(p, cfg)
 		if sf == nil { // a failure that does not come back: report the unshrunk one
 			small, sf = p, f
 		}
 		r.Events, r.Property, r.Counterexample, r.Size = sf.Events(), sf.Property, small.String(), lang.Statements(small)
-		correct := cfg
-		correct.Faults = nil
-		g, err := properties.RunSource(small, correct)
-		r.Caught = err == nil && g == nil || len(cfg.Faults) == 0
+		g, err := properties.RunSource(small, impl.Config{})
+		r.Caught = err == nil && g == nil || len(faults) == 0
 	}
-	r.Seconds = time.Since(start).Seconds()
 	return r
 }
 
@@ -217,11 +234,10 @@ func source(cfg impl.Config, opts Options) Result {
 // smaller workloads for a shorter one. A concurrent history cannot be
 // replayed as a program can, so the control (the same seeds on the
 // correct registry) is what shows the fault is to blame.
-func registry(faults []impl.Fault, opts Options) Result {
-	start := time.Now()
-	cfg := lincheck.Config{Seed: opts.Seed, Faults: faults}
-	res, n, err := lincheck.Hunt(cfg, more(start, opts.Budget))
-	r := Result{Programs: n, Unit: UnitCalls}
+func registry(faults []impl.Fault, seed uint64, more func(int) bool) Result {
+	cfg := lincheck.Config{Seed: seed, Faults: faults}
+	res, n, err := lincheck.Hunt(cfg, more)
+	r := Result{Programs: n}
 	switch {
 	case err != nil:
 		r.Property = err.Error()
@@ -232,23 +248,20 @@ func registry(faults []impl.Fault, opts Options) Result {
 		r.Caught, r.Events, r.Size, r.Property = true, len(res.History), len(res.History), "Linearizable"
 		r.Counterexample = res.String()
 	}
-	r.Seconds = time.Since(start).Seconds()
 	return r
 }
 
 // pool hunts the pool's faults: generated pool programs run against the
 // allocators of impl/gpu, checked by the pool property (books recounted
 // after every call, trace replayed by the model).
-func pool(faults []impl.Fault, opts Options) Result {
-	start := time.Now()
-	p, f, n := properties.SearchPool(faults, opts.Seed, more(start, opts.Budget))
-	r := Result{Programs: n, Unit: UnitCalls}
+func pool(faults []impl.Fault, seed uint64, more func(int) bool) Result {
+	p, f, n := properties.SearchPool(faults, seed, more)
+	r := Result{Programs: n}
 	if f != nil {
 		small, sf := properties.ShrinkPool(p, faults)
 		r.Events, r.Property, r.Size, r.Counterexample = sf.Events(), sf.Property, len(small.Ops), small.String()
 		r.Caught = properties.RunPool(small, nil) == nil || len(faults) == 0
 	}
-	r.Seconds = time.Since(start).Seconds()
 	return r
 }
 
@@ -256,10 +269,9 @@ func pool(faults []impl.Fault, opts Options) Result {
 // impl/autograd engine over a runtime with faults on, checked by the
 // autograd property (the model, a shadow of the version counters,
 // ClearGrads, no misuse of the runtime).
-func autograd(faults []impl.Fault, opts Options) Result {
-	start := time.Now()
-	p, f, n := properties.SearchAutograd(faults, opts.Seed, more(start, opts.Budget))
-	r := Result{Programs: n, Unit: UnitSteps}
+func autograd(faults []impl.Fault, seed uint64, more func(int) bool) Result {
+	p, f, n := properties.SearchAutograd(faults, seed, more)
+	r := Result{Programs: n}
 	if f != nil {
 		small, sf := properties.ShrinkAutograd(p, faults)
 		if sf == nil { // a failure that does not come back: report the unshrunk one
@@ -272,7 +284,6 @@ func autograd(faults []impl.Fault, opts Options) Result {
 		r.Counterexample = small.String()
 		r.Caught = properties.RunAutograd(small, nil) == nil || len(faults) == 0
 	}
-	r.Seconds = time.Since(start).Seconds()
 	return r
 }
 

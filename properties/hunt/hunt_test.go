@@ -17,8 +17,13 @@ import (
 // and never caught.
 func TestHuntsEveryEngine(t *testing.T) {
 	for _, f := range impl.Catalog() {
-		if _, ok := hunters[f.Engine]; !ok {
-			t.Errorf("fault %s: no engine hunts %s faults (add the engine to hunters, hunt.go)", f.Name, f.Engine)
+		if _, ok := engineNamed(f.Engine); !ok {
+			t.Errorf("fault %s: no engine hunts %s faults (add the engine to engines, hunt.go)", f.Name, f.Engine)
+		}
+	}
+	for _, en := range engines {
+		if en.unit == "" || en.search == nil || en.tally == nil {
+			t.Errorf("engine %s: unit %q, search and tally set %t, %t: want all three", en.name, en.unit, en.search != nil, en.tally != nil)
 		}
 	}
 	r := Fault(impl.FaultInfo{Name: "x", Engine: "no-such-engine"}, Options{Budget: time.Millisecond})
@@ -40,7 +45,8 @@ func TestAutograd(t *testing.T) {
 			t.Errorf("fault %s: %+v; want caught, shrunk to at most 8 steps", f.Name, r)
 		}
 	}
-	if c := autograd(nil, Options{Seed: 1, Budget: 200 * time.Millisecond}); c.Caught || c.Programs == 0 {
+	en, _ := engineNamed(impl.EngineAutograd)
+	if c := en.hunt(nil, Options{Seed: 1, Budget: 200 * time.Millisecond}); c.Caught || c.Programs == 0 {
 		t.Errorf("control: %+v; want programs run and none failing", c)
 	}
 }
@@ -68,5 +74,14 @@ func TestUnits(t *testing.T) {
 		if !r.Caught || r.Unit != tt.unit || r.Size <= 0 || !strings.Contains(r.Counterexample, tt.has) {
 			t.Errorf("fault %s: caught %t, size %d %s, counterexample %q; want %s, with %q", tt.fault, r.Caught, r.Size, r.Unit, r.Counterexample, tt.unit, tt.has)
 		}
+	}
+}
+
+// TestControl: the control runs every engine on the correct code, none
+// fails, and each engine's run is counted where the report reads it.
+func TestControl(t *testing.T) {
+	c := RunControl(Options{Seed: 1, Budget: 200 * time.Millisecond})
+	if c.Failed || c.Programs == 0 || c.Seconds <= 0 || c.Histories == 0 || c.HistSeconds <= 0 || c.Pool == 0 || c.Autograd == 0 {
+		t.Errorf("control %+v: want no failure and every engine's programs counted", c)
 	}
 }

@@ -20,7 +20,9 @@
 // PyTorch driver (examples/torchdriver) and writes reports/torch.md;
 // -only readers times the snapshot and
 // mtrace readers against Python's pickle.load and glibc's script and writes
-// reports/readers.md; -only detection hunts every fault of the catalog, as
+// reports/readers.md; -only cuda replays the caching allocator's programs
+// recorded on a real GPU (impl/gpu/testdata/cuda) on impl/gpu and writes
+// reports/cuda.md (it needs no more than Go); -only detection hunts every fault of the catalog, as
 // tlcheck selftest does, and writes reports/detection.md, which the full
 // run writes last. -baseline REV builds tlcheck as it was at
 // a git revision and times it in the same runs as the working tree's, the
@@ -48,12 +50,13 @@ func main() {
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
-	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md; "torch": only torch.md`)
+	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md; "cuda": only cuda.md; "torch": only torch.md`)
 	readersOut := flag.String("readers-out", filepath.Join("reports", "readers.md"), "the readers' report to write")
 	snapshots := flag.String("snapshots", defaultSnapshots, "the readers' report: entries of each snapshot to time (12 frames each, about 525 bytes an entry)")
 	detectionOut := flag.String("detection-out", filepath.Join("reports", "detection.md"), "fault detection report to write")
 	detectionTime := flag.Duration("detection-time", 10*time.Second, "the budget per fault of the detection report")
 	driveOut := flag.String("drive-out", filepath.Join("reports", "drive.md"), "the drive report to write")
+	cudaOut := flag.String("cuda-out", filepath.Join("reports", "cuda.md"), "the report of the caching allocator against a real GPU to write")
 	driveClean := flag.Duration("drive-clean", time.Minute, "how long the C driver runs clean for the drive report")
 	torchOut := flag.String("torch-out", filepath.Join("reports", "torch.md"), "the PyTorch report to write")
 	torchPrograms := flag.Int("torch-programs", 2000, "generated programs the PyTorch report compares")
@@ -62,8 +65,8 @@ func main() {
 	leaks := flag.Int("leaks", 2_000_000, "leaked blocks in the leak-scale trace")
 	base := flag.String("baseline", "", "a git revision whose tlcheck is timed in the same runs as the working tree's (the report gives the ratios)")
 	flag.Parse()
-	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" && *only != "readers" && *only != "detection" && *only != "drive" && *only != "torch" {
-		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches", "readers", "detection", "drive" or "torch"`)
+	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" && *only != "readers" && *only != "detection" && *only != "drive" && *only != "cuda" && *only != "torch" {
+		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches", "readers", "detection", "drive", "cuda" or "torch"`)
 		os.Exit(2)
 	}
 	if *only == "torch" {
@@ -75,6 +78,13 @@ func main() {
 	}
 	if *only == "detection" {
 		if err := writeDetection(*detectionOut, *detectionTime, 1); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *only == "cuda" {
+		if err := writeCUDAReport(*cudaOut); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}
@@ -153,17 +163,8 @@ func generate(out, leaksOut, readersOut, snapshots, only, base string, iteration
 	if only == "readers" {
 		return writeReaders(tlcheck, work, readersOut, runs, iterations, snapshots)
 	}
-	preload, err := buildShim(work)
+	log, err := f.makeLog(work, iterations)
 	if err != nil {
-		return err
-	}
-
-	step("making the log: CPython, %d rounds", iterations)
-	log := filepath.Join(work, "python.mtrace")
-	if f.Workload, err = pythonLog(preload, log, iterations); err != nil {
-		return err
-	}
-	if f.LogBytes, f.LogLines, err = sizeOf(log); err != nil {
 		return err
 	}
 
@@ -184,27 +185,20 @@ func generate(out, leaksOut, readersOut, snapshots, only, base string, iteration
 		}
 	}
 
-	scriptOut := filepath.Join(work, "mtrace.out")
-	tlcheckOut := filepath.Join(work, "tlcheck.json")
-	jobs := []job{
-		{scriptOut, "mtrace", []string{log}},
-		{tlcheckOut, tlcheck, []string{"replay", "--from", "mtrace", "--json", log}},
-	}
+	jobs := onLog(tlcheck, work, log)
 	if f.Base != nil {
 		jobs = append(jobs, job{filepath.Join(work, "baseline.json"), f.Base.tlcheck, jobs[1].args})
 	}
-	step("timing glibc's mtrace script and tlcheck on %d lines (%d runs each, interleaved)", f.LogLines, runs)
-	ts, err := timeInterleaved(runs, jobs...)
+	ts, err := f.timeLog(jobs...)
 	if err != nil {
 		return err
 	}
-	f.Script, f.Tlcheck = ts[0], ts[1]
 	if f.Base != nil {
 		f.BaseTime = ts[2]
 	}
 
 	step("comparing the leak lists")
-	if f.Leaks, f.Events, err = compareLeaks(log, scriptOut, tlcheckOut); err != nil {
+	if f.Leaks, f.Events, err = compareLeaks(log, jobs[0].out, jobs[1].out); err != nil {
 		return err
 	}
 
@@ -233,6 +227,44 @@ func generate(out, leaksOut, readersOut, snapshots, only, base string, iteration
 		return nil
 	}
 	return writeLeakScale(tlcheck, work, leaksOut, leaks, runs)
+}
+
+// makeLog makes the CPython mtrace log in work, which replay.md and
+// readers.md time glibc's script and tlcheck on, describes it in f and
+// returns its path.
+func (f *figures) makeLog(work string, iterations int) (string, error) {
+	preload, err := buildShim(work)
+	if err != nil {
+		return "", err
+	}
+	step("making the log: CPython, %d rounds", iterations)
+	log := filepath.Join(work, "python.mtrace")
+	if f.Workload, err = pythonLog(preload, log, iterations); err != nil {
+		return "", err
+	}
+	f.LogBytes, f.LogLines, err = sizeOf(log)
+	return log, err
+}
+
+// onLog returns the jobs to time on the log: glibc's mtrace script, then
+// tlcheck replay --from mtrace --json, their outputs in work.
+func onLog(tlcheck, work, log string) []job {
+	return []job{
+		{filepath.Join(work, "mtrace.out"), "mtrace", []string{log}},
+		{filepath.Join(work, "tlcheck.json"), tlcheck, []string{"replay", "--from", "mtrace", "--json", log}},
+	}
+}
+
+// timeLog times jobs, onLog's first, in f.Runs interleaved runs, and
+// keeps the script's and tlcheck's timings in f.
+func (f *figures) timeLog(jobs ...job) ([]timing, error) {
+	step("timing glibc's mtrace script and tlcheck on %d lines (%d runs each, interleaved)", f.LogLines, f.Runs)
+	ts, err := timeInterleaved(f.Runs, jobs...)
+	if err != nil {
+		return nil, err
+	}
+	f.Script, f.Tlcheck = ts[0], ts[1]
+	return ts, nil
 }
 
 func step(format string, args ...any) {

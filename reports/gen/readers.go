@@ -121,16 +121,8 @@ func writeReaders(tlcheck, work, out string, runs, iterations int, snapshots str
 		os.Remove(snap)
 	}
 
-	preload, err := buildShim(work)
+	log, err := f.makeLog(work, iterations)
 	if err != nil {
-		return err
-	}
-	step("making the log: CPython, %d rounds", iterations)
-	log := filepath.Join(work, "python.mtrace")
-	if f.Workload, err = pythonLog(preload, log, iterations); err != nil {
-		return err
-	}
-	if f.LogBytes, f.LogLines, err = sizeOf(log); err != nil {
 		return err
 	}
 	if f.PeakLive, err = peakLive(log); err != nil {
@@ -140,16 +132,12 @@ func writeReaders(tlcheck, work, out string, runs, iterations int, snapshots str
 	if err := os.WriteFile(one, []byte("= Start\n"), 0o644); err != nil {
 		return err
 	}
-	step("timing glibc's mtrace script and tlcheck on %d lines (%d runs each, interleaved)", f.LogLines, runs)
-	ts, err := timeInterleaved(runs,
-		job{filepath.Join(work, "mtrace.out"), "mtrace", []string{log}},
-		job{filepath.Join(work, "tlcheck.json"), tlcheck, []string{"replay", "--from", "mtrace", "--json", log}},
-		job{filepath.Join(work, "one.json"), tlcheck, []string{"replay", "--from", "mtrace", "--json", one}},
-	)
+	ts, err := f.timeLog(append(onLog(tlcheck, work, log),
+		job{filepath.Join(work, "one.json"), tlcheck, []string{"replay", "--from", "mtrace", "--json", one}})...)
 	if err != nil {
 		return err
 	}
-	f.Script, f.Tlcheck, f.EmptyRSS = ts[0], ts[1], ts[2].MaxRSS
+	f.EmptyRSS = ts[2].MaxRSS
 	live := filepath.Join(work, "live.mtrace")
 	step("timing tlcheck on a log of %d live blocks", liveBlocks)
 	if err := writeLiveLog(live, liveBlocks); err != nil {

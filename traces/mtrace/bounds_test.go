@@ -2,36 +2,12 @@ package mtrace
 
 import (
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/internal/readertest"
 	"github.com/tlcheck/tlcheck/traces"
 )
-
-// repeat reads s n times, so that a test reads a long line it never holds.
-type repeat struct {
-	b    []byte
-	n, i int
-}
-
-func rep(s string, n int) *repeat {
-	return &repeat{b: []byte(strings.Repeat(s, max(1, (64<<10)/len(s)))), n: n * len(s)}
-}
-
-func (r *repeat) Read(p []byte) (int, error) {
-	if r.n == 0 {
-		return 0, io.EOF
-	}
-	k := 0
-	for k < len(p) && r.n > 0 {
-		c := copy(p[k:min(len(p), k+r.n)], r.b[r.i:])
-		k += c
-		r.n -= c
-		r.i = (r.i + c) % len(r.b)
-	}
-	return k, nil
-}
 
 // No line costs the reader more than a fixed amount of memory: a line
 // over MaxLine is an error naming it (and the caller, where the caller is
@@ -46,33 +22,31 @@ func TestReadLongLinesBounded(t *testing.T) {
 		field string
 	}{
 		{"junk after an operation", func() io.Reader {
-			return io.MultiReader(strings.NewReader("= Start\n@ ./a.out:[0x4011d6] + 0x10 0x8 "), rep("j", big), strings.NewReader("\n"))
+			return readertest.Concat("= Start\n@ ./a.out:[0x4011d6] + 0x10 0x8 ", readertest.Repeat("j", big), "\n")
 		}, 2, ""},
 		{"a long caller", func() io.Reader {
-			return io.MultiReader(strings.NewReader("= Start\n+ 0x10 0x8\n@ "), rep("c", big), strings.NewReader(" + 0x20 0x8\n"))
+			return readertest.Concat("= Start\n+ 0x10 0x8\n@ ", readertest.Repeat("c", big), " + 0x20 0x8\n")
 		}, 3, "caller"},
 		{"a long final line", func() io.Reader {
-			return io.MultiReader(strings.NewReader("= Start\n"), rep("x", big))
+			return readertest.Concat("= Start\n", readertest.Repeat("x", big))
 		}, 2, "op"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			r := NewReader(tt.in())
 			var err error
-			for err == nil {
-				var ev traces.Event
-				err = r.Next(&ev)
-			}
-			runtime.ReadMemStats(&after)
+			cost := readertest.Measure(func() {
+				r := NewReader(tt.in())
+				for err == nil {
+					var ev traces.Event
+					err = r.Next(&ev)
+				}
+			})
 			var te *traces.Error
 			if !asError(err, &te) || te.Line != tt.line || te.Field != tt.field || !strings.Contains(err.Error(), "a line longer than 1048576 bytes") {
 				t.Fatalf("error %v, want one at line %d, field %q", err, tt.line, tt.field)
 			}
-			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
-				t.Errorf("reading a long line allocated %d MB", alloc>>20)
+			if cost.Alloc > 8<<20 {
+				t.Errorf("reading a long line allocated %d MB", cost.Alloc>>20)
 			}
 		})
 	}

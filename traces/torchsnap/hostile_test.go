@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tlcheck/tlcheck/internal/readertest"
 	"github.com/tlcheck/tlcheck/traces"
 	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
@@ -36,45 +36,6 @@ func psnap(entries ...string) string {
 	return "\x80\x04" + pdict(pstr("segments"), "]", pstr("device_traces"), plist(plist(entries...))) + "."
 }
 
-// repeat reads b n times, so that a test reads a large input it never
-// holds.
-type repeat struct {
-	b    []byte
-	n, i int
-}
-
-// rep reads s n times.
-func rep(s string, n int) *repeat {
-	return &repeat{b: []byte(strings.Repeat(s, max(1, (64<<10)/len(s)))), n: n * len(s)}
-}
-
-func (r *repeat) Read(p []byte) (int, error) {
-	if r.n == 0 {
-		return 0, io.EOF
-	}
-	k := 0
-	for k < len(p) && r.n > 0 {
-		c := copy(p[k:min(len(p), k+r.n)], r.b[r.i:])
-		k += c
-		r.n -= c
-		r.i = (r.i + c) % len(r.b)
-	}
-	return k, nil
-}
-
-func input(parts ...any) io.Reader {
-	var rs []io.Reader
-	for _, p := range parts {
-		switch p := p.(type) {
-		case string:
-			rs = append(rs, strings.NewReader(p))
-		case io.Reader:
-			rs = append(rs, p)
-		}
-	}
-	return io.MultiReader(rs...)
-}
-
 // Every hostile snapshot is an error naming its place, read in time and
 // memory that do not grow with what the pickle refers to (the issue's
 // targets are under 1 s and 100 MB for inputs under 20 MB; the test
@@ -98,8 +59,8 @@ func TestHostileSnapshots(t *testing.T) {
 			}
 		}
 		body := strings.TrimSuffix(fr.String(), "(")
-		return input("\x80\x04X", string([]byte{byte(size), byte(size >> 8), byte(size >> 16), byte(size >> 24)}),
-			rep("x", size), "\x940", // the filename, memoized and popped
+		return readertest.Concat("\x80\x04X", string([]byte{byte(size), byte(size >> 8), byte(size >> 16), byte(size >> 24)}),
+			readertest.Repeat("x", size), "\x940", // the filename, memoized and popped
 			"}(", pstr("segments"), "]", pstr("device_traces"), "](](",
 			strings.TrimSuffix(alloc("]("+body), "u"), "ueeu.")
 	}
@@ -117,13 +78,13 @@ func TestHostileSnapshots(t *testing.T) {
 			for i := 1; i <= 2000; i++ {
 				b.WriteString(alloc(plist(frame("h\x00", i))))
 			}
-			return input("\x80\x04", pstr(long(60<<10)), "\x940", "}(", pstr("segments"), "]", pstr("device_traces"), "](](", b.String(), "eeu.")
+			return readertest.Concat("\x80\x04", pstr(long(60<<10)), "\x940", "}(", pstr("segments"), "]", pstr("device_traces"), "](](", b.String(), "eeu.")
 		}, "device_traces[0][546].frames: the snapshot's distinct sites (file:line) take more than 33554432 bytes"},
 		{"INT of 10 million digits", func() io.Reader {
-			return input("(dp0\nV", "segments\n", "p1\nI", rep("9", 10<<20), "\ns.")
+			return readertest.Concat("(dp0\nV", "segments\n", "p1\nI", readertest.Repeat("9", 10<<20), "\ns.")
 		}, "byte 18: INT of more than 40 digits: a snapshot's integers fit in 64 bits"},
 		{"LONG of 10 million digits", func() io.Reader {
-			return input("(dp0\nV", "segments\n", "p1\nL", rep("9", 10<<20), "L\ns.")
+			return readertest.Concat("(dp0\nV", "segments\n", "p1\nL", readertest.Repeat("9", 10<<20), "L\ns.")
 		}, "byte 18: LONG of more than 40 digits"},
 		{"device_traces holds itself", func() io.Reader {
 			return strings.NewReader("\x80\x04" + pdict(pstr("segments"), "]", pstr("device_traces"), "]\x94h\x00a") + ".")
@@ -135,10 +96,10 @@ func TestHostileSnapshots(t *testing.T) {
 			return strings.NewReader(psnap(pdict(pstr("action"), "\x8c\x03a\xffb")))
 		}, "byte 44: SHORT_BINUNICODE: invalid UTF-8 at byte 1 of the string"},
 		{"invalid UTF-8 in a skipped string", func() io.Reader {
-			return input("\x80\x04X\x00\x00\x30\x00", rep("\xe2\x82\xac", 1<<20), "\x8c\x01\xff.")
+			return readertest.Concat("\x80\x04X\x00\x00\x30\x00", readertest.Repeat("\xe2\x82\xac", 1<<20), "\x8c\x01\xff.")
 		}, "byte 3145735: SHORT_BINUNICODE: invalid UTF-8 at byte 0 of the string"},
 		{"invalid UTF-8 at the end of a skipped string", func() io.Reader {
-			return input("\x80\x04X\x01\x00\x30\x00", rep("\xe2\x82\xac", 1<<20), "\xe2.")
+			return readertest.Concat("\x80\x04X\x01\x00\x30\x00", readertest.Repeat("\xe2\x82\xac", 1<<20), "\xe2.")
 		}, "byte 2: BINUNICODE: invalid UTF-8 at byte 3145728 of the string"},
 		{"a surrogate, as Python's surrogatepass writes it", func() io.Reader {
 			return strings.NewReader(psnap(pdict(pstr("action"), "\x8c\x03\xed\xa0\x80")))
@@ -147,7 +108,7 @@ func TestHostileSnapshots(t *testing.T) {
 			return strings.NewReader(psnap(pdict(pstr("action"), pstr("alloc"), pstr("size"), "K\x08", pstr("addr"), "\x8a\xff"+strings.Repeat("\x01", 255))))
 		}, "device_traces[0][0].addr: want a non-negative integer below 2^64, got an integer over 64 bits"},
 		{"LONG4 of 100 MB", func() io.Reader {
-			return input("\x80\x04\x8b\x00\x00\x40\x06", rep("\x01", 100<<20), ".")
+			return readertest.Concat("\x80\x04\x8b\x00\x00\x40\x06", readertest.Repeat("\x01", 100<<20), ".")
 		}, "want a dict with segments and device_traces, got an integer over 64 bits"},
 		{"unhashable key", func() io.Reader {
 			return strings.NewReader(psnap(pdict(pstr("action"), pstr("alloc"), "]", "K\x01")))
@@ -168,21 +129,16 @@ func TestHostileSnapshots(t *testing.T) {
 			return strings.NewReader("\x80\x04" + pdict(pstr("segments"), plist(seg), pstr("device_traces"), "]") + ".")
 		}, "segments[0].blocks[0]: address 0xfffffffffffffff8 plus size 16 passes 2^64"},
 		{"a million memo entries in 2 MB", func() io.Reader {
-			return input("\x80\x04N", rep("\x94", 2<<20), ".")
+			return readertest.Concat("\x80\x04N", readertest.Repeat("\x94", 2<<20), ".")
 		}, "more values memoized than a snapshot of"},
 		{"a million values on the stack", func() io.Reader {
-			return input("\x80\x04", rep("N", 2<<20), ".")
+			return readertest.Concat("\x80\x04", readertest.Repeat("N", 2<<20), ".")
 		}, "more than 131072 values on the pickle's stack"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			start := time.Now()
-			_, err := torchsnap.NewReader(tt.in())
-			took := time.Since(start)
-			runtime.ReadMemStats(&after)
+			var err error
+			cost := readertest.Measure(func() { _, err = torchsnap.NewReader(tt.in()) })
 			if err == nil {
 				t.Fatalf("read without error; want one containing %q", tt.want)
 			}
@@ -195,11 +151,11 @@ func TestHostileSnapshots(t *testing.T) {
 			if strings.Contains(err.Error(), "interface {}") || strings.Contains(err.Error(), "ogórek") {
 				t.Errorf("error %q names Go types", err)
 			}
-			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 100<<20 {
-				t.Errorf("reading allocated %d MB", alloc>>20)
+			if cost.Alloc > 100<<20 {
+				t.Errorf("reading allocated %d MB", cost.Alloc>>20)
 			}
-			if took > 10*time.Second {
-				t.Errorf("reading took %v", took)
+			if cost.Took > 10*time.Second {
+				t.Errorf("reading took %v", cost.Took)
 			}
 		})
 	}
