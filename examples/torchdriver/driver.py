@@ -195,6 +195,11 @@ def build(values, shape):
     return [build(values[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
+def number(v):
+    """A protocol number as a float: "nan", "inf" and "-inf" are strings."""
+    return float(v)  # float("nan"), float("inf"), float("-inf") read them
+
+
 def num(x):
     if math.isnan(x):
         return "nan"
@@ -406,7 +411,7 @@ class World:
         """Makes the call's tensor; returns it."""
         op = c["op"]
         if op == "leaf":
-            t = torch.tensor(build(c["values"], c["shape"]), dtype=F64)
+            t = torch.tensor(build([number(v) for v in c["values"]], c["shape"]), dtype=F64)
             return t.requires_grad_(bool(c["requires_grad"]))
         a = self.get(c["a"])
         if op in BINARY:
@@ -414,7 +419,7 @@ class World:
         if op in UNARY:
             return UNARY[op](a)
         if op == "pow":
-            return a ** c["exponent"]
+            return a ** number(c["exponent"])
         if op == "reshape":
             return a.reshape(c["shape"])
         if op == "slice":
@@ -426,7 +431,7 @@ class World:
         t = self.get(c["target"])
         if c["op"] == "zero_":
             return t.zero_()
-        other = c["scalar"] if "scalar" in c else self.get(c["b"])
+        other = number(c["scalar"]) if "scalar" in c else self.get(c["b"])
         return INPLACE[c["op"]](t, other)
 
 
