@@ -32,7 +32,7 @@ import (
 // modelRule, where set, stands between the model and the checker of
 // layer-5 programs: it may change an event before the model takes it and
 // the violations the model reports for it. Only tests set it, to prove
-// that a wrong rule of the model is caught (see autograd_test.go).
+// that a wrong rule of the model is caught (TestTorchCatchesWrongModel).
 type modelRule func(ev *traces.Event, step func(*traces.Event) []traces.Violation) []traces.Violation
 
 // answerTensor takes the driver's answer to layer-5 call i.

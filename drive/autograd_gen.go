@@ -176,6 +176,9 @@ func (g *tensorGen) step() {
 		op := ops[r.IntN(len(ops))]
 		shape := broadcast(a.shape, b.shape)
 		if r.IntN(6) == 0 {
+			if m, ok := g.pickWith(func(m genTensor) bool { return !m.noGradView && matmulShape(a.shape, m.shape) != nil }); ok && r.IntN(4) > 0 {
+				b = m
+			}
 			op, shape = TensorMatmul, matmulShape(a.shape, b.shape)
 		}
 		g.add(TensorCall{Op: op, Handle: g.handle(), A: a.handle, B: b.handle}, shape, a.grad || b.grad)
@@ -262,8 +265,11 @@ func (g *tensorGen) step() {
 			c.NoGrad = true
 		}
 		g.calls = append(g.calls, c)
-	case k < 84: // backward, mostly of a sum made for it
+	case k < 84: // backward, mostly of a sum made for it, mostly of what requires grad
 		t := g.operand()
+		if x, ok := g.pickWith(func(x genTensor) bool { return !x.noGradView && x.grad }); ok && r.IntN(4) > 0 {
+			t = x
+		}
 		if t.shape == nil || numel(t.shape) != 1 || r.IntN(3) == 0 {
 			s := TensorCall{Op: TensorSum, Handle: g.handle(), A: t.handle}
 			g.calls = append(g.calls, s)

@@ -17,7 +17,8 @@ import (
 // with the first failure, shrunk, its calls listed as a calls file that
 // `tlcheck fuzz --exec CMD --replay FILE` runs again. A driver that cannot
 // be started fails the test, and so does one that crashes, or hangs on a
-// call for 10 s.
+// call for 10 s. A driver of layer-5 programs alone gets autograd programs
+// (see Search).
 //
 //	func TestRuntime(t *testing.T) { drive.Test(t, "./myrt-driver") }
 func Test(t testing.TB, command ...string) {
@@ -49,7 +50,9 @@ func Test(t testing.TB, command ...string) {
 // which runs on one persistent driver per fuzzing worker, checked against
 // the model; a failure fails the input with the run's calls listed (the
 // engine minimises the input; the driver is started again after a crash).
-// Without -fuzz, `go test` runs the seeds: a few generated programs.
+// Without -fuzz, `go test` runs the seeds: a few generated programs. The
+// inputs are programs of layers 2 and 3: a driver of layer-5 programs
+// alone is for Test and tlcheck fuzz --exec.
 //
 //	func FuzzRuntime(f *testing.F) { drive.Fuzz(f, "./myrt-driver") }
 func Fuzz(f *testing.F, command ...string) {
@@ -126,6 +129,10 @@ func report(f *Finding) string {
 		b.WriteString("\nthe driver's last stderr:\n" + fail.Stderr + "\n")
 	}
 	b.WriteString("\nas a calls file (tlcheck fuzz --exec CMD --replay FILE):\n")
-	_ = WriteCalls(&b, f.Result.Calls)
+	if f.Result.TensorCalls != nil {
+		_ = WriteTensorCalls(&b, f.Result.TensorCalls)
+	} else {
+		_ = WriteCalls(&b, f.Result.Calls)
+	}
 	return b.String()
 }

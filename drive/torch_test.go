@@ -135,6 +135,9 @@ func TestTorchModel(t *testing.T) {
 // between the model and the check (the seam is drive's, so that model/
 // stays as it is), is caught against PyTorch and shrunk to a few calls.
 func TestTorchCatchesWrongModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the catches run in the full suite")
+	}
 	for _, tc := range []struct {
 		name string
 		rule modelRule
@@ -181,6 +184,9 @@ func TestTorchCatchesWrongModel(t *testing.T) {
 // (its --fault flags) is caught by the model and shrunk to a few calls,
 // through Search, as tlcheck fuzz --exec runs it.
 func TestTorchCatchesFaultyDriver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the catches run in the full suite")
+	}
 	for _, tc := range []struct {
 		fault, want string
 	}{

@@ -155,6 +155,9 @@ func runFuzzExec(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d programs on %s in %s (%.0f programs/s), seed %d: no failure\n",
 			n, describeDriver(r.Hello(), opts.line), elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), opts.seed)
 	}
+	for _, note := range r.Hello().Notes { // where the runtime departs from what it stands for: never silently
+		fmt.Fprintf(e.stdout, "the driver notes: %s\n", note)
+	}
 	return code
 }
 

@@ -12,12 +12,13 @@ Two PyTorch worlds run every program in lockstep:
   A, the truth: plain PyTorch. Its outcomes, messages, values, gradients
      and version counters are the answer's.
   B, the observer: the same calls under torch.autograd.graph.
-     saved_tensors_hooks. The pack hook sees every tensor a node saves; the
-     object it returns dies when PyTorch drops the saved variable; the
-     unpack hook sees backward read it. With hooks PyTorch does not check
-     saved versions (saved_variable.cpp: "Only check version counter in the
-     case without hooks"), so the unpack hook checks them itself and raises
-     where A's PyTorch refuses.
+     saved_tensors_hooks. The pack hook sees every tensor a node saves and
+     returns an object holding what PyTorch's saved variable would hold
+     without hooks; that object dies when PyTorch drops the saved variable;
+     the unpack hook sees backward read it. With hooks PyTorch does not
+     check saved versions (saved_variable.cpp: "Only check version counter
+     in the case without hooks"), so the unpack hook makes PyTorch's checks
+     itself and raises where A's PyTorch refuses.
 
 A call A refuses must be refused by B at the same call, and the other way
 round; where they differ the driver says so on stderr and answers refused
@@ -102,8 +103,9 @@ if VERSION < (2, 0):
         "after the view was made: the driver reads the view's grad_fn first, which makes it anew, as any use "
         "of the view would; nothing it reports changes" % torch.__version__)
     NOTES.append(
-        "PyTorch %s: matmul of a vector by a matrix ends with the node this release makes "
-        "(SqueezeBackward3 here); other node names are this release's own" % torch.__version__)
+        "node names other than reshape's are PyTorch %s's own: its matmul of a vector by a matrix "
+        "ends with SqueezeBackward3 (squeeze_), which later releases, with more overloads of squeeze, "
+        "may number otherwise" % torch.__version__)
 
 LEAF_MESSAGES = (
     "a leaf Variable that requires grad is being used in an in-place operation.",
@@ -140,8 +142,8 @@ INPLACE = {
     "mul_": lambda t, b: t.mul_(b),
     "div_": lambda t, b: t.div_(b),
 }
-ALIASES = ("slice", "reshape", "detach")
-SAVE_OUTPUT = ("exp", "tanh", "relu")  # the ops whose node saves their result  # results that share their operand's version counter
+ALIASES = ("slice", "reshape", "detach")  # results that share their operand's version counter
+SAVE_OUTPUT = ("exp", "tanh", "relu")  # the ops whose node saves their result
 
 
 class Refusal(Exception):
@@ -193,6 +195,11 @@ def build(values, shape):
     return [build(values[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
+def number(v):
+    """A protocol number as a float: "nan", "inf" and "-inf" are strings."""
+    return float(v)  # float("nan"), float("inf"), float("-inf") read them
+
+
 def num(x):
     if math.isnan(x):
         return "nan"
@@ -215,9 +222,9 @@ class Family:
 
 
 class Packed:
-    """What world B's pack hook returns: the saved tensor, an alias sharing
-    its storage and version counter (never the tensor itself: a saved
-    output refers to its own node, and holding it would be a cycle)."""
+    """What world B's pack hook returns for a saved tensor: its name, an
+    alias sharing its storage and version counter (what unpack returns),
+    its version then, and what PyTorch would keep of it (original)."""
 
     __slots__ = ("name", "t", "version", "family", "original", "__weakref__")
 
@@ -404,7 +411,7 @@ class World:
         """Makes the call's tensor; returns it."""
         op = c["op"]
         if op == "leaf":
-            t = torch.tensor(build(c["values"], c["shape"]), dtype=F64)
+            t = torch.tensor(build([number(v) for v in c["values"]], c["shape"]), dtype=F64)
             return t.requires_grad_(bool(c["requires_grad"]))
         a = self.get(c["a"])
         if op in BINARY:
@@ -412,7 +419,7 @@ class World:
         if op in UNARY:
             return UNARY[op](a)
         if op == "pow":
-            return a ** c["exponent"]
+            return a ** number(c["exponent"])
         if op == "reshape":
             return a.reshape(c["shape"])
         if op == "slice":
@@ -424,7 +431,7 @@ class World:
         t = self.get(c["target"])
         if c["op"] == "zero_":
             return t.zero_()
-        other = c["scalar"] if "scalar" in c else self.get(c["b"])
+        other = number(c["scalar"]) if "scalar" in c else self.get(c["b"])
         return INPLACE[c["op"]](t, other)
 
 
@@ -460,7 +467,7 @@ class Driver:
     def serve(self, c):
         """Makes call c in both worlds; returns the answer's fields."""
         obs = self.obs
-        obs.events, obs.packed, obs.modified, obs.attempt = [], [], None, None
+        obs.events, obs.packed, obs.modified, obs.stale, obs.attempt = [], [], None, None, None
         obs.call += 1
         obs.op = c["op"]
         if self.first:
@@ -474,9 +481,13 @@ class Driver:
             rb, eb, before = self.run_b(c)
         refused = ea is not None
         kinds = []
+        msg = None
         if (ea is None) != (eb is None) or (eb is not None and not self.same_refusal(ea, eb)):
             msg = "%s at this call: PyTorch without hooks %s, PyTorch observed through hooks %s" % (
                 DIVERGED, describe(ea), describe(eb))
+        elif ea is None and not self.same_values(op, ra, rb):
+            msg = "%s at this call: PyTorch observed through hooks computed other values" % DIVERGED
+        if msg is not None:
             print(msg, file=sys.stderr, flush=True)
             ans.update(outcome="refused", message=msg)
             return self.finish(ans, obs)
@@ -539,10 +550,15 @@ class Driver:
 
     def released_in_graph(self, c, before):
         t = self.b.tensors.get(c["target"])
-        if t is None or t.grad_fn is None:
+        try:
+            root = None if t is None else t.grad_fn
+        except RuntimeError as e:  # a stale view's: PyTorch says no
+            forget(e)
+            root = None
+        if root is None:
             return None
         unsaved = before["unsaved"]
-        best, seen, stack, keep = None, set(), [t.grad_fn], []
+        best, seen, stack, keep = None, set(), [root], []
         while stack:
             node = stack.pop()
             if node is None or id(node) in seen:
@@ -650,15 +666,25 @@ class Driver:
         if obs.packed and r is not None and r.grad_fn is not None:  # a node just made: its grad_fn is fresh
             r.grad_fn.metadata.setdefault("tlcheck", []).extend(obs.packed)
 
-    def grads(self):
+    def grads(self, w=None):
         out = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            for h in sorted(self.a.tensors):
-                g = self.a.tensors[h].grad
+            for h, t in sorted((w or self.a).tensors.items()):
+                g = t.grad
                 if g is not None:
                     out.append({"handle": h, "values": [num(x) for x in flat(g)]})
         return out
+
+    def same_values(self, op, ra, rb):
+        """Whether B computed what A did: the tensor made or written, or
+        after a backward every gradient (B's saved tensors are its own
+        objects: a driver that unpacked the wrong one would show here)."""
+        if op == "backward":
+            return self.grads(self.a) == self.grads(self.b)
+        if ra is None or rb is None:
+            return ra is rb
+        return [num(x) for x in flat(ra)] == [num(x) for x in flat(rb)]
 
 
 def drain():

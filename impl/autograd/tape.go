@@ -13,8 +13,8 @@ import (
 // nil, the poisoned tensor, and touches neither the engine nor its
 // runtime. Err reports that first error, naming the op and its step.
 //
-// The exceptions are the calls that release, ScopeExit and FreeGraph,
-// which, like [database/sql.Rows.Close], still run after an error: ScopeExit closes the
+// The exceptions are the calls that release, ScopeExit, FreeGraph and
+// Drop, which, like [database/sql.Rows.Close], still run after an error: ScopeExit closes the
 // scopes this tape opened, so that a failed step does not leave its
 // tensors to the step after it, and FreeGraph frees a graph whose
 // backward was refused. (A graph cut off by an error in the forward pass,
@@ -418,4 +418,20 @@ func (tp *Tape) FreeGraph(t *Tensor) {
 		return
 	}
 	tp.fail("free_graph", tp.e.FreeGraph(t))
+}
+
+// Drop gives up the program's reference to t (Tensor.Drop, Python's del;
+// PyTorch's lifetime only). Like ScopeExit it runs even after an error,
+// and its own error is kept only if it is the first; a nil t (the
+// poisoned tensor) is then a no-op.
+func (tp *Tape) Drop(t *Tensor) {
+	if tp.e == nil {
+		return
+	}
+	if tp.err == nil {
+		tp.step++
+	} else if t == nil {
+		return
+	}
+	tp.fail("drop", t.Drop())
 }

@@ -18,7 +18,7 @@ type Stream int
 type block struct {
 	addr       traces.Addr
 	size       uint64
-	requested  uint64 // the user's size before rounding; 0 when free
+	requested  uint64 // the user's size before rounding; when free, the last user's (0 if none)
 	stream     Stream // the stream it was allocated on; free blocks serve only it
 	allocated  bool
 	pending    int             // events not yet complete (record_stream)
@@ -92,7 +92,7 @@ const (
 type BlockInfo struct {
 	Addr      traces.Addr
 	Size      uint64
-	Requested uint64 // requested_size: the user's size, 0 unless handed out or pending
+	Requested uint64 // requested_size: the user's size; for a free block, what its last user asked for (0 if none), as PyTorch leaves it
 	State     string // StateAllocated, StatePendingFree or StateInactive
 }
 

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -30,9 +31,10 @@ type CachingOptions struct {
 	// MaxSplitSize is PYTORCH_CUDA_ALLOC_CONF's max_split_size_mb, in
 	// bytes: blocks of at least this size are never split, and a cached
 	// one serves only requests within LargeBuffer of its size. 0 means
-	// unlimited, PyTorch's default; otherwise, as in PyTorch, it is a
-	// whole number of MiB over 20 (LargeBuffer), and NewCaching refuses
-	// anything else.
+	// unlimited, PyTorch's default; otherwise, as in PyTorch 2.11, it is a
+	// whole number of MiB of at least 20 (LargeBuffer: PyTorch says
+	// "max_split_size_mb too small, must be >= 20"), and NewCaching
+	// refuses anything else.
 	MaxSplitSize uint64
 	Faults       []impl.Fault // pool faults of impl.Catalog to switch on
 }
@@ -68,8 +70,8 @@ func NewCaching(dev *Device, opts CachingOptions) (*CachingAllocator, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m := opts.MaxSplitSize; m != 0 && (m <= LargeBuffer || m%(1<<20) != 0) {
-		return nil, fmt.Errorf("gpu: CachingOptions.MaxSplitSize %d: max_split_size_mb must be a whole number of MiB over %d", m, LargeBuffer>>20)
+	if m := opts.MaxSplitSize; m != 0 && (m < LargeBuffer || m%(1<<20) != 0) {
+		return nil, fmt.Errorf("gpu: CachingOptions.MaxSplitSize %d: max_split_size_mb must be a whole number of MiB, at least %d", m, LargeBuffer>>20)
 	}
 	c := &CachingAllocator{
 		dev: dev, maxSplit: opts.MaxSplitSize, f: f,
@@ -211,7 +213,9 @@ func (c *CachingAllocator) hand(b *block, pool *freeSet, n, requested uint64) {
 	wasSplit := b.split()
 	if c.shouldSplit(b, n) {
 		rest := c.newBlock()
-		*rest = block{addr: b.addr + traces.Addr(n), size: b.size - n, stream: b.stream, seg: b.seg, prev: b, next: b.next}
+		// PyTorch's remainder is the block it found, so it keeps that
+		// block's leftover requested_size (see release).
+		*rest = block{addr: b.addr + traces.Addr(n), size: b.size - n, requested: b.requested, stream: b.stream, seg: b.seg, prev: b, next: b.next}
 		b.size = n
 		if !c.f.lostRemainder {
 			if rest.next != nil {
@@ -297,7 +301,8 @@ func (c *CachingAllocator) release(b *block) {
 			splitBytes -= int64(n)
 		}
 	}
-	b.requested = 0
+	// b.requested stays: PyTorch leaves the last user's size on a free
+	// block, and memory_snapshot() shows it.
 	pool.insert(b)
 	if b.split() {
 		splits++
@@ -373,8 +378,18 @@ func (c *CachingAllocator) RecordStream(a traces.Addr, s Stream) error {
 func (c *CachingAllocator) Synchronize(s Stream) { c.gen[s]++ }
 
 // processEvents is process_events: blocks whose last event is complete
-// go back to their pool.
+// go back to their pool. PyTorch keeps the events in a hash map from
+// stream to a queue (cuda_events) and goes through it stream by stream,
+// each stream's events in the order they were recorded. The order of the
+// streams is the hash map's, which hangs on the CUDA stream handles; this
+// takes them from the highest stream number down, the order PyTorch 2.11
+// showed for streams 1 and 2 on an H100 (impl/gpu/testdata/cuda). Only
+// the inactive_split counters' totals (allocated, freed, peak) can tell
+// one order from another: blocks that merge end up the same either way.
 func (c *CachingAllocator) processEvents() {
+	if len(c.events) > 1 {
+		slices.SortStableFunc(c.events, func(a, b event) int { return cmp.Compare(b.stream, a.stream) })
+	}
 	kept := c.events[:0]
 	for _, ev := range c.events {
 		if c.gen[ev.stream] <= ev.gen {

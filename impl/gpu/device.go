@@ -43,14 +43,15 @@ func (e *OutOfMemoryError) Error() string {
 }
 
 // human writes n as PyTorch's format_size does: bytes, KiB, MiB or GiB
-// with two decimals.
+// with two decimals, each unit up to and including the next one's first
+// value (1 MiB is "1024.00 KiB"), as PyTorch 2.11 on an H100 wrote it.
 func human(n uint64) string {
 	switch {
-	case n < 1<<10:
+	case n <= 1<<10:
 		return fmt.Sprintf("%d bytes", n)
-	case n < 1<<20:
+	case n <= 1<<20:
 		return fmt.Sprintf("%.2f KiB", float64(n)/(1<<10))
-	case n < 1<<30:
+	case n <= 1<<30:
 		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
@@ -68,6 +69,7 @@ type Device struct {
 	holes    []span                 // free address ranges below top, by address
 	top      traces.Addr            // everything from here up is unused
 	record   func(traces.Event)
+	placer   func(size uint64) traces.Addr // PlaceWith's; nil: first fit
 }
 
 type span struct {
@@ -109,11 +111,39 @@ func (d *Device) DevMalloc(size uint64) (traces.Addr, error) {
 		d.emit(traces.Event{Op: traces.OpDevMalloc, Addr: 0, Size: n})
 		return 0, &OutOfMemoryError{Op: "DevMalloc", Requested: n, Capacity: d.capacity, Free: d.capacity - d.used, Reserved: d.used}
 	}
-	a := d.place(n)
+	var a traces.Addr
+	if d.placer == nil {
+		a = d.place(n)
+	} else if a = d.placer(n); !d.room(a, n) {
+		d.emit(traces.Event{Op: traces.OpDevMalloc, Addr: 0, Size: n})
+		return 0, fmt.Errorf("gpu: DevMalloc(%d): the placement gave %s, not a free 512-aligned range", n, a)
+	}
 	d.segs[a] = n
 	d.used += n
 	d.emit(traces.Event{Op: traces.OpDevMalloc, Addr: a, Size: n})
 	return a, nil
+}
+
+// PlaceWith makes the device put each new segment at the address place
+// gives for its size, instead of the lowest free range: a replay of a run
+// on a real GPU (package cudarec) hands out the addresses CUDA did, since
+// the caching allocator breaks ties between free blocks of one size by
+// address. An address that is 0, not 512-aligned or overlapping a live
+// segment makes that DevMalloc fail with an error that is not an
+// *OutOfMemoryError. Call it before the first DevMalloc.
+func (d *Device) PlaceWith(place func(size uint64) traces.Addr) { d.placer = place }
+
+// room reports whether n bytes at a are free and 512-aligned.
+func (d *Device) room(a traces.Addr, n uint64) bool {
+	if a == 0 || a%segmentAlign != 0 || a+traces.Addr(n) < a {
+		return false
+	}
+	for b, m := range d.segs {
+		if a < b+traces.Addr(m) && b < a+traces.Addr(n) {
+			return false
+		}
+	}
+	return true
 }
 
 // place finds the lowest free range of n bytes.
@@ -144,7 +174,9 @@ func (d *Device) DevFree(a traces.Addr) error {
 	}
 	delete(d.segs, a)
 	d.used -= n
-	d.unplace(span{a, n})
+	if d.placer == nil {
+		d.unplace(span{a, n})
+	}
 	return nil
 }
 

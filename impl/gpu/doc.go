@@ -27,7 +27,7 @@
 //     pool), the allocation taking the low addresses;
 //   - a freed block merges with its free neighbours;
 //   - with CachingOptions.MaxSplitSize (max_split_size_mb: a whole number
-//     of MiB over 20, else NewCaching refuses it), blocks of that size or
+//     of MiB, at least 20, else NewCaching refuses it), blocks of that size or
 //     more are never split and serve only requests of that size or more,
 //     within 20 MiB of their own size;
 //   - a request of MaxRequest (1 EiB) or more is an *OutOfMemoryError
@@ -47,15 +47,30 @@
 //   - EmptyCache returns every cached segment that is free as a whole;
 //   - RecordStream marks a block as used by another stream: when freed, it
 //     waits for that stream (Synchronize) before it is reused or merged;
+//     the next Malloc or EmptyCache releases the blocks whose streams are
+//     done, stream by stream, from the highest stream number down;
 //   - Stats has torch.cuda.memory_stats()'s counters and arithmetic, and
-//     Snapshot the segments and blocks of torch.cuda.memory_snapshot().
+//     Snapshot the segments and blocks of torch.cuda.memory_snapshot(),
+//     a free block's requested_size included (what its last user asked
+//     for, as PyTorch leaves it).
+//
+// Package cudarec holds all of this to PyTorch 2.11 on an H100: programs
+// recorded there (testdata/cuda) replay here step by step, every counter
+// and every block alike.
 //
 // Simplified: one device; no expandable segments, CUDA graphs, garbage
-// collection threshold, per-process memory fraction, free-memory
-// callbacks or roundup_power2_divisions; no oversize_* or
-// num_sync_all_streams counters; a stream's work is done only when
-// Synchronize says so. The out-of-memory message names the segment it
-// tried to reserve, as PyTorch's names alloc_size.
+// collection threshold, per-process memory fraction (a Device's capacity
+// is its cap), free-memory callbacks or roundup_power2_divisions; no
+// oversize_*, num_sync_all_streams or max_split_size counters. A stream's
+// work is done only when Synchronize says so: on a GPU it also finishes
+// by itself, and cudaFree waits for the whole device, so a replay of a
+// GPU's run says when (package cudarec). The order in which PyTorch
+// visits streams with pending events is its hash map's, which hangs on
+// the CUDA stream handles; the order here is the one the recordings
+// showed for streams 1 and 2. Segment addresses are first fit from Base
+// unless Device.PlaceWith says where. The out-of-memory message names the
+// segment it tried to reserve, as PyTorch's names alloc_size, with sizes
+// written as PyTorch's format_size writes them.
 //
 // # The persistent pool (persistent.go)
 //
