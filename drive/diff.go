@@ -39,6 +39,10 @@ type DiffOptions struct {
 	// B") and the failure's kind, at its call. Without them only the
 	// answers are compared.
 	ModelA, ModelB bool
+	// Skip, if set, is asked about each disagreement before it is
+	// shrunk: true sets the program aside (a difference known, and
+	// counted by Skip) and the comparison goes on.
+	Skip func(*Disagreement) bool
 	// ShrinkRuns bounds the program pairs that shrinking may run (default
 	// 1000); ShrinkTime bounds its time (default 30s).
 	ShrinkRuns int
@@ -166,11 +170,14 @@ func Diff(a, b *Runner, opts DiffOptions) (*Disagreement, int, error) {
 		}
 		ra, rb := p.receive(cur.ba, cur.bb)
 		compared++
-		if d := p.judge(cur.calls, ra, rb); d != nil {
+		d := p.judge(cur.calls, ra, rb)
+		if d != nil {
+			d.Seed, d.Index, d.Steps = opts.Seed, compared, len(cur.calls)
+		}
+		if d != nil && (opts.Skip == nil || !opts.Skip(d)) {
 			if next != nil {
 				p.receive(next.ba, next.bb) // drain: its answers are not wanted
 			}
-			d.Seed, d.Index, d.Steps = opts.Seed, compared, len(cur.calls)
 			d, err = p.shrink(d)
 			return d, compared, err
 		}

@@ -139,12 +139,23 @@ func TestDiffAgainstPyTorch(t *testing.T) {
 	b := newRunner(t, torch)
 	finite := readsNonFinite(t, b)
 	start := time.Now()
-	calls := 0
+	calls, diverged := 0, 0
 	d, n, err := drive.Diff(a, b, drive.DiffOptions{Seed: 20, More: func(n int) bool { return n < 2000 }, ModelA: true,
 		Generate: func(r *rand.Rand) []drive.TensorCall {
 			p := finite(goEngineCalls(drive.GenerateTensorProgram(r)))
 			calls += len(p)
 			return p
+		},
+		// The PyTorch driver runs each call in two PyTorch worlds, one
+		// observed through hooks; where they part it says so instead of
+		// answering: its own failure, not PyTorch's answer.
+		Skip: func(d *drive.Disagreement) bool {
+			if strings.HasPrefix(d.AnswerB.Message, "torchdriver: the two PyTorch worlds diverged") {
+				diverged++
+				t.Logf("set aside: the PyTorch driver's worlds diverged at call %d of program %d: %s", d.Call, d.Index, d.AnswerB.Message)
+				return true
+			}
+			return false
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -153,8 +164,11 @@ func TestDiffAgainstPyTorch(t *testing.T) {
 	if d != nil {
 		t.Fatalf("after %d programs:\n%s", n, d.Report())
 	}
-	t.Logf("%d programs (%d calls) compared in %v: %.0f programs/s, %.0f calls/s",
-		n, calls, took.Round(time.Millisecond), float64(n)/took.Seconds(), float64(calls)/took.Seconds())
+	t.Logf("%d programs (%d calls) compared in %v: %.0f programs/s, %.0f calls/s; %d set aside where the PyTorch driver's worlds diverged",
+		n, calls, took.Round(time.Millisecond), float64(n)/took.Seconds(), float64(calls)/took.Seconds(), diverged)
+	if diverged > n/100 {
+		t.Errorf("%d of %d programs set aside: more than 1%%", diverged, n)
+	}
 }
 
 // goEngineCalls returns a generated program without the calls that the Go
@@ -319,7 +333,7 @@ func TestDiffCatchesAutogradFaults(t *testing.T) {
 		{autograd.FaultAutogradSnapshotShallow, "pytorch+checkpoint", false, 400, "a gradient from the restored values"},
 		{autograd.FaultAutogradNoGradClearing, "pytorch", false, 0, "ClearGrads, a training loop's, is no call of the protocol (zero_grad is one tensor's)"},
 		{autograd.FaultAutogradScopeFreesGraph, "tensorlogic", false, 0, "layer-5 programs have one scope, closed at end after every graph is freed"},
-		{autograd.FaultAutogradRecomputeCounterVersion, "pytorch+checkpoint", false, 0, "needs a recompute, then a tensor saved at the storage's counter's version unpacked: two retained backwards around an in-place op under no_grad on a checkpointed output, rare in generated programs"},
+		{autograd.FaultAutogradRecomputeCounterVersion, "pytorch+checkpoint", false, 1000, "a recompute, then a tensor saved at the storage's counter's version unpacked: two retained backwards around an in-place op under no_grad on a checkpointed output"},
 		{autograd.FaultAutogradInplaceKeepsRestored, "pytorch+checkpoint", false, 0, "needs a recompute, an in-place op under no_grad after it and a retained backward again, rare in generated programs"},
 	}
 	const notCaught = 1000
