@@ -49,6 +49,13 @@ func runFuzzAgainst(e *env, opts fuzzExecOptions) int {
 		return exitViolation
 	}
 	a, b := describeDriver(runners[0].Hello(), opts.line), describeDriver(runners[1].Hello(), opts.against)
+	defer func() { // where a runtime departs from what it stands for: never silently
+		for i, r := range runners {
+			for _, note := range r.Hello().Notes {
+				fmt.Fprintf(e.stdout, "driver %c notes: %s\n", 'A'+i, note)
+			}
+		}
+	}()
 	if d == nil {
 		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d programs on %s and %s in %s (%.0f programs/s), seed %d: no disagreement\n",
 			n, a, b, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), opts.seed)

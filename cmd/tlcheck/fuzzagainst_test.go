@@ -22,7 +22,7 @@ func goDriver(t *testing.T) string {
 func TestFuzzAgainst(t *testing.T) {
 	bin := shellQuote(goDriver(t)) + " -autograd"
 	code, out, errOut := tlcheck(false, "fuzz", "--exec", bin, "--against", bin, "--time", "1s", "--seed", "1")
-	if code != exitClean || !strings.Contains(out, "no disagreement") {
+	if code != exitClean || !strings.Contains(out, "no disagreement") || !strings.Contains(out, "driver B notes: matmul is torch.mm") {
 		t.Fatalf("the engine against itself: exit %d\n%s%s", code, out, errOut)
 	}
 	dir := t.TempDir()
