@@ -67,7 +67,7 @@ type Disagreement struct {
 	sig string
 }
 
-// Error reads `call 3 (add_ {"op":"add_","target":2,"b":1}): tensor.version: 2 (A) vs 1 (B)`.
+// Error reads `call 3 ({"op":"add_","target":2,"b":1}): tensor.version: 2 (A) vs 1 (B)`.
 func (d *Disagreement) Error() string {
 	return fmt.Sprintf("call %d (%s): %s: %s (A) vs %s (B)", d.Call, d.Calls[d.Call].AppendJSON(nil), d.Field, d.A, d.B)
 }
