@@ -81,6 +81,12 @@ func (c *checker) answerTensor(i int, a *Answer) {
 		c.keepTensor(i, c.chk.Close(), &got)
 	}
 	c.judgeTensor(i, got)
+	switch {
+	case !a.Refused && a.Tensor == nil && (call.Op.Makes() || call.Op.InPlace()):
+		c.mismatchTensor(i, out.Event, "record", "the answer to %s, done, has no \"tensor\"", call.Op)
+	case call.Op == TensorBackward && a.Grads == nil:
+		c.mismatchTensor(i, out.Event, "record", "the answer to backward has no \"grads\"")
+	}
 }
 
 // probe returns what the model reports for the last event of the trace,

@@ -13,15 +13,15 @@ import (
 // backward refused as the saved tensor was modified.
 var session = []struct{ call, answer string }{
 	{`{"op":"leaf","handle":1,"shape":[2],"values":[1,2],"requires_grad":true}`,
-		`{"id":0,"events":[{"op":"scope_enter"},{"op":"alloc","addr":"0x10000","size":16},{"op":"unregister","addr":"0x10000"},{"op":"leaf_grad","addr":"0x10000"}],"outcome":"done"}`},
+		`{"id":0,"events":[{"op":"scope_enter"},{"op":"alloc","addr":"0x10000","size":16},{"op":"unregister","addr":"0x10000"},{"op":"leaf_grad","addr":"0x10000"}],"outcome":"done","tensor":{"shape":[2],"values":[1,2],"requires_grad":true,"is_leaf":true,"grad_fn":null,"version":0}}`},
 	{`{"op":"mul","handle":2,"a":1,"b":1}`,
-		`{"id":0,"events":[{"op":"save","name":"s0","addr":"0x10000"},{"op":"acquire","addr":"0x10000"},{"op":"save","name":"s1","addr":"0x10000"},{"op":"acquire","addr":"0x10000"},{"op":"alloc","addr":"0x10100","size":16},{"op":"unregister","addr":"0x10100"}],"outcome":"done"}`},
+		`{"id":0,"events":[{"op":"save","name":"s0","addr":"0x10000"},{"op":"acquire","addr":"0x10000"},{"op":"save","name":"s1","addr":"0x10000"},{"op":"acquire","addr":"0x10000"},{"op":"alloc","addr":"0x10100","size":16},{"op":"unregister","addr":"0x10100"}],"outcome":"done","tensor":{"shape":[2],"values":[1,4],"requires_grad":true,"is_leaf":false,"grad_fn":"MulBackward0","version":0}}`},
 	{`{"op":"sum","handle":3,"a":2}`,
-		`{"id":0,"events":[{"op":"alloc","addr":"0x10200","size":8},{"op":"unregister","addr":"0x10200"}],"outcome":"done"}`},
+		`{"id":0,"events":[{"op":"alloc","addr":"0x10200","size":8},{"op":"unregister","addr":"0x10200"}],"outcome":"done","tensor":{"shape":[],"values":[5],"requires_grad":true,"is_leaf":false,"grad_fn":"SumBackward0","version":0}}`},
 	{`{"op":"add_","target":1,"scalar":1}`,
 		`{"id":0,"events":[{"op":"bump","addr":"0x10000"}],"outcome":"refused","message":"a leaf Variable that requires grad is being used in an in-place operation.","kinds":["misuse"]}`},
 	{`{"op":"add_","target":1,"scalar":1,"no_grad":true}`,
-		`{"id":0,"events":[{"op":"bump","addr":"0x10000","kind":"no_grad"}],"outcome":"done"}`},
+		`{"id":0,"events":[{"op":"bump","addr":"0x10000","kind":"no_grad"}],"outcome":"done","tensor":{"shape":[2],"values":[2,3],"requires_grad":true,"is_leaf":true,"grad_fn":null,"version":1}}`},
 	{`{"op":"backward","target":3,"retain_graph":false}`,
 		`{"id":0,"events":[{"op":"unpack","name":"s0"}],"outcome":"refused","message":"one of the variables needed for gradient computation has been modified by an inplace operation","kinds":["saved-modified"],"grads":[]}`},
 	{`{"op":"end"}`,
@@ -75,11 +75,13 @@ func TestTensorCheck(t *testing.T) {
 		want string // the failure's signature, "" for none
 	}{
 		{"as PyTorch answered", -1, nil, ""},
+		{"a tensor made, not shown", -1, map[int]string{2: `{"id":0,"events":[{"op":"alloc","addr":"0x10200","size":8},{"op":"unregister","addr":"0x10200"}],"outcome":"done"}`}, "record@sum"},
+		{"a backward with no grads", -1, map[int]string{backward: `{"id":0,"events":[{"op":"unpack","name":"s0"}],"outcome":"refused","message":"m","kinds":["saved-modified"]}`}, "record@backward"},
 		{"a refusal of a leaf's write with no kind", -1, map[int]string{refusedLeaf: `{"id":0,"events":[{"op":"bump","addr":"0x10000"}],"outcome":"refused","message":"m"}`}, "misuse@add_"},
-		{"a leaf's write done", -1, map[int]string{refusedLeaf: `{"id":0,"events":[{"op":"bump","addr":"0x10000"}],"outcome":"done"}`}, "misuse@add_"},
-		{"a no_grad write not said so", -1, map[int]string{noGrad: `{"id":0,"events":[{"op":"bump","addr":"0x10000"}],"outcome":"done"}`}, "misuse@add_"},
-		{"a refusal as saved-modified the model does not see", -1, map[int]string{backward: `{"id":0,"events":[],"outcome":"refused","message":"m","kinds":["saved-modified"]}`}, "refusal@backward"},
-		{"a backward done that read a modified tensor", -1, map[int]string{backward: `{"id":0,"events":[{"op":"unpack","name":"s0"}],"outcome":"done"}`}, "saved-modified@backward"},
+		{"a leaf's write done", -1, map[int]string{refusedLeaf: `{"id":0,"events":[{"op":"bump","addr":"0x10000"}],"outcome":"done","tensor":{"shape":[2],"values":[2,3],"requires_grad":true,"is_leaf":true,"grad_fn":null,"version":1}}`}, "misuse@add_"},
+		{"a no_grad write not said so", -1, map[int]string{noGrad: `{"id":0,"events":[{"op":"bump","addr":"0x10000"}],"outcome":"done","tensor":{"shape":[2],"values":[2,3],"requires_grad":true,"is_leaf":true,"grad_fn":null,"version":1}}`}, "misuse@add_"},
+		{"a refusal as saved-modified the model does not see", -1, map[int]string{backward: `{"id":0,"events":[],"outcome":"refused","message":"m","kinds":["saved-modified"],"grads":[]}`}, "refusal@backward"},
+		{"a backward done that read a modified tensor", -1, map[int]string{backward: `{"id":0,"events":[{"op":"unpack","name":"s0"}],"outcome":"done","grads":[]}`}, "saved-modified@backward"},
 		{"a saved tensor never let go", -1, map[int]string{end: `{"id":0,"events":[{"op":"release","addr":"0x10100"},{"op":"free","addr":"0x10100"},{"op":"release","addr":"0x10200"},{"op":"free","addr":"0x10200"},{"op":"release","addr":"0x10000"},{"op":"scope_exit"},{"op":"end"}],"outcome":"done"}`}, "leak@end"},
 		// The refused write did not happen: without the no_grad write, the
 		// saved tensor is at its version, and a backward reading it is clean.
