@@ -209,7 +209,7 @@ func (d *Driver) kill() {
 // trouble makes a Trouble of kind with the driver's last stderr, marks
 // the driver broken, and returns it.
 func (d *Driver) trouble(kind TroubleKind, what string) *Trouble {
-	t := &Trouble{Kind: kind, What: what, Stderr: d.stderr.String()}
+	t := &Trouble{Kind: kind, What: what, Stderr: d.stderr.settled()}
 	d.broken = t
 	return t
 }
@@ -353,6 +353,36 @@ func (r *ring) String() string {
 		return string(r.buf[:r.next])
 	}
 	return fmt.Sprintf("[%d earlier bytes dropped]\n", r.total-int64(len(r.buf))) + string(r.buf[r.next:]) + string(r.buf[:r.next])
+}
+
+// settled returns String once the ring has taken nothing new for
+// stderrQuiet (at most stderrSettle in all). The driver's stderr reaches
+// the ring through a goroutine of os/exec's, which on a loaded machine
+// can lag behind the answers read from stdout: a line the driver wrote
+// before its answer would be missing from the finding that answer made.
+func (r *ring) settled() string {
+	deadline := time.Now().Add(stderrSettle)
+	for seen := r.written(); time.Now().Before(deadline); {
+		time.Sleep(stderrQuiet)
+		now := r.written()
+		if now == seen {
+			break
+		}
+		seen = now
+	}
+	return r.String()
+}
+
+// The quiet time and the bound of ring.settled.
+const (
+	stderrQuiet  = 20 * time.Millisecond
+	stderrSettle = 250 * time.Millisecond
+)
+
+func (r *ring) written() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total
 }
 
 // Kept returns how many bytes the ring holds: never more than its size.

@@ -155,7 +155,7 @@ func (d *Driver) receive(bt *batch) *Result {
 		}
 	}
 	if f := c.res.Failure; f != nil {
-		f.Stderr = d.stderr.String() // shown with every finding, not only a crash's
+		f.Stderr = d.stderr.settled() // shown with every finding, not only a crash's
 	}
 	return c.res
 }
