@@ -514,6 +514,9 @@ class Driver:
             ans["outcome"] = "done"
             if ra is not None and op not in ("backward", "zero_grad", "retain_grad", "drop", "end"):
                 ans["tensor"] = tensor_state(ra)
+                # Reading grad_fn makes a stale view's anew, and PyTorch's
+                # next in-place check depends on it: B reads what A read.
+                tensor_state(rb)
         if op == "backward":
             ans["grads"] = self.grads()
         return self.finish(ans, obs)
