@@ -90,6 +90,13 @@ if VERSION < (2, 0):
     NOTES.append(
         "PyTorch %s names reshape's node ReshapeAliasBackward0; the current release names it "
         "ViewBackward0: this driver answers ViewBackward0, in grad_fn and in messages" % torch.__version__)
+# The hint that ends the saved-tensor-modified message: 1.13's, and the
+# current release's (2.11 on an H100 machine, reports/torch.md).
+RENAMES["set_detect_anomaly(True)."] = "set_detect_anomaly(True, check_nan=False)."
+NOTES.append(
+    "the saved-tensor-modified message ends with the current release's hint, "
+    "`torch.autograd.set_detect_anomaly(True, check_nan=False).`; older releases (1.13 among them) "
+    "say `set_detect_anomaly(True).`: this driver answers the current words")
 NOTES.append(
     "zero_grad is answered as `t.grad = None`, what the current release's zero_grad does by default "
     "(before 2.0 it zeroed the gradient in place)")

@@ -37,8 +37,10 @@ const (
 	// does not require grad (VariableHooks::retain_grad).
 	MsgRetainGradNoGrad = "can't retain_grad on Tensor that has requires_grad=False"
 	// msgModifiedHint closes the saved-modified message when anomaly
-	// detection is off, as it always is here.
-	msgModifiedHint = " Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True)."
+	// detection is off, as it always is here: the current release's words
+	// (PyTorch 2.11; 1.13 said set_detect_anomaly(True), and the PyTorch
+	// driver answers the current words, saying so in its notes).
+	msgModifiedHint = " Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
 )
 
 // Error is a call the engine refused. Op names the call ("mul",
