@@ -110,6 +110,12 @@ if VERSION < (2, 0):
         "after the view was made: the driver reads the view's grad_fn first, which makes it anew, as any use "
         "of the view would; nothing it reports changes" % torch.__version__)
     NOTES.append(
+        "PyTorch %s keeps a retained gradient on the node it was retained at: after an in-place op "
+        "through a view of a tensor that retains grad, that tensor's .grad is what its old node receives "
+        "(t = w * 1; t.retain_grad(); t[0:1].mul_(3); t.sum().backward() gives t.grad [3, 1]), where the "
+        "current release moves it to the new node ([1, 1]); this driver cannot move PyTorch's hook and "
+        "answers %s's gradient" % (torch.__version__, torch.__version__))
+    NOTES.append(
         "node names other than reshape's are PyTorch %s's own: its matmul of a vector by a matrix "
         "ends with SqueezeBackward3 (squeeze_), which later releases, with more overloads of squeeze, "
         "may number otherwise" % torch.__version__)
@@ -515,6 +521,9 @@ class Driver:
             ans["outcome"] = "done"
             if ra is not None and op not in ("backward", "zero_grad", "retain_grad", "drop", "end"):
                 ans["tensor"] = tensor_state(ra)
+                # Reading grad_fn makes a stale view's anew, and PyTorch's
+                # next in-place check depends on it: B reads what A read.
+                tensor_state(rb)
         if op == "backward":
             ans["grads"] = self.grads()
         return self.finish(ans, obs)
@@ -628,7 +637,14 @@ class Driver:
         if op == "retain_grad":
             t = w.get(c["target"])
             if VERSION < (2, 0):
-                t.grad_fn  # 1.13 crashes on a view whose grad_fn an in-place op made stale; reading it makes it anew
+                # 1.13 crashes on a view whose grad_fn an in-place op made
+                # stale; reading it makes it anew. A view made under no_grad
+                # refuses the read, and retain_grad leaves it be (a leaf to
+                # it): the refusal is the read's, not PyTorch's answer.
+                try:
+                    t.grad_fn
+                except RuntimeError as e:
+                    forget(e)
             t.retain_grad()
             return None
         if op == "drop":
