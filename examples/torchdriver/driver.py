@@ -116,6 +116,10 @@ if VERSION < (2, 0):
         "current release moves it to the new node ([1, 1]); this driver cannot move PyTorch's hook and "
         "answers %s's gradient" % (torch.__version__, torch.__version__))
     NOTES.append(
+        "PyTorch %s's DivBackward0 unpacks the dividend before the divisor, the current release the divisor "
+        "first: with both modified in place, this driver names the dividend in the saved-tensor-modified message "
+        "where the current release names the divisor; it cannot answer the current release's" % torch.__version__)
+    NOTES.append(
         "node names other than reshape's are PyTorch %s's own: its matmul of a vector by a matrix "
         "ends with SqueezeBackward3 (squeeze_), which later releases, with more overloads of squeeze, "
         "may number otherwise" % torch.__version__)

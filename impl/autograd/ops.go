@@ -28,8 +28,8 @@ func (a *Tensor) Mul(b *Tensor) (*Tensor, error) {
 		func(g, x, y float64) (float64, float64) { return g * y, g * x })
 }
 
-// Div returns a / b (DivBackward0; saves a if b's gradient is wanted, and b;
-// backward unpacks a first, as PyTorch's does). The divisor's gradient
+// Div returns a / b (DivBackward0; saves b, and a if b's gradient is
+// wanted; backward unpacks b first, as the current release's does). The divisor's gradient
 // is PyTorch's formula, -g*((a/b)/b), rounding as it does.
 func (a *Tensor) Div(b *Tensor) (*Tensor, error) {
 	return a.binary("div", "DivBackward0", b, func(x, y float64) float64 { return x / y }, saveDiv,
@@ -39,7 +39,7 @@ func (a *Tensor) Div(b *Tensor) (*Tensor, error) {
 // What a binary node saves.
 const (
 	saveCross = 1 // each operand if the other requires grad (mul)
-	saveDiv   = 2 // the dividend if the divisor requires grad, then the divisor
+	saveDiv   = 2 // the divisor, then the dividend if the divisor requires grad
 )
 
 func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64, saves int,
@@ -81,11 +81,12 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 			ib, err = e.save(nd, b, false)
 		}
 	case saveDiv:
-		if b.edge() {
+		// The divisor first: the current release's DivBackward0 unpacks
+		// it before the dividend, so that of the two, both modified, the
+		// divisor is named (PyTorch 2.11; 1.13 unpacked the dividend first).
+		ib, err = e.save(nd, b, false) // both formulas use it: saved whatever is wanted
+		if b.edge() && err == nil {
 			ia, err = e.save(nd, a, false)
-		}
-		if err == nil { // both formulas use it: saved whatever is wanted
-			ib, err = e.save(nd, b, false)
 		}
 	}
 	if err != nil {
