@@ -1,7 +1,6 @@
 package drive
 
 import (
-	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -52,7 +51,9 @@ type tensorGen struct {
 	live  []genTensor
 	next  int
 	// from says, for each family, the families its values were computed
-	// from (itself included): what its graph may have saved.
+	// from directly (an in-place op by a tensor adds one): its graph may
+	// have saved them, and theirs what they were computed from, even later
+	// (a saved tensor keeps its current grad_fn). See computedFrom.
 	from map[int]map[int]bool
 }
 
@@ -129,11 +130,11 @@ func (g *tensorGen) made(c TensorCall, shape []int, grad bool) genTensor {
 		}
 	}
 	if t.family == c.Handle { // a new family: computed from its operands'
-		from := map[int]bool{t.family: true}
+		from := map[int]bool{}
 		if c.Op != TensorDetach && c.Op != TensorData { // those cut the graph
 			for _, x := range g.live {
 				if x.handle == c.A || x.handle == c.B {
-					maps.Copy(from, g.from[x.family])
+					from[x.family] = true
 				}
 			}
 		}
@@ -249,7 +250,7 @@ func (g *tensorGen) step() {
 			if !ok || r.IntN(10) == 0 {
 				b = g.operand()
 			}
-			if g.from[b.family][t.family] {
+			if g.computedFrom(b.family, t.family) {
 				// PyTorch would leak this graph (see TestTorchSelfAliasedLeak):
 				// by a number instead.
 				c.ByScalar, c.Scalar = true, 2
@@ -258,7 +259,7 @@ func (g *tensorGen) step() {
 			}
 			c.B = b.handle
 			if g.from[t.family] != nil {
-				maps.Copy(g.from[t.family], g.from[b.family])
+				g.from[t.family][b.family] = true
 			}
 		}
 		if r.IntN(4) == 0 {
@@ -287,6 +288,29 @@ func (g *tensorGen) step() {
 		g.calls = append(g.calls, TensorCall{Op: TensorDrop, Target: g.live[i].handle})
 		g.live = slices.Delete(g.live, i, i+1)
 	}
+}
+
+// computedFrom reports whether family f is family t, or was computed from
+// it, directly or through others, as the program stands now.
+func (g *tensorGen) computedFrom(f, t int) bool {
+	seen := map[int]bool{}
+	var walk func(int) bool
+	walk = func(f int) bool {
+		if f == t {
+			return true
+		}
+		if seen[f] {
+			return false
+		}
+		seen[f] = true
+		for d := range g.from[f] {
+			if walk(d) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(f)
 }
 
 func numel(shape []int) int {
