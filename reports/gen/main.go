@@ -60,6 +60,7 @@ func main() {
 	driveClean := flag.Duration("drive-clean", time.Minute, "how long the C driver runs clean for the drive report")
 	torchOut := flag.String("torch-out", filepath.Join("reports", "torch.md"), "the PyTorch report to write")
 	torchPrograms := flag.Int("torch-programs", 2000, "generated programs the PyTorch report compares")
+	driveTest := flag.String("drive-test", "", "for the PyTorch report on a machine without Go: drive's tests, built by go test -c ./drive, run in place of go test")
 	benchesOut := flag.String("benches-out", filepath.Join("reports", "benchmarks.md"), "the layers' benchmarks report to write")
 	leaksOut := flag.String("leaks-out", filepath.Join("reports", "leaks.md"), "leak-scale report to write")
 	leaks := flag.Int("leaks", 2_000_000, "leaked blocks in the leak-scale trace")
@@ -70,7 +71,7 @@ func main() {
 		os.Exit(2)
 	}
 	if *only == "torch" {
-		if err := writeTorchReport(*torchOut, *torchPrograms, 1); err != nil {
+		if err := writeTorchReport(*torchOut, *torchPrograms, 1, *driveTest); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}
