@@ -91,7 +91,7 @@ if VERSION < (2, 0):
         "PyTorch %s names reshape's node ReshapeAliasBackward0; the current release names it "
         "ViewBackward0: this driver answers ViewBackward0, in grad_fn and in messages" % torch.__version__)
 # The hint that ends the saved-tensor-modified message: 1.13's, and the
-# current release's (2.11 on an H100 machine, reports/torch.md).
+# current release's (2.11, reports/torch-current.md).
 RENAMES["set_detect_anomaly(True)."] = "set_detect_anomaly(True, check_nan=False)."
 NOTES.append(
     "the saved-tensor-modified message ends with the current release's hint, "
