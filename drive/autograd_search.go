@@ -21,55 +21,10 @@ func (r *Runner) RunTensor(calls []TensorCall) (*Result, error) {
 // two programs in flight, a program whose run broke the driver while the
 // next was in flight run again alone.
 func (r *Runner) StreamTensor(next func() ([]TensorCall, bool), got func(res *Result) bool) error {
-	type flight struct {
-		calls []TensorCall
-		b     *batch
-	}
-	send := func(f *flight) error {
-		if err := r.ensure(); err != nil {
-			return err
-		}
-		var err error
-		f.b, err = r.d.sendTensor(f.calls)
-		return err
-	}
-	var prev *flight
-	for {
-		var cur *flight
-		if calls, ok := next(); ok {
-			cur = &flight{calls: calls}
-			if prev == nil || r.d.broken == nil {
-				if err := send(cur); err != nil {
-					return err
-				}
-			}
-		}
-		if prev != nil {
-			res := r.d.receive(prev.b)
-			if res.Failure != nil && res.Failure.Trouble() && cur != nil && cur.b != nil {
-				cur.b = nil // the crash may be the next one's: run this one alone
-				var err error
-				if res, err = r.RunTensor(prev.calls); err != nil {
-					return err
-				}
-			}
-			if !got(res) {
-				if cur != nil && cur.b != nil && r.d.broken == nil {
-					r.d.receive(cur.b) // drain: its answers are not wanted
-				}
-				return nil
-			}
-			if cur != nil && (cur.b == nil || r.d.broken != nil) {
-				if err := send(cur); err != nil {
-					return err
-				}
-			}
-		}
-		if cur == nil {
-			return nil
-		}
-		prev = cur
-	}
+	return stream(r, next,
+		func(calls []TensorCall) (*batch, error) { return r.d.sendTensor(calls) },
+		r.RunTensor,
+		func(_ []TensorCall, res *Result) bool { return got(res) })
 }
 
 // tensorSeedStream is the second word of the PCG of layer-5 searches, so

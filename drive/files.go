@@ -58,40 +58,28 @@ func WriteTensorCalls(w io.Writer, calls []TensorCall, comments ...string) error
 // ReadTensorCalls reads a calls file of a layer-5 program. An error names
 // the line.
 func ReadTensorCalls(r io.Reader) ([]TensorCall, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	calls := []TensorCall{}
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] == '#' {
-			continue
-		}
-		c, _, reset, err := ParseTensorCall(line)
-		if err == nil && reset {
-			err = fmt.Errorf("reset is the harness's, not a program's call")
-		}
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
-		}
-		calls = append(calls, c)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", len(calls)+1, err)
-	}
-	return calls, nil
+	return readCalls(r, []TensorCall{}, ParseTensorCall)
 }
 
 // ReadCalls reads a calls file. An error names the line.
 func ReadCalls(r io.Reader) ([]Call, error) {
+	return readCalls(r, nil, ParseCall)
+}
+
+// readCalls reads a calls file, line by line through parse, appending to
+// calls: blank lines and lines starting with '#' are skipped, and a reset
+// (the harness's, not a program's) is an error.
+func readCalls[C any](r io.Reader, calls []C, parse func([]byte) (C, int64, bool, error)) ([]C, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	var calls []Call
-	for n := 1; sc.Scan(); n++ {
+	n := 0
+	for sc.Scan() {
+		n++
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
-		c, _, reset, err := ParseCall(line)
+		c, _, reset, err := parse(line)
 		if err == nil && reset {
 			err = fmt.Errorf("reset is the harness's, not a program's call")
 		}
@@ -101,7 +89,7 @@ func ReadCalls(r io.Reader) ([]Call, error) {
 		calls = append(calls, c)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", len(calls)+1, err)
+		return nil, fmt.Errorf("line %d: %w", n+1, err)
 	}
 	return calls, nil
 }

@@ -69,19 +69,9 @@ func (d *Driver) sendTensor(calls []TensorCall) (*batch, error) {
 	if calls == nil {
 		calls = []TensorCall{} // a layer-5 result has TensorCalls non-nil
 	}
-	bt := &batch{tcalls: calls, first: d.seq + 1}
-	b := d.wbuf[:0]
-	b = append(b, `{"id":`...)
-	b = strconv.AppendInt(b, bt.first, 10)
-	b = append(b, `,"op":"reset"}`+"\n"...)
-	for i := range calls {
-		b = calls[i].appendJSON(b, bt.first+1+int64(i))
-		b = append(b, '\n')
-	}
-	d.wbuf = b
-	d.seq += 1 + int64(len(calls))
-	bt.trouble = d.write(b)
-	return bt, nil
+	return d.sendBatch(&batch{tcalls: calls}, len(calls), func(b []byte, i int, id int64) []byte {
+		return calls[i].appendJSON(b, id)
+	}), nil
 }
 
 // send writes a program to the driver: the reset and the calls, in one
@@ -96,19 +86,27 @@ func (d *Driver) send(calls []Call) (*batch, error) {
 			return nil, fmt.Errorf("drive: call %d: the driver does not take %v (its hello offers %v)", i, calls[i].Op, d.hello.Calls)
 		}
 	}
-	bt := &batch{calls: calls, first: d.seq + 1}
+	return d.sendBatch(&batch{calls: calls}, len(calls), func(b []byte, i int, id int64) []byte {
+		return calls[i].appendJSON(b, id)
+	}), nil
+}
+
+// sendBatch writes bt's program, a reset and n calls (call appends the
+// i-th, numbered id), in one write, and numbers bt from the reset's id.
+func (d *Driver) sendBatch(bt *batch, n int, call func(b []byte, i int, id int64) []byte) *batch {
+	bt.first = d.seq + 1
 	b := d.wbuf[:0]
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, bt.first, 10)
 	b = append(b, `,"op":"reset"}`+"\n"...)
-	for i := range calls {
-		b = calls[i].appendJSON(b, bt.first+1+int64(i))
+	for i := range n {
+		b = call(b, i, bt.first+1+int64(i))
 		b = append(b, '\n')
 	}
 	d.wbuf = b
-	d.seq += 1 + int64(len(calls))
+	d.seq += 1 + int64(n)
 	bt.trouble = d.write(b)
-	return bt, nil
+	return bt
 }
 
 // maxProgramEvents bounds the events of one program's answers, which the

@@ -128,27 +128,46 @@ type Options struct {
 // caused it; a program whose run broke the driver is handed to got like
 // any other, and if got goes on, the program after it is sent again.
 func (r *Runner) Stream(next func() (properties.Program, bool), got func(made properties.Program, res *Result) bool) error {
-	type flight struct {
+	type lowered struct {
 		made  properties.Program
 		calls []Call
-		b     *batch
 	}
-	send := func(f *flight) error {
+	return stream(r, func() (lowered, bool) {
+		p, ok := next()
+		if !ok {
+			return lowered{}, false
+		}
+		made, calls := Lower(p, r.offers)
+		return lowered{made, calls}, true
+	},
+		func(l lowered) (*batch, error) { return r.d.send(l.calls) },
+		func(l lowered) (*Result, error) { return r.Run(l.calls) },
+		func(l lowered, res *Result) bool { return got(l.made, res) })
+}
+
+// stream is Stream's and StreamTensor's loop over programs of any layer:
+// send writes a program to the driver (after ensure has started it),
+// alone runs one by itself, got takes each run in order.
+func stream[P any](r *Runner, next func() (P, bool), send func(P) (*batch, error), alone func(P) (*Result, error), got func(P, *Result) bool) error {
+	type flight struct {
+		p P
+		b *batch
+	}
+	start := func(f *flight) error {
 		if err := r.ensure(); err != nil {
 			return err
 		}
 		var err error
-		f.b, err = r.d.send(f.calls)
+		f.b, err = send(f.p)
 		return err
 	}
 	var prev *flight
 	for {
 		var cur *flight
 		if p, ok := next(); ok {
-			cur = &flight{}
-			cur.made, cur.calls = Lower(p, r.offers)
+			cur = &flight{p: p}
 			if prev == nil || r.d.broken == nil {
-				if err := send(cur); err != nil {
+				if err := start(cur); err != nil {
 					return err
 				}
 			}
@@ -161,18 +180,18 @@ func (r *Runner) Stream(next func() (properties.Program, bool), got func(made pr
 				// flushed the answers before it). Run this one alone.
 				cur.b = nil
 				var err error
-				if res, err = r.Run(prev.calls); err != nil {
+				if res, err = alone(prev.p); err != nil {
 					return err
 				}
 			}
-			if !got(prev.made, res) {
+			if !got(prev.p, res) {
 				if cur != nil && cur.b != nil && r.d.broken == nil {
 					r.d.receive(cur.b) // drain: its answers are not wanted
 				}
 				return nil
 			}
 			if cur != nil && (cur.b == nil || r.d.broken != nil) { // sent to a driver that broke
-				if err := send(cur); err != nil {
+				if err := start(cur); err != nil {
 					return err
 				}
 			}
