@@ -206,8 +206,10 @@ func bytesText(n uint64) string {
 	if n < 1024 {
 		return exact
 	}
+	// Step up while the value to one decimal would be 1024.0 or more:
+	// 1048575 bytes is "1.0 MiB", not "1024.0 KiB".
 	v, u := float64(n)/1024, 0
-	for v >= 1024 && u < len(units)-1 {
+	for v >= 1023.95 && u < len(units)-1 {
 		v, u = v/1024, u+1
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[u] + " (" + exact + ")"

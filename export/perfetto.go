@@ -267,15 +267,15 @@ func appendTS(b []byte, at stamp) []byte {
 	if !at.hasT {
 		return strconv.AppendInt(b, int64(at.event), 10)
 	}
-	t := at.t
-	if t < 0 {
+	t := uint64(at.t)
+	if at.t < 0 {
 		b = append(b, '-')
-		t = -t // a time before the epoch; ns fit far from the overflow
+		t = -t // a time before the origin: its magnitude, that of math.MinInt64 too
 	}
-	b = strconv.AppendInt(b, t/1000, 10)
+	b = strconv.AppendUint(b, t/1000, 10)
 	if ns := t % 1000; ns != 0 {
 		b = append(b, '.')
-		frac := strconv.AppendInt(nil, 1000+ns, 10)[1:] // three digits
+		frac := strconv.AppendUint(nil, 1000+ns, 10)[1:] // three digits
 		for len(frac) > 0 && frac[len(frac)-1] == '0' {
 			frac = frac[:len(frac)-1]
 		}
