@@ -267,7 +267,7 @@ func (m *machine) step(op byte) error {
 		}
 		return m.push(m.longVal(b))
 	case 'F': // FLOAT
-		b, err := m.lineOr("FLOAT", 64, "FLOAT: longer than 64 bytes")
+		b, err := m.lineOr("FLOAT", 64, "")
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package torchsnap
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"unicode/utf8"
@@ -34,6 +35,12 @@ func (m *machine) decimal(name string) (uint32, error) {
 func (m *machine) textInt(b []byte, isInt bool, name string) (val, error) {
 	if isInt && len(b) == 2 && b[0] == '0' && (b[1] == '0' || b[1] == '1') {
 		return val{k: kBool, i: int64(b[1] - '0')}, nil
+	}
+	// CPython's C unpickler reads any two bytes of value 0 or 1 as a bool
+	// ("+0", "-0", "+1" too), its Python unpickler only "00" and "01":
+	// Python's pickler writes no sign there, so neither reading is taken.
+	if isInt && len(b) == 2 && (b[0] == '+' || b[0] == '-') && (b[1] == '0' || b[1] == '1') && string(b) != "-1" {
+		return val{}, m.fail("%s %q: PyTorch never writes it, and Python's two unpicklers read it differently (a bool, an int)", name, b)
 	}
 	if !isInt && len(b) > 0 && b[len(b)-1] == 'L' {
 		b = b[:len(b)-1]
@@ -91,6 +98,10 @@ func textFloat(b []byte) (float64, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
+	if errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
+		// Python refuses it too (OverflowError); "inf" is read.
+		return 0, fmt.Errorf("%q is beyond the range of a float", b)
+	}
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0, fmt.Errorf("%q is not a decimal float", b)
 	}
