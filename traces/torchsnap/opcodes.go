@@ -291,7 +291,7 @@ func (m *machine) step(op byte) error {
 		if err != nil {
 			return m.fail("STRING: %v", err)
 		}
-		return m.push(m.strVal(s))
+		return m.push(m.textStr(s))
 	case 'V': // UNICODE: raw-unicode-escape
 		b, err := m.lineOr("UNICODE", maxLine, "")
 		if err != nil {
@@ -301,7 +301,7 @@ func (m *machine) step(op byte) error {
 		if err != nil {
 			return m.fail("UNICODE: %v", err)
 		}
-		return m.push(m.strVal(s))
+		return m.push(m.textStr(s))
 	case 'T', 'U': // BINSTRING, SHORT_BINSTRING: ASCII
 		var n uint64
 		name := "SHORT_BINSTRING"
@@ -388,6 +388,15 @@ func (m *machine) step(op byte) error {
 		return m.fail("unknown pickle opcode 0x%02x: not a pickle, or a damaged one", op)
 	}
 	return nil
+}
+
+// textStr holds a protocol-0 string as strArg holds the others: one
+// longer than maxString is not held (kLong), whatever the protocol.
+func (m *machine) textStr(s string) val {
+	if len(s) > m.lim.maxString && !m.lim.generic {
+		return val{k: kLong, i: int64(len(s))}
+	}
+	return m.strVal(s)
 }
 
 // addMarked runs APPENDS or SETITEMS: the items after the mark go into
