@@ -174,6 +174,41 @@ func NewBaseline(outs []Outcome) *Baseline {
 	return b
 }
 
+// Update is the baseline an update writes after a run over outs: each
+// trace the run checked as NewBaseline records it and every other trace of
+// b as b has it, unless prune, which drops those. A baseline is shared by
+// the jobs that gate its traces: an update of one job's traces must not
+// silently drop what another's accepted. Update returns b's traces the run
+// did not check (kept or dropped), sorted by name, for the caller to name.
+func (b *Baseline) Update(outs []Outcome, prune bool) (nb *Baseline, notRun []BaselineTrace) {
+	nb = NewBaseline(outs)
+	ran := make(map[string]bool, len(nb.Traces))
+	for _, t := range nb.Traces {
+		ran[t.Trace] = true
+	}
+	for _, t := range b.Traces {
+		if !ran[t.Trace] {
+			notRun = append(notRun, t)
+		}
+	}
+	slices.SortFunc(notRun, func(x, y BaselineTrace) int { return strings.Compare(x.Trace, y.Trace) })
+	if !prune {
+		nb.Traces = append(nb.Traces, notRun...)
+		slices.SortFunc(nb.Traces, func(x, y BaselineTrace) int { return strings.Compare(x.Trace, y.Trace) })
+	}
+	return nb, notRun
+}
+
+// Accepted is how many findings the trace's entry accepts, counted with
+// their multiplicity.
+func (t *BaselineTrace) Accepted() int {
+	n := 0
+	for _, f := range t.Findings {
+		n += f.Count
+	}
+	return n
+}
+
 // Marshal is the file's text: indented, one finding a line, sorted, with
 // a final newline.
 func (b *Baseline) Marshal() []byte {
