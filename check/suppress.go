@@ -87,28 +87,21 @@ func ParseSuppressions(r io.Reader, name string) ([]*Rule, error) {
 	return rules, nil
 }
 
-// suppressedBy returns the first rule that suppresses v, or nil.
-func suppressedBy(rules []*Rule, v *traces.Violation) *Rule {
-	for _, r := range rules {
-		if r.Kind != "*" && r.Kind != v.Kind {
-			continue
-		}
-		try := func(site string) bool { return site != "" && glob(r.Pattern, site) }
-		hasSite := v.Site != ""
-		if try(v.Site) {
-			return r
-		}
-		for _, rel := range v.Related {
-			if try(rel.Site) {
-				return r
-			}
-			hasSite = hasSite || rel.Site != ""
-		}
-		if !hasSite && glob(r.Pattern, "") {
-			return r
-		}
+// suppressedBy returns the first rule of p.Rules, in order, that
+// suppresses v, or nil. It looks v up in an index of the rules, built on
+// first use and again whenever Rules is another slice (suppress_index.go),
+// so that a million rules cost a finding about what a few do. Rules must
+// not be changed in place while the policy is in use.
+func (p *Policy) suppressedBy(v *traces.Violation) *Rule {
+	if len(p.Rules) == 0 {
+		return nil
 	}
-	return nil
+	x := p.index.Load()
+	if x == nil || len(x.rules) != len(p.Rules) || &x.rules[0] != &p.Rules[0] {
+		x = newRuleIndex(p.Rules)
+		p.index.Store(x)
+	}
+	return x.match(v)
 }
 
 // glob reports whether pattern matches all of s, where * in pattern
