@@ -22,7 +22,7 @@ import (
 //   - prefix: a pattern whose text before its first * is not empty, keyed
 //     by that text: a site it matches begins with it;
 //   - suffix: a pattern that begins with * and whose text after its last
-//     * is not empty, keyed by that text: a site it matches ends with it;
+//   - is not empty, keyed by that text: a site it matches ends with it;
 //   - infix: a pattern that begins and ends with * and has text between,
 //     keyed by its longest run of text without *: a site it matches
 //     holds it;

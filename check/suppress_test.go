@@ -144,7 +144,6 @@ func scanRules(rules []*Rule, v *traces.Violation) *Rule {
 	return nil
 }
 
-
 // TestRuleIndexAgreesWithScan generates rule files and findings from the
 // few texts sites are made of, so that rules of every bucket (exact,
 // prefix, suffix, the rest) match, overlap and shadow one another, and
