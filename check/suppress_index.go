@@ -21,8 +21,8 @@ import (
 //     matches it only by being equal to it;
 //   - prefix: a pattern whose text before its first * is not empty, keyed
 //     by that text: a site it matches begins with it;
-//   - suffix: a pattern that begins with * and whose text after its last
-//   - is not empty, keyed by that text: a site it matches ends with it;
+//   - suffix: a pattern that begins with a star and has text after its
+//     last star, keyed by that text: a site it matches ends with it;
 //   - infix: a pattern that begins and ends with * and has text between,
 //     keyed by its longest run of text without *: a site it matches
 //     holds it;
