@@ -131,7 +131,7 @@ func Open(name string, opts Options) (*Input, error) {
 			case isLog:
 				return nil, inFile(err, in.name, "%w (this looks like a glibc mtrace log: read it with --from mtrace, or without --from)")
 			case isSnap:
-				return nil, inFile(err, in.name, fmt.Sprintf("%%w (this looks like a pickle (protocol %s), such as a PyTorch memory snapshot: read it with --from torch-snapshot, or without --from)", proto))
+				return nil, inFile(err, in.name, fmt.Sprintf("%%w (this looks like a pickle, such as a PyTorch memory snapshot, of protocol %s: read it with --from torch-snapshot, or without --from)", proto))
 			}
 			return nil, inFile(err, in.name, "%w")
 		}

@@ -85,7 +85,7 @@ func TestWrongFormatHints(t *testing.T) {
 	}{
 		{"a trace as a snapshot", trace, TorchSnapshot, "this looks like a tlcheck trace: read it with --from trace, or without --from"},
 		{"a log as a snapshot", log, TorchSnapshot, "this looks like a glibc mtrace log: read it with --from mtrace, or without --from"},
-		{"a protocol-1 pickle as a trace", snap, Trace, "this looks like a pickle (protocol 1), such as a PyTorch memory snapshot"},
+		{"a protocol-1 pickle as a trace", snap, Trace, "this looks like a pickle, such as a PyTorch memory snapshot, of protocol 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
