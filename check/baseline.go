@@ -79,11 +79,12 @@ func TraceKey(name string) string {
 // ReadBaseline reads and checks a baseline file. Every error names the
 // file.
 func ReadBaseline(name string) (*Baseline, error) {
-	data, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	b, err := ParseBaseline(bytes.NewReader(data))
+	defer f.Close()
+	b, err := ParseBaseline(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -94,11 +95,15 @@ func ReadBaseline(name string) (*Baseline, error) {
 // unknown kind, a trace or finding given twice, a count below 1 or
 // another format or version is an error naming it.
 func ParseBaseline(r io.Reader) (*Baseline, error) {
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(r) // a baseline is small, and errors name lines in it
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields() // a misspelt field would silently accept nothing
 	var b Baseline
 	if err := dec.Decode(&b); err != nil {
-		return nil, fmt.Errorf("not a tlcheck baseline: %w", err)
+		return nil, fmt.Errorf("not a tlcheck baseline: %w", jsonError(err, data))
 	}
 	if dec.More() {
 		return nil, errors.New("not a tlcheck baseline: more than one JSON value")

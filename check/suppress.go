@@ -2,6 +2,7 @@ package check
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -58,13 +59,18 @@ func LoadSuppressions(files []string) ([]*Rule, error) {
 	return rules, nil
 }
 
+// maxRuleLine bounds a suppression file's line, so that a file that is
+// not one (a binary, a trace on one line) costs a bounded buffer.
+const maxRuleLine = 1 << 20
+
 // ParseSuppressions parses one suppression file; an error names the file
 // and line, so that a typo never silently suppresses nothing.
 func ParseSuppressions(r io.Reader, name string) ([]*Rule, error) {
 	var rules []*Rule
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 0, 4096), maxRuleLine)
+	n := 1
+	for ; sc.Scan(); n++ {
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
@@ -81,8 +87,10 @@ func ParseSuppressions(r io.Reader, name string) ([]*Rule, error) {
 		}
 		rules = append(rules, &Rule{Kind: traces.Kind(kind), Pattern: pattern, File: name, Line: n})
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s:%d: a line longer than %d bytes: no site is that long", name, n, maxRuleLine)
+	} else if err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", name, n, err)
 	}
 	return rules, nil
 }

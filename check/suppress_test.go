@@ -57,6 +57,7 @@ func TestParseSuppressions(t *testing.T) {
 		{"unknown kind", "\n\nleek:a.c:*\n", nil, "supp.txt:3: unknown kind \"leek\""},
 		{"empty pattern", "leak:\n", nil, "supp.txt:1: empty pattern"},
 		{"empty kind", ":a.c\n", nil, "supp.txt:1: unknown kind \"\""},
+		{"a line too long", "leak:a\n\nleak:" + strings.Repeat("x", 10<<20) + "\n", nil, "supp.txt:3: a line longer than 1048576 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
