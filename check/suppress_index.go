@@ -36,72 +36,80 @@ import (
 // one a scan of the rules gives: the first rule in file order that
 // matches.
 type ruleIndex struct {
-	rules  []*Rule // what the index was built from, in file order
-	exact  map[ruleKey][]int
-	prefix map[ruleKey][]int
-	suffix map[ruleKey][]int
-	infix  map[ruleKey][]int
-	any    []int
-	// the lengths of the keys present, shortest first, so that a site
-	// is looked up only at lengths some rule has
-	prefixLens, suffixLens, infixLens []int
+	rules []*Rule // what the index was built from, in file order
+	// head holds each bucket's first rule (its index plus 1), and next
+	// each rule's successor in its bucket (-1 at the end), in file order:
+	// one map and one array, so that a million rules cost no allocation
+	// each.
+	head map[ruleKey]int32
+	next []int32
+	any  []int32 // the rules of * alone
+	// the lengths of the keys present, by bucket, shortest first, so that
+	// a site is looked up only at lengths some rule has
+	lens [bAny][]int
 }
 
-// ruleKey is a bucket's key: a kind ("*" for any) and a text.
+// The buckets.
+const (
+	bExact uint8 = iota
+	bPrefix
+	bSuffix
+	bInfix
+	bAny
+)
+
+// ruleKey is a bucket's key: which bucket, a kind ("*" for any) and a
+// text.
 type ruleKey struct {
-	kind traces.Kind
-	text string
+	bucket uint8
+	kind   traces.Kind
+	text   string
 }
 
 func newRuleIndex(rules []*Rule) *ruleIndex {
-	// Sized from a first pass: a million rules grow no map step by step.
-	var n [4]int
-	for _, r := range rules {
-		n[bucketOf(r.Pattern)]++
+	x := &ruleIndex{rules: rules, head: make(map[ruleKey]int32, len(rules)), next: make([]int32, len(rules))}
+	var lens [bAny]map[int]bool
+	for b := range lens {
+		lens[b] = map[int]bool{}
 	}
-	x := &ruleIndex{rules: rules, exact: make(map[ruleKey][]int, n[0]), prefix: make(map[ruleKey][]int, n[1]),
-		suffix: make(map[ruleKey][]int, n[2]), infix: make(map[ruleKey][]int, n[3])}
-	plens, slens, ilens := map[int]bool{}, map[int]bool{}, map[int]bool{}
+	// Backwards, each rule in front of its bucket: the lists end in file
+	// order.
+	for i := len(rules) - 1; i >= 0; i-- {
+		r := rules[i]
+		b, text := bucketOf(r.Pattern)
+		if b == bAny {
+			continue
+		}
+		k := ruleKey{b, r.Kind, text}
+		x.next[i] = x.head[k] - 1
+		x.head[k] = int32(i) + 1
+		lens[b][len(text)] = true
+	}
 	for i, r := range rules {
-		first := strings.IndexByte(r.Pattern, '*')
-		last := strings.LastIndexByte(r.Pattern, '*')
-		switch {
-		case first < 0:
-			k := ruleKey{r.Kind, r.Pattern}
-			x.exact[k] = append(x.exact[k], i)
-		case first > 0:
-			k := ruleKey{r.Kind, r.Pattern[:first]}
-			x.prefix[k] = append(x.prefix[k], i)
-			plens[first] = true
-		case last < len(r.Pattern)-1:
-			k := ruleKey{r.Kind, r.Pattern[last+1:]}
-			x.suffix[k] = append(x.suffix[k], i)
-			slens[len(k.text)] = true
-		case strings.Trim(r.Pattern, "*") != "":
-			k := ruleKey{r.Kind, longestRun(r.Pattern)}
-			x.infix[k] = append(x.infix[k], i)
-			ilens[len(k.text)] = true
-		default:
-			x.any = append(x.any, i)
+		if b, _ := bucketOf(r.Pattern); b == bAny {
+			x.any = append(x.any, int32(i))
 		}
 	}
-	x.prefixLens, x.suffixLens, x.infixLens = sortedKeys(plens), sortedKeys(slens), sortedKeys(ilens)
+	for b := range lens {
+		x.lens[b] = slices.Sorted(maps.Keys(lens[b]))
+	}
 	return x
 }
 
-// bucketOf is the bucket a pattern goes to: 0 exact, 1 prefix, 2 suffix,
-// 3 infix or any.
-func bucketOf(pattern string) int {
+// bucketOf is the bucket a pattern goes to, and its key's text.
+func bucketOf(pattern string) (uint8, string) {
 	first, last := strings.IndexByte(pattern, '*'), strings.LastIndexByte(pattern, '*')
 	switch {
 	case first < 0:
-		return 0
+		return bExact, pattern
 	case first > 0:
-		return 1
+		return bPrefix, pattern[:first]
 	case last < len(pattern)-1:
-		return 2
+		return bSuffix, pattern[last+1:]
+	case strings.Trim(pattern, "*") != "":
+		return bInfix, longestRun(pattern)
 	}
-	return 3
+	return bAny, ""
 }
 
 // longestRun is the longest text between the stars of a pattern (the
@@ -115,8 +123,6 @@ func longestRun(pattern string) string {
 	}
 	return best
 }
-
-func sortedKeys(m map[int]bool) []int { return slices.Sorted(maps.Keys(m)) }
 
 // match returns the first rule in file order that suppresses v, or nil.
 func (x *ruleIndex) match(v *traces.Violation) *Rule {
@@ -163,45 +169,41 @@ type matcher struct {
 func (m *matcher) site(s string) {
 	x := m.x
 	for _, kind := range [2]traces.Kind{m.kind, "*"} {
-		if len(x.exact) > 0 {
-			m.bucket(x.exact[ruleKey{kind, s}], s)
-		}
-		for _, n := range x.prefixLens {
+		m.bucket(ruleKey{bExact, kind, s}, s)
+		for _, n := range x.lens[bPrefix] {
 			if n > len(s) {
 				break
 			}
-			m.bucket(x.prefix[ruleKey{kind, s[:n]}], s)
+			m.bucket(ruleKey{bPrefix, kind, s[:n]}, s)
 		}
-		for _, n := range x.suffixLens {
+		for _, n := range x.lens[bSuffix] {
 			if n > len(s) {
 				break
 			}
-			m.bucket(x.suffix[ruleKey{kind, s[len(s)-n:]}], s)
+			m.bucket(ruleKey{bSuffix, kind, s[len(s)-n:]}, s)
 		}
-		for _, n := range x.infixLens {
+		for _, n := range x.lens[bInfix] {
 			for at := 0; at+n <= len(s); at++ {
-				m.bucket(x.infix[ruleKey{kind, s[at : at+n]}], s)
+				m.bucket(ruleKey{bInfix, kind, s[at : at+n]}, s)
 			}
 		}
 	}
 	for _, i := range x.any {
-		if i >= m.best {
+		if int(i) >= m.best {
 			break
 		}
 		if r := x.rules[i]; r.Kind == "*" || r.Kind == m.kind {
 			m.tried++
-			m.best = i // * matches every site
+			m.best = int(i) // * matches every site
 			break
 		}
 	}
 }
 
-// bucket tries a bucket's rules, in file order, up to the best so far.
-func (m *matcher) bucket(rules []int, s string) {
-	for _, i := range rules {
-		if i >= m.best {
-			return
-		}
+// bucket tries the rules of bucket k, in file order, up to the best so
+// far.
+func (m *matcher) bucket(k ruleKey, s string) {
+	for i := int(m.x.head[k]) - 1; i >= 0 && i < m.best; i = int(m.x.next[i]) {
 		m.tried++
 		if glob(m.x.rules[i].Pattern, s) {
 			m.best = i
