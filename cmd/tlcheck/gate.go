@@ -182,7 +182,7 @@ func runGate(e *env, args []string) int {
 	}
 	aside := ""
 	if len(notRun) > 0 && !opts.prune {
-		aside = fmt.Sprintf(" (%d kept as it was, not given)", len(notRun))
+		aside = fmt.Sprintf(" (%d not given, kept as it was)", len(notRun))
 	}
 	fmt.Fprintf(e.stderr, "tlcheck gate: wrote %s: %s in %s%s\n", opts.baseline, plural.Count(n, "finding"), plural.Count(len(nb.Traces), "trace"), aside)
 	if opts.prune {

@@ -445,7 +445,7 @@ func TestGateUpdateKeepsWhatWasNotGiven(t *testing.T) {
 	if !strings.Contains(stdout, "NOTE: the baseline's trace t.jsonl was not given: kept as it was") {
 		t.Errorf("stdout does not say t.jsonl was kept:\n%s", stdout)
 	}
-	if !strings.Contains(stderr, "wrote b.json: 5 findings in 2 traces (1 kept as it was, not given)") {
+	if !strings.Contains(stderr, "wrote b.json: 5 findings in 2 traces (1 not given, kept as it was)") {
 		t.Errorf("stderr %q", stderr)
 	}
 	// Passing --prune without --update is a usage error: it prunes nothing.
