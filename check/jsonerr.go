@@ -37,13 +37,11 @@ func jsonError(err error, data []byte) error {
 		}
 		return fmt.Errorf("%s: invalid JSON: %s", where(data, max(at, 0)), strings.TrimPrefix(syn.Error(), "json: "))
 	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			field = "the value"
-		} else {
-			field = "field " + field
+		field := ""
+		if typ.Field != "" {
+			field = "field " + typ.Field + ": "
 		}
-		return fmt.Errorf("%s: %s: %s, want %s", where(data, typ.Offset), field, typ.Value, typeWant(typ.Type))
+		return fmt.Errorf("%s: %sgot %s, want %s", where(data, typ.Offset), field, typ.Value, typeWant(typ.Type))
 	}
 	if msg, ok := strings.CutPrefix(err.Error(), "json: "); ok {
 		return errors.New(msg) // "unknown field "x"": the name says enough

@@ -20,8 +20,9 @@ func TestParseBaselineErrors(t *testing.T) {
 		{"truncated", head, "line 1, column 52: the JSON ends before its value does"},
 		{"a byte-order mark", "\xef\xbb\xbf" + head + "]}", "byte-order mark (bytes EF BB BF)"},
 		{"a byte that is not text", "{\n\xff}", "line 2, column 1: invalid JSON: byte 0xff"},
-		{"a negative size", head + `{"trace":"t","leaked_bytes":-5}]}`, "field traces.leaked_bytes: number -5, want a whole number from 0 to 18446744073709551615"},
-		{"a string for a count", head + `{"trace":"t","findings":[{"kind":"leak","count":"2"}]}]}`, "field traces.findings.count: string, want a whole number"},
+		{"a negative size", head + `{"trace":"t","leaked_bytes":-5}]}`, "field traces.leaked_bytes: got number -5, want a whole number from 0 to 18446744073709551615"},
+		{"a string for a count", head + `{"trace":"t","findings":[{"kind":"leak","count":"2"}]}]}`, "field traces.findings.count: got string, want a whole number"},
+		{"not an object", "[]", "line 1, column 2: got array, want an object"},
 		{"unknown field", head + "], \"x\": 1}", `unknown field "x"`},
 	}
 	for _, tt := range tests {
