@@ -79,11 +79,12 @@ func TraceKey(name string) string {
 // ReadBaseline reads and checks a baseline file. Every error names the
 // file.
 func ReadBaseline(name string) (*Baseline, error) {
-	data, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	b, err := ParseBaseline(bytes.NewReader(data))
+	defer f.Close()
+	b, err := ParseBaseline(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -94,11 +95,15 @@ func ReadBaseline(name string) (*Baseline, error) {
 // unknown kind, a trace or finding given twice, a count below 1 or
 // another format or version is an error naming it.
 func ParseBaseline(r io.Reader) (*Baseline, error) {
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(r) // a baseline is small, and errors name lines in it
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields() // a misspelt field would silently accept nothing
 	var b Baseline
 	if err := dec.Decode(&b); err != nil {
-		return nil, fmt.Errorf("not a tlcheck baseline: %w", err)
+		return nil, fmt.Errorf("not a tlcheck baseline: %w", jsonError(err, data))
 	}
 	if dec.More() {
 		return nil, errors.New("not a tlcheck baseline: more than one JSON value")
@@ -172,6 +177,41 @@ func NewBaseline(outs []Outcome) *Baseline {
 	}
 	slices.SortFunc(b.Traces, func(x, y BaselineTrace) int { return strings.Compare(x.Trace, y.Trace) })
 	return b
+}
+
+// Update is the baseline an update writes after a run over outs: each
+// trace the run checked as NewBaseline records it and every other trace of
+// b as b has it, unless prune, which drops those. A baseline is shared by
+// the jobs that gate its traces: an update of one job's traces must not
+// silently drop what another's accepted. Update returns b's traces the run
+// did not check (kept or dropped), sorted by name, for the caller to name.
+func (b *Baseline) Update(outs []Outcome, prune bool) (nb *Baseline, notRun []BaselineTrace) {
+	nb = NewBaseline(outs)
+	ran := make(map[string]bool, len(nb.Traces))
+	for _, t := range nb.Traces {
+		ran[t.Trace] = true
+	}
+	for _, t := range b.Traces {
+		if !ran[t.Trace] {
+			notRun = append(notRun, t)
+		}
+	}
+	slices.SortFunc(notRun, func(x, y BaselineTrace) int { return strings.Compare(x.Trace, y.Trace) })
+	if !prune {
+		nb.Traces = append(nb.Traces, notRun...)
+		slices.SortFunc(nb.Traces, func(x, y BaselineTrace) int { return strings.Compare(x.Trace, y.Trace) })
+	}
+	return nb, notRun
+}
+
+// Accepted is how many findings the trace's entry accepts, counted with
+// their multiplicity.
+func (t *BaselineTrace) Accepted() int {
+	n := 0
+	for _, f := range t.Findings {
+		n += f.Count
+	}
+	return n
 }
 
 // Marshal is the file's text: indented, one finding a line, sorted, with

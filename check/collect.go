@@ -27,7 +27,7 @@ func newCollector(file string, p *Policy, max int) *collector {
 // add takes the next violation, in event order; size is the bytes of what
 // it names.
 func (c *collector) add(v traces.Violation, size uint64) {
-	r := suppressedBy(c.p.Rules, &v)
+	r := c.p.suppressedBy(&v)
 	if v.Kind == traces.Leak && r == nil {
 		c.addLeak(&v, size)
 	}

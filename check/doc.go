@@ -24,6 +24,9 @@
 //     matches. Suppressed findings are never dropped, only marked.
 //   - Memory stays bounded however much a trace reports: Source and File
 //     list at most max violations and count the rest.
+//   - Suppressions cost a finding about what a few rules do however many
+//     a file holds: the rules are indexed by kind and by the text their
+//     patterns fix (suppress_index.go), never scanned finding by finding.
 //   - A finding is matched to the baseline by its Fingerprint (kind, site,
 //     allocation site), never by event numbers, lines or addresses, and
 //     counted per trace. Baseline files are read strictly (an unknown

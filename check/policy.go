@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -13,6 +14,8 @@ type Policy struct {
 	FailOn     KindSet // empty: every kind fails
 	RequireEnd bool    // a trace without end fails
 	Rules      []*Rule // suppressions, in order
+
+	index atomic.Pointer[ruleIndex] // Rules indexed, built on first use
 }
 
 // Fails reports whether a finding of kind k fails the run.

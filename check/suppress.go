@@ -2,6 +2,7 @@ package check
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -58,13 +59,18 @@ func LoadSuppressions(files []string) ([]*Rule, error) {
 	return rules, nil
 }
 
+// maxRuleLine bounds a suppression file's line, so that a file that is
+// not one (a binary, a trace on one line) costs a bounded buffer.
+const maxRuleLine = 1 << 20
+
 // ParseSuppressions parses one suppression file; an error names the file
 // and line, so that a typo never silently suppresses nothing.
 func ParseSuppressions(r io.Reader, name string) ([]*Rule, error) {
 	var rules []*Rule
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 0, 4096), maxRuleLine)
+	n := 1
+	for ; sc.Scan(); n++ {
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
@@ -81,34 +87,29 @@ func ParseSuppressions(r io.Reader, name string) ([]*Rule, error) {
 		}
 		rules = append(rules, &Rule{Kind: traces.Kind(kind), Pattern: pattern, File: name, Line: n})
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s:%d: a line longer than %d bytes: no site is that long", name, n, maxRuleLine)
+	} else if err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", name, n, err)
 	}
 	return rules, nil
 }
 
-// suppressedBy returns the first rule that suppresses v, or nil.
-func suppressedBy(rules []*Rule, v *traces.Violation) *Rule {
-	for _, r := range rules {
-		if r.Kind != "*" && r.Kind != v.Kind {
-			continue
-		}
-		try := func(site string) bool { return site != "" && glob(r.Pattern, site) }
-		hasSite := v.Site != ""
-		if try(v.Site) {
-			return r
-		}
-		for _, rel := range v.Related {
-			if try(rel.Site) {
-				return r
-			}
-			hasSite = hasSite || rel.Site != ""
-		}
-		if !hasSite && glob(r.Pattern, "") {
-			return r
-		}
+// suppressedBy returns the first rule of p.Rules, in order, that
+// suppresses v, or nil. It looks v up in an index of the rules, built on
+// first use and again whenever Rules is another slice (suppress_index.go),
+// so that a million rules cost a finding about what a few do. Rules must
+// not be changed in place while the policy is in use.
+func (p *Policy) suppressedBy(v *traces.Violation) *Rule {
+	if len(p.Rules) == 0 {
+		return nil
 	}
-	return nil
+	x := p.index.Load()
+	if x == nil || len(x.rules) != len(p.Rules) || &x.rules[0] != &p.Rules[0] {
+		x = newRuleIndex(p.Rules)
+		p.index.Store(x)
+	}
+	return x.match(v)
 }
 
 // glob reports whether pattern matches all of s, where * in pattern

@@ -15,8 +15,9 @@
 //     events its reader does, read ahead on a goroutine of its own so that
 //     parsing and checking run on two cores. Close stops that goroutine
 //     and closes the file; it may be called more than once.
-//   - Auto reads a file that starts with a pickle's PROTO byte (0x80) as a
-//     snapshot, one whose first line that is not blank starts as only an
+//   - Auto reads a file that starts as a pickle of a dict does (PROTO,
+//     byte 0x80, of any protocol; protocol 1's "}q", protocol 0's "(dp")
+//     as a snapshot, one whose first line that is not blank starts as only an
 //     mtrace line can as mtrace, and anything else as a trace. A named
 //     format is used as given; where the file looks like another, the
 //     error says which and how to read it.

@@ -90,7 +90,7 @@ func Open(name string, opts Options) (*Input, error) {
 	}
 	in.prefix = prefix
 	isLog := mtrace.Sniff(prefix)
-	isSnap := isPickle(prefix)
+	proto, isSnap := pickleProtocol(prefix)
 	in.format = opts.Format
 	if in.format == "" || in.format == Auto {
 		switch {
@@ -109,6 +109,12 @@ func Open(name string, opts Options) (*Input, error) {
 		sr, err := torchsnap.NewReader(r)
 		if err != nil {
 			in.close()
+			switch {
+			case looksLikeTrace(prefix):
+				return nil, inFile(err, in.name, "reading a PyTorch memory snapshot: %w (this looks like a tlcheck trace: read it with --from trace, or without --from)")
+			case isLog:
+				return nil, inFile(err, in.name, "reading a PyTorch memory snapshot: %w (this looks like a glibc mtrace log: read it with --from mtrace, or without --from)")
+			}
 			return nil, inFile(err, in.name, "reading a PyTorch memory snapshot: %w")
 		}
 		src = sr
@@ -125,7 +131,7 @@ func Open(name string, opts Options) (*Input, error) {
 			case isLog:
 				return nil, inFile(err, in.name, "%w (this looks like a glibc mtrace log: read it with --from mtrace, or without --from)")
 			case isSnap:
-				return nil, inFile(err, in.name, "%w (this looks like a pickle, such as a PyTorch memory snapshot: read it with --from torch-snapshot, or without --from)")
+				return nil, inFile(err, in.name, fmt.Sprintf("%%w (this looks like a pickle, such as a PyTorch memory snapshot, of protocol %s: read it with --from torch-snapshot, or without --from)", proto))
 			}
 			return nil, inFile(err, in.name, "%w")
 		}
@@ -170,11 +176,27 @@ func sniff(r io.Reader) (io.Reader, []byte, error) {
 	return io.MultiReader(bytes.NewReader(prefix), r), prefix, nil
 }
 
-// isPickle reports whether an input begins as a pickle of protocol 2 or
-// later does, with PROTO (0x80): no trace (JSON, which is UTF-8 and starts
-// with "{") and no mtrace log (text) can start with that byte.
-func isPickle(prefix []byte) bool {
-	return len(prefix) > 1 && prefix[0] == 0x80 && prefix[1] <= 5
+// pickleProtocol reports whether an input begins as a pickle of a
+// snapshot does, and which protocol its first opcodes show:
+//
+//   - PROTO (0x80) and its protocol, 2 or later; any protocol, so that
+//     one this tlcheck does not read is refused as the pickle it is;
+//   - protocol 1: EMPTY_DICT ("}"), then BINPUT or LONG_BINPUT ("q",
+//     "r"), MARK ("(") or STOP ("."), as Python pickles a dict;
+//   - protocol 0: MARK, DICT ("(d"), then PUT ("p") or STOP.
+//
+// No trace (JSON, which starts with "{" after blanks) and no mtrace log
+// (lines of "@ " and "= ") starts with any of these.
+func pickleProtocol(prefix []byte) (string, bool) {
+	switch {
+	case len(prefix) > 1 && prefix[0] == 0x80:
+		return fmt.Sprint(prefix[1]), true
+	case len(prefix) > 1 && prefix[0] == '}' && bytes.IndexByte([]byte("qr(."), prefix[1]) >= 0:
+		return "1", true
+	case len(prefix) > 2 && prefix[0] == '(' && prefix[1] == 'd' && (prefix[2] == 'p' || prefix[2] == '.'):
+		return "0", true
+	}
+	return "", false
 }
 
 // looksLikeTrace reports whether an input begins as a tlcheck trace does:

@@ -7,10 +7,13 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/export"
 	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/internal/plural"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 const exportUsage = `usage: tlcheck export --format perfetto|pprof|html|torch-snapshot [--out FILE] [--from auto|trace|mtrace|torch-snapshot] TRACE
@@ -43,7 +46,8 @@ what it did in a form other tools show:
 
   --format FORMAT  perfetto, pprof, html or torch-snapshot (required)
   --out FILE       write to FILE, replaced whole and only on success; it may
-                   not be TRACE. Without it (or with "-") the export goes to
+                   not be TRACE; a device or pipe (/dev/null) is written
+                   directly. Without it (or with "-") the export goes to
                    standard output, which for pprof and torch-snapshot
                    (binary) must not be a terminal; there, perfetto streams,
                    so an input error leaves what came before it
@@ -53,7 +57,8 @@ what it did in a form other tools show:
                    tells them apart by their first bytes as replay does
 
 Exit status: 0 no violation, 1 a violation (the export is written either
-way), 2 bad usage or unreadable input (nothing is written to --out).
+way, and standard error says how many of which kinds), 2 bad usage or
+unreadable input (nothing is written to --out).
 `
 
 // exportOptions are export's flags.
@@ -123,6 +128,19 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 		return exitInput, false
 	}
 	if sum.Violations > 0 {
+		// Exit 1 says the trace is wrong, not the export: say so, and why.
+		var kinds []string
+		for _, k := range traces.Kinds() {
+			if n := sum.ByKind[k]; n > 0 {
+				kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+			}
+		}
+		them := "them"
+		if sum.Violations == 1 {
+			them = "it"
+		}
+		fmt.Fprintf(e.stderr, "tlcheck export: %s: %s (%s): exported; tlcheck replay lists %s\n",
+			in.Name(), plural.Count(sum.Violations, "violation"), strings.Join(kinds, ", "), them)
 		return exitViolation, true
 	}
 	return exitClean, true

@@ -15,6 +15,7 @@ import (
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/lang"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/internal/plural"
 	"github.com/tlcheck/tlcheck/properties"
 )
 
@@ -125,8 +126,8 @@ func runFuzz(e *env, args []string) int {
 		what = "the runtime with fault " + opts.fault
 	}
 	if f == nil {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d programs against %s in %s (%.0f programs/s), seed %d: no failure\n",
-			n, what, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), opts.seed)
+		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s against %s in %s (%s), seed %d: no failure\n",
+			plural.Count(n, "program"), what, elapsed.Round(time.Millisecond), plural.Rate(float64(n)/elapsed.Seconds(), "program"), opts.seed)
 		return exitClean
 	}
 
@@ -158,13 +159,13 @@ func runFuzz(e *env, args []string) int {
 	for _, v := range sf.Result.Unexplained() {
 		fmt.Fprintf(w, "the trace shows: %s at event %d: %s\n", v.Kind, v.Event, v.Message)
 	}
-	fmt.Fprintf(w, "\nshrunk from %d steps to %d:\n%v\n", len(p.Steps), len(small.Steps), small)
+	fmt.Fprintf(w, "\nshrunk from %s to %d:\n%v\n", plural.Count(len(p.Steps), "step"), len(small.Steps), small)
 	if werr != nil {
-		fmt.Fprintf(w, "trace (%d events), NOT written (%v); save it to a file to replay it:\n%s\n", sf.Events(), werr, trace.String())
+		fmt.Fprintf(w, "trace (%s), NOT written (%v); save it to a file to replay it:\n%s\n", plural.Count(sf.Events(), "event"), werr, trace.String())
 		fmt.Fprintf(w, "reproduce: tlcheck replay FILE\n")
 		return exitViolation
 	}
-	fmt.Fprintf(w, "trace (%d events), written to %s:\n%s\n", sf.Events(), path, trace.String())
+	fmt.Fprintf(w, "trace (%s), written to %s:\n%s\n", plural.Count(sf.Events(), "event"), path, trace.String())
 	fmt.Fprintf(w, "reproduce: tlcheck replay %s\n", shellQuote(path))
 	return exitViolation
 }
@@ -276,7 +277,7 @@ func (p *progress) update(n int) {
 	}
 	if now := time.Now(); now.After(p.next) {
 		p.next = now.Add(250 * time.Millisecond)
-		fmt.Fprintf(p.w, "\r%d programs, %.0f/s ", n, float64(n)/now.Sub(p.start).Seconds())
+		fmt.Fprintf(p.w, "\r%s, %.0f/s ", plural.Count(n, "program"), float64(n)/now.Sub(p.start).Seconds())
 		p.shown = true
 	}
 }
@@ -304,8 +305,8 @@ func fuzzSource(e *env, cfg impl.Config, opts fuzzOptions) int {
 		what += " with fault " + opts.fault
 	}
 	if f == nil {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d source programs against %s in %s (%.0f programs/s), seed %d: no failure\n",
-			n, what, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), opts.seed)
+		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s against %s in %s (%s), seed %d: no failure\n",
+			plural.Count(n, "source program"), what, elapsed.Round(time.Millisecond), plural.Rate(float64(n)/elapsed.Seconds(), "program"), opts.seed)
 		return exitClean
 	}
 	small, sf := properties.ShrinkSource(p, cfg)
@@ -343,12 +344,12 @@ func fuzzSource(e *env, cfg impl.Config, opts fuzzOptions) int {
 	fmt.Fprintf(w, "tlcheck fuzz: source program %d of seed %d failed against %s after %s\n",
 		n, opts.seed, what, elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "property broken: %s\n%s\n\n", sf.Property, sf.Message)
-	fmt.Fprintf(w, "shrunk from %d statements to %d:\n%s\n", lang.Statements(p), lang.Statements(small), small)
+	fmt.Fprintf(w, "shrunk from %s to %d:\n%s\n", plural.Count(lang.Statements(p), "statement"), lang.Statements(small), small)
 	if werr != nil {
-		fmt.Fprintf(w, "trace (%d events), NOT written (%v):\n%s\n", sf.Events(), werr, trace.String())
+		fmt.Fprintf(w, "trace (%s), NOT written (%v):\n%s\n", plural.Count(sf.Events(), "event"), werr, trace.String())
 		return exitViolation
 	}
-	fmt.Fprintf(w, "program written to %s\ntrace (%d events), written to %s:\n%s\n", srcPath, sf.Events(), path, trace.String())
+	fmt.Fprintf(w, "program written to %s\ntrace (%s), written to %s:\n%s\n", srcPath, plural.Count(sf.Events(), "event"), path, trace.String())
 	fmt.Fprintf(w, "reproduce: tlcheck replay %s\n", shellQuote(path))
 	again := "tlcheck fuzz --replay " + shellQuote(srcPath)
 	if opts.fault != "" {
@@ -381,7 +382,7 @@ func replaySource(e *env, cfg impl.Config, opts fuzzOptions) int {
 		what += " with fault " + opts.fault
 	}
 	if f == nil {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s (%d statements) against %s: no failure\n", opts.replay, lang.Statements(p), what)
+		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s (%s) against %s: no failure\n", opts.replay, plural.Count(lang.Statements(p), "statement"), what)
 		return exitClean
 	}
 	fmt.Fprintf(e.stdout, "tlcheck fuzz: %s failed against %s\nproperty broken: %s\n%s\n\n%s", opts.replay, what, f.Property, f.Message, p)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/internal/plural"
 )
 
 // runFuzzAgainst is fuzz --exec A --against B: the differential check of
@@ -57,8 +58,8 @@ func runFuzzAgainst(e *env, opts fuzzExecOptions) int {
 		}
 	}()
 	if d == nil {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d programs on %s and %s in %s (%.0f programs/s), seed %d: no disagreement\n",
-			n, a, b, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), opts.seed)
+		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s on %s and %s in %s (%s), seed %d: no disagreement\n",
+			plural.Count(n, "program"), a, b, elapsed.Round(time.Millisecond), plural.Rate(float64(n)/elapsed.Seconds(), "program"), opts.seed)
 		return exitClean
 	}
 	fmt.Fprintf(e.stdout, "%s", d.Report())

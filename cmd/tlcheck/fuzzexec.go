@@ -14,6 +14,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/internal/plural"
 )
 
 const fuzzExecUsage = `usage: tlcheck fuzz --exec 'CMD ARGS' [--time D] [--seed N] [--out DIR]
@@ -152,8 +153,8 @@ func runFuzzExec(e *env, args []string) int {
 		return max(code, exitViolation)
 	}
 	if found == 0 {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d programs on %s in %s (%.0f programs/s), seed %d: no failure\n",
-			n, describeDriver(r.Hello(), opts.line), elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), opts.seed)
+		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s on %s in %s (%s), seed %d: no failure\n",
+			plural.Count(n, "program"), describeDriver(r.Hello(), opts.line), elapsed.Round(time.Millisecond), plural.Rate(float64(n)/elapsed.Seconds(), "program"), opts.seed)
 	}
 	for _, note := range r.Hello().Notes { // where the runtime departs from what it stands for: never silently
 		fmt.Fprintf(e.stdout, "the driver notes: %s\n", note)
@@ -175,8 +176,8 @@ func showFinding(e *env, f *drive.Finding, opts fuzzExecOptions) {
 	fmt.Fprintf(w, "tlcheck fuzz: program %d of seed %d failed on %s after %s\n",
 		f.Index, f.Seed, opts.line, f.Duration.Round(time.Millisecond))
 	fmt.Fprintf(w, "%s at call %d: %s\n\n", fail.What, fail.Call, fail.Message)
-	fmt.Fprintf(w, "shrunk from %d steps to %d (%d calls with the teardown) in %d runs:\n%s\n",
-		f.Steps, f.Size(), len(f.Result.Calls)+len(f.Result.TensorCalls), f.Shrinks, f.Result.Listing())
+	fmt.Fprintf(w, "shrunk from %s to %d (%s with the teardown) in %s:\n%s\n",
+		plural.Count(f.Steps, "step"), f.Size(), plural.Count(len(f.Result.Calls)+len(f.Result.TensorCalls), "call"), plural.Count(f.Shrinks, "run"), f.Result.Listing())
 	if fail.Stderr != "" {
 		fmt.Fprintf(w, "the driver's last stderr:\n%s\n\n", strings.TrimRight(fail.Stderr, "\n"))
 	}
@@ -235,7 +236,7 @@ func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
 		}
 		return exitViolation
 	}
-	fmt.Fprintf(e.stdout, "\n%d calls replayed on %s: no failure\n", calls, describeDriver(r.Hello(), opts.line))
+	fmt.Fprintf(e.stdout, "\n%s replayed on %s: no failure\n", plural.Count(calls, "call"), describeDriver(r.Hello(), opts.line))
 	return exitClean
 }
 

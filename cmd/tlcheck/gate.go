@@ -15,7 +15,7 @@ import (
 
 const gateUsage = `usage: tlcheck gate --baseline FILE [flags] TRACE...
 
-  tlcheck gate --baseline FILE [--update] [--tolerance T]
+  tlcheck gate --baseline FILE [--update [--prune]] [--tolerance T]
                [--format text|json|sarif|junit] [--fail-on KINDS]
                [--require-end] [--suppressions FILE]...
                [--from auto|trace|mtrace|torch-snapshot] [--binary PROG] TRACE...
@@ -39,7 +39,11 @@ path as given here, cleaned, with forward slashes.
                    is never a trace, a suppression file, or a file that is
                    not a tlcheck baseline. A FILE that is a symbolic link is
                    written through it, FILE keeps its permissions, and a
-                   read-only FILE is refused
+                   read-only FILE is refused. The baseline's traces not
+                   given are kept as they were: a baseline shared by
+                   several jobs loses nothing when one of them updates
+  --prune          with --update, remove the baseline's traces not given
+                   instead of keeping them, naming each on stderr
   --tolerance T    how much each trace's leaked bytes and peak live bytes
                    may grow over the baseline: 10% (of the baseline value),
                    4096 or 4KiB, 2MiB, 1GiB (bytes), or 10%,4KiB (whichever
@@ -72,6 +76,7 @@ type gateOptions struct {
 	binary    string // the program whose mtrace callers to resolve; "" for none
 	baseline  string
 	update    bool
+	prune     bool // with update: drop the baseline's traces not given
 	tolerance check.Tolerance
 }
 
@@ -83,6 +88,7 @@ func parseGateArgs(args []string) (gateOptions, []string, error) {
 	flags.StringVar(&opts.binary, "binary", "", "")
 	flags.StringVar(&opts.baseline, "baseline", "", "")
 	flags.BoolVar(&opts.update, "update", false, "")
+	flags.BoolVar(&opts.prune, "prune", false, "")
 	flags.Var(&opts.tolerance, "tolerance", "")
 	files, err := parseInterleaved(flags, args)
 	switch {
@@ -94,6 +100,8 @@ func parseGateArgs(args []string) (gateOptions, []string, error) {
 		return opts, nil, errors.New("--baseline FILE is required")
 	case len(files) == 0:
 		return opts, nil, errors.New("no traces to gate")
+	case opts.prune && !opts.update:
+		return opts, nil, errors.New("--prune needs --update: it removes traces from the baseline that --update writes")
 	}
 	seen := make(map[string]string)
 	for _, f := range files {
@@ -145,7 +153,7 @@ func runGate(e *env, args []string) int {
 	run := report.Run{Command: "gate", Baseline: opts.baseline, Update: opts.update, Colour: e.colour(e.stdout)}
 	for _, t := range base.Traces {
 		if !given[t.Trace] {
-			run.Notes = append(run.Notes, fmt.Sprintf("the baseline's trace %s was not given: not compared", t.Trace))
+			run.Notes = append(run.Notes, fmt.Sprintf("the baseline's trace %s was not given: %s", t.Trace, notGivenFate(opts)))
 		}
 	}
 
@@ -163,19 +171,40 @@ func runGate(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "tlcheck gate: --update: %s not written, since a trace could not be read\n", opts.baseline)
 		return exitInput
 	}
-	nb := check.NewBaseline(outs)
+	nb, notRun := base.Update(outs, opts.prune)
 	if err := atomicfile.Replace(opts.baseline, nb.Marshal()); err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck gate: --update: %v\n", err)
 		return exitInput
 	}
 	n := 0
-	for _, t := range nb.Traces {
-		for _, f := range t.Findings {
-			n += f.Count
+	for i := range nb.Traces {
+		n += nb.Traces[i].Accepted()
+	}
+	aside := ""
+	if len(notRun) > 0 && !opts.prune {
+		aside = fmt.Sprintf(" (%d not given, kept as it was)", len(notRun))
+	}
+	fmt.Fprintf(e.stderr, "tlcheck gate: wrote %s: %s in %s%s\n", opts.baseline, plural.Count(n, "finding"), plural.Count(len(nb.Traces), "trace"), aside)
+	if opts.prune {
+		for i := range notRun {
+			fmt.Fprintf(e.stderr, "tlcheck gate: removed %s from %s (not given; --prune), with its %s\n",
+				clip(notRun[i].Trace), opts.baseline, plural.Count(notRun[i].Accepted(), "accepted finding"))
 		}
 	}
-	fmt.Fprintf(e.stderr, "tlcheck gate: wrote %s: %s in %s\n", opts.baseline, plural.Count(n, "finding"), plural.Count(len(nb.Traces), "trace"))
 	return exitClean
+}
+
+// notGivenFate is what happens to a baseline's trace the run was not
+// given: a plain gate does not compare it, an update keeps it as it was,
+// and an update with --prune removes it.
+func notGivenFate(opts gateOptions) string {
+	switch {
+	case opts.prune:
+		return "removed (--prune)"
+	case opts.update:
+		return "kept as it was"
+	}
+	return "not compared"
 }
 
 // loadGateBaseline reads the baseline. Without --update it must exist.

@@ -421,3 +421,74 @@ func TestGateUpdateKeepsTheBaselineFile(t *testing.T) {
 		t.Errorf("the read-only baseline changed")
 	}
 }
+
+// TestGateUpdateKeepsWhatWasNotGiven checks that --update over some of
+// the baseline's traces keeps the others as they were (an update of one
+// job's traces must not drop another's accepted findings), and that only
+// --prune removes them, naming each.
+func TestGateUpdateKeepsWhatWasNotGiven(t *testing.T) {
+	gateDir(t) // b.json accepts t.jsonl's two leaks
+	os.WriteFile("u.jsonl", []byte(leakyV5), 0o644)
+	if code, _, stderr := gate("--baseline", "b.json", "--update", "t.jsonl", "u.jsonl"); code != exitClean {
+		t.Fatalf("--update: exit %d, %s", code, stderr)
+	}
+	both, _ := os.ReadFile("b.json")
+
+	// Updating u.jsonl alone, unchanged, must leave t.jsonl's entry.
+	code, stdout, stderr := gate("--baseline", "b.json", "--update", "u.jsonl")
+	if code != exitClean {
+		t.Fatalf("--update u.jsonl: exit %d, %s", code, stderr)
+	}
+	if now, _ := os.ReadFile("b.json"); string(now) != string(both) {
+		t.Errorf("--update of u.jsonl alone changed the baseline:\n%s\nwant\n%s", now, both)
+	}
+	if !strings.Contains(stdout, "NOTE: the baseline's trace t.jsonl was not given: kept as it was") {
+		t.Errorf("stdout does not say t.jsonl was kept:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "wrote b.json: 5 findings in 2 traces (1 not given, kept as it was)") {
+		t.Errorf("stderr %q", stderr)
+	}
+	// Passing --prune without --update is a usage error: it prunes nothing.
+	if code, _, stderr := gate("--baseline", "b.json", "--prune", "u.jsonl"); code != exitInput || !strings.Contains(stderr, "--prune needs --update") {
+		t.Errorf("--prune alone: exit %d, %q", code, stderr)
+	}
+	// --prune removes what was not given, and says so.
+	code, stdout, stderr = gate("--baseline", "b.json", "--update", "--prune", "u.jsonl")
+	if code != exitClean {
+		t.Fatalf("--prune: exit %d, %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "NOTE: the baseline's trace t.jsonl was not given: removed (--prune)") ||
+		!strings.Contains(stderr, "removed t.jsonl from b.json (not given; --prune), with its 2 accepted findings") ||
+		!strings.Contains(stderr, "wrote b.json: 3 findings in 1 trace") {
+		t.Errorf("--prune: stdout\n%s\nstderr %q", stdout, stderr)
+	}
+	b, err := check.ReadBaseline("b.json")
+	if err != nil || len(b.Traces) != 1 || b.Traces[0].Trace != "u.jsonl" {
+		t.Errorf("after --prune: %v %+v", err, b)
+	}
+}
+
+// TestGateUpdateUnreadableVerdict pins the verdict of an --update that
+// writes nothing because a trace is unreadable: it is a failure naming
+// the unreadable trace, never "UPDATE: ... accepted into" a file that was
+// not written.
+func TestGateUpdateUnreadableVerdict(t *testing.T) {
+	gateDir(t)
+	if err := os.WriteFile("bad.jsonl", []byte(badOp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile("b.json")
+	code, stdout, stderr := gate("--baseline", "b.json", "--update", "t.jsonl", "bad.jsonl")
+	if code != exitInput {
+		t.Errorf("exit %d, want %d", code, exitInput)
+	}
+	if !strings.Contains(stdout, "GATE: FAIL: 1 unreadable trace against b.json") || strings.Contains(stdout, "GATE: UPDATE") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "b.json not written") {
+		t.Errorf("stderr %q", stderr)
+	}
+	if now, _ := os.ReadFile("b.json"); string(now) != string(before) {
+		t.Errorf("b.json changed")
+	}
+}

@@ -1,12 +1,20 @@
 package lang
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/impl"
+)
 
 // Limits of a well-formed program, which keep every run short: a loop runs
-// at most MaxLoop times and a program has at most MaxFuncs functions.
+// at most MaxLoop times and a program has at most MaxFuncs functions. A
+// tensor has at most MaxTensor bytes, the most the runtime's arena holds
+// (its address space): a larger one is input the runtime cannot run, not
+// a bug of it, so it is refused here, where the source names it.
 const (
-	MaxLoop  = 4
-	MaxFuncs = 8
+	MaxLoop   = 4
+	MaxFuncs  = 8
+	MaxTensor = impl.MaxArenaSize
 )
 
 // Check reports the first thing that makes p ill-formed, naming the
@@ -215,6 +223,9 @@ func (c *checker) expr(x Expr) (Type, error) {
 		if len(x.Args) == 0 && x.Size == 0 {
 			return Type{}, fmt.Errorf("zeros(0): a tensor has at least one byte")
 		}
+		if x.Size > MaxTensor {
+			return Type{}, tooBig(x.Size)
+		}
 		for _, a := range x.Args {
 			if err := c.tensor(a); err != nil {
 				return Type{}, err
@@ -294,4 +305,9 @@ func (c *checker) valueBlock(body []Stmt, val string) (Type, error) {
 		return Type{}, err
 	}
 	return c.lookup(val)
+}
+
+// tooBig is the error of a zeros(n) larger than MaxTensor.
+func tooBig(n uint64) error {
+	return fmt.Errorf("zeros(%d): larger than %d bytes, the most the runtime's arena holds", n, uint64(MaxTensor))
 }

@@ -29,6 +29,10 @@
 //
 // An ill-formed program is an error from Check, Interpret and Lower,
 // naming the function and statement; nothing panics on one.
+// A program the runtime has no room for is input, not a bug: a tensor
+// over MaxTensor bytes (the arena's address space) is ill-formed, and
+// tensors that fit one by one but not together make Lower's error
+// wrapping impl.ErrOutOfMemory, naming the function and statement.
 //
 // # The language
 //

@@ -1,8 +1,10 @@
 package lang
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
@@ -73,7 +75,11 @@ type Lowered struct {
 // Lower runs p's lowering on rt, then calls rt.End. The runtime should be
 // fresh, with Config.Record set to collect the trace; its faults decide
 // which codegen faults the lowering has (rt.HasFault). An ill-formed
-// program is an error and makes no call.
+// program is an error and makes no call. A program whose tensors together
+// need more than the runtime holds is an error wrapping
+// impl.ErrOutOfMemory, naming the function and statement: the interpreter
+// has no capacity, so such a run checks nothing, and its refused
+// allocations would read as the runtime's bugs (a write of NULL).
 func Lower(p *Program, rt *impl.Runtime) (*Lowered, error) {
 	if err := Check(p); err != nil {
 		return nil, err
@@ -82,6 +88,9 @@ func Lower(p *Program, rt *impl.Runtime) (*Lowered, error) {
 		sizes: map[traces.Addr]uint64{}, out: &Lowered{}, known: map[*Func]facts{}, plans: map[*Func]impl.Plan{}}
 	l.call(0, nil, nil)
 	l.note("end", rt.End())
+	if l.oom != nil {
+		return nil, l.oom
+	}
 	return l.out, nil
 }
 
@@ -155,6 +164,8 @@ type lowering struct {
 	known  map[*Func]facts
 	plans  map[*Func]impl.Plan
 	buf    traces.Addr // the arena buffer the last tensor operation computed into
+	at     Stmt        // the innermost statement running, for errors
+	oom    error       // the first call the runtime had no room for
 }
 
 // facts are fn's static facts, analysed once a run.
@@ -179,7 +190,22 @@ func (l *lowering) note(where string, err error) {
 			fn = l.top().fn.Name
 		}
 		l.out.Errors = append(l.out.Errors, fmt.Errorf("fn %s, %s: %w", fn, where, err))
+		if l.oom == nil && errors.Is(err, impl.ErrOutOfMemory) {
+			l.oom = fmt.Errorf("lang: fn %s, statement %s: the runtime has no room for the program's tensors: %w",
+				fn, l.stmtText(), err)
+		}
 	}
+}
+
+// stmtText is the first line of the running statement's source.
+func (l *lowering) stmtText() string {
+	if l.at == nil {
+		return "-"
+	}
+	var b strings.Builder
+	l.p.printStmt(&b, l.at, 0)
+	first, _, _ := strings.Cut(b.String(), "\n")
+	return "(" + first + ")"
 }
 
 // made numbers a new object, as the interpreter numbers it: every tensor
@@ -350,6 +376,14 @@ func (l *lowering) loopDepth() int {
 }
 
 func (l *lowering) stmt(s Stmt) (ctrl, traces.Addr) {
+	prev := l.at
+	l.at = s
+	c, a := l.runStmt(s)
+	l.at = prev
+	return c, a
+}
+
+func (l *lowering) runStmt(s Stmt) (ctrl, traces.Addr) {
 	fr := l.top()
 	switch s := s.(type) {
 	case *Let:

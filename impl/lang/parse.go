@@ -540,9 +540,13 @@ func isOp(name string) bool { return name == "zeros" || name == "add" }
 func (ps *parser) op(t token) (Expr, error) {
 	ps.next() // (
 	if t.text == "zeros" {
+		at := ps.peek()
 		n, err := ps.int()
 		if err != nil {
 			return nil, err
+		}
+		if uint64(n) > MaxTensor {
+			return nil, posError(at, "%v", tooBig(uint64(n)))
 		}
 		return &Op{Size: uint64(n)}, ps.expect(")")
 	}

@@ -5,15 +5,19 @@
 // Replacing a file keeps what the user made of it: a symbolic link is
 // written through (its target is replaced, the link stays), the file's
 // permissions are kept, and a file the user cannot write, or has made
-// read-only, is refused rather than replaced.
+// read-only, is refused rather than replaced. A device or a named pipe
+// (/dev/null, /dev/stdout, a FIFO) has no contents to keep and no
+// directory entry to swap: it is written directly.
 package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Replace writes data to path, replacing what was there atomically: a
@@ -27,9 +31,12 @@ func Replace(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	if mode == direct {
+		return writeDirect(target, data)
+	}
 	tmp, err := temp(filepath.Dir(target), filepath.Base(target), data, mode)
 	if err != nil {
-		return err
+		return named(err, path)
 	}
 	defer os.Remove(tmp) // a no-op after the rename
 	return os.Rename(tmp, target)
@@ -47,10 +54,15 @@ func CheckReplace(path string) error {
 	return err // *PathError: "stat DIR: no such file or directory"
 }
 
+// direct is resolve's mode for a file written in place: a device or a
+// named pipe.
+const direct = fs.ModeDevice
+
 // resolve returns the file that replacing path replaces (path, or the
 // file a symbolic link at path leads to) and the permissions the new file
-// gets: the old file's, or 0644 for a new one. It refuses a file that is
-// read-only or that the user may not write.
+// gets: the old file's, or 0644 for a new one; direct for a device or a
+// named pipe, which is written in place. It refuses a file that is
+// read-only or that the user may not write, and a directory or a socket.
 func resolve(path string) (string, fs.FileMode, error) {
 	target := path
 	for range 40 { // as the kernel, give up on a loop of links
@@ -62,6 +74,9 @@ func resolve(path string) (string, fs.FileMode, error) {
 			return "", 0, err
 		}
 		if st.Mode()&fs.ModeSymlink == 0 {
+			if st.Mode()&(fs.ModeDevice|fs.ModeNamedPipe) != 0 {
+				return target, direct, nil
+			}
 			if !st.Mode().IsRegular() {
 				return "", 0, &fs.PathError{Op: "replace", Path: path, Err: errors.New("not a regular file")}
 			}
@@ -94,7 +109,7 @@ func resolve(path string) (string, fs.FileMode, error) {
 func CreateNew(dir, base, ext string, data []byte) (string, error) {
 	tmp, err := temp(dir, base, data, 0o644)
 	if err != nil {
-		return "", err
+		return "", named(err, filepath.Join(dir, base+ext))
 	}
 	defer os.Remove(tmp) // the data lives on under the linked name
 	for i := 1; ; i++ {
@@ -134,6 +149,31 @@ func temp(dir, base string, data []byte, mode fs.FileMode) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// named makes an error met writing the hidden temporary file name the
+// file the user asked for: "create nodir/x.html: in directory nodir: no
+// such file or directory", not the temporary file's name, which the user
+// never gave and never sees.
+func named(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && strings.HasSuffix(pe.Path, ".tmp") {
+		return &fs.PathError{Op: "create", Path: path, Err: fmt.Errorf("in directory %s: %w", filepath.Dir(path), pe.Err)}
+	}
+	return err
+}
+
+// writeDirect writes data to a device or named pipe in place.
+func writeDirect(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // CheckDir reports whether CreateNew can write into dir: it exists, is a

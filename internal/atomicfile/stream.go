@@ -13,7 +13,7 @@ import (
 type Writer struct {
 	f    *os.File
 	path string      // the file replaced: the target of a symbolic link
-	mode fs.FileMode // its permissions once committed
+	mode fs.FileMode // its permissions once committed; direct: f is path
 }
 
 // NewWriter starts replacing path, as Replace does (through a symbolic
@@ -25,9 +25,16 @@ func NewWriter(path string) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if mode == direct { // a device or a pipe: written as it goes
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &Writer{f: f, path: target, mode: mode}, nil
+	}
 	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+"-*.tmp")
 	if err != nil {
-		return nil, err
+		return nil, named(err, path)
 	}
 	return &Writer{f: f, path: target, mode: mode}, nil
 }
@@ -45,6 +52,9 @@ func (w *Writer) Commit() error {
 	f := w.f
 	w.f = nil
 	err := f.Close()
+	if w.mode == direct {
+		return err
+	}
 	if err == nil {
 		err = os.Chmod(f.Name(), w.mode)
 	}
@@ -63,6 +73,8 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.f.Close()
-	os.Remove(w.f.Name())
+	if w.mode != direct { // what a device was given cannot be taken back
+		os.Remove(w.f.Name())
+	}
 	w.f = nil
 }

@@ -20,3 +20,13 @@ func Count[N ~int | ~uint64](n N, noun string) string {
 	}
 	return s + " " + noun + "s"
 }
+
+// Rate writes "r nouns/s", r rounded to a whole number, the noun as given
+// where that number is 1: "1 program/s", "0 programs/s", "6350 programs/s".
+func Rate(r float64, noun string) string {
+	s := strconv.FormatFloat(r, 'f', 0, 64)
+	if s == "1" {
+		return s + " " + noun + "/s"
+	}
+	return s + " " + noun + "s/s"
+}

@@ -22,3 +22,13 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestRate(t *testing.T) {
+	for r, want := range map[float64]string{
+		0: "0 programs/s", 0.6: "1 program/s", 1: "1 program/s", 1.4: "1 program/s", 1.5: "2 programs/s", 6350.2: "6350 programs/s",
+	} {
+		if got := Rate(r, "program"); got != want {
+			t.Errorf("Rate(%v) = %q, want %q", r, got, want)
+		}
+	}
+}

@@ -89,7 +89,8 @@ func (m *machine) memoPut(idx uint32, v val) error {
 		mo.far[idx] = v
 	}
 	if mo.n > memoSlack+int(m.off/memoPerByte) {
-		return m.fail("more values memoized than a snapshot of %d bytes holds (one for every %d bytes): PyTorch never writes such a pickle", m.off, memoPerByte)
+		return m.fail("%d values memoized in the pickle's first %d bytes: more values memoized than a snapshot of that size holds (%d, one for every %d bytes beyond %d): PyTorch never writes such a pickle",
+			mo.n, m.off, memoSlack+int(m.off/memoPerByte), memoPerByte, memoSlack)
 	}
 	if v.k == kObj && v.obj().memo == 0 {
 		v.obj().memo = int64(idx) + 1

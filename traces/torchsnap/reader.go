@@ -110,8 +110,14 @@ func (sh *shaper) top_(m *machine, v val) error {
 		what := typeName(v)
 		if v.k == kObj && v.obj().kind == 'l' || v.k == kSkip && byte(v.i) == 'l' {
 			what += " (an old snapshot of segments alone, with no trace to check)"
+		} else if v.k == kObj && v.obj().kind == 'd' && sh.top != nil {
+			// Python returns the last value; tlcheck reads the snapshot
+			// as it streams, from the first dict at the top of the stack.
+			what = fmt.Sprintf("the dict made at byte %d, after the dict made at byte %d, which tlcheck reads as the snapshot "+
+				"(the first dict made with nothing below it on the pickle's stack; PyTorch makes no dict before the snapshot's)",
+				v.obj().at, sh.top.at)
 		} else if v.k == kObj && v.obj().kind == 'd' {
-			what += " other than the first dict the pickle made"
+			what = fmt.Sprintf("the dict made at byte %d with other values below it on the pickle's stack, where PyTorch makes the snapshot's with none", v.obj().at)
 		}
 		return &Error{Where: "snapshot", Err: fmt.Errorf("want a dict with segments and device_traces, got %s", what)}
 	}
