@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func lineServer(hello string, answer func(k int, id int64) []byte) func(io.Reade
 		if _, err := io.WriteString(stdout, hello+"\n"); err != nil {
 			return err
 		}
-		r := bufio.NewReaderSize(stdin, 1<<20)
+		r := bufio.NewReader(stdin)
 		for k := 0; ; k++ {
 			line, err := r.ReadBytes('\n')
 			if err != nil {
@@ -43,7 +44,7 @@ func lineServer(hello string, answer func(k int, id int64) []byte) func(io.Reade
 			var id int64
 			fmt.Sscanf(string(line), `{"id":%d`, &id)
 			if a := answer(k, id); a != nil {
-				if _, err := stdout.Write(append(a, '\n')); err != nil {
+				if _, err := stdout.Write(slices.Concat(a, []byte("\n"))); err != nil {
 					return err
 				}
 			}
@@ -164,6 +165,9 @@ func transcript(t *testing.T, calls []drive.Call) [][]byte {
 	lines := bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n"))
 	if len(lines) != len(calls)+2 {
 		t.Fatalf("impldriver answered %d lines to %d calls and a reset", len(lines)-1, len(calls))
+	}
+	for i := range lines {
+		lines[i] = slices.Clip(lines[i])
 	}
 	return lines[1:]
 }

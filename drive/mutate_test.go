@@ -1,0 +1,446 @@
+package drive_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// The answer checker, fed answers mutated from correct ones: the Go
+// runtime's (impldriver's) answers to generated programs, each program's
+// answers run first as they are (they must pass) and then with one answer
+// broken one way, which must be a failure, at that answer's call or after
+// it. Each mutation stands for a class of driver bug (a field dropped, an
+// event added, a kind changed, an id moved, a count changed, ...) and so
+// for a class of checker bug that would let it through. The drivers are
+// served in this process (drive.StartFunc), many at once.
+
+// mutation is one way to break the answer to line k of a program (0: the
+// reset), given every correct answer line: it returns the lines the
+// driver gives instead (an entry may hold two answer lines, or be nil
+// for none), or nil where it does not apply to that answer.
+type mutation struct {
+	name  string
+	apply func(answers [][]byte, k int) [][]byte
+}
+
+// edit returns a mutation that changes the parsed answer k (a call's:
+// k > 0) with f, which reports whether it applies.
+func edit(name string, f func(a *drive.Answer) bool) mutation {
+	return mutation{name, func(answers [][]byte, k int) [][]byte {
+		if k == 0 {
+			return nil
+		}
+		a, err := drive.ParseAnswer(answers[k])
+		if err != nil {
+			panic(err)
+		}
+		a.Events = slices.Clone(a.Events)
+		for i := range a.Events {
+			a.Events[i].Fields = slices.Clone(a.Events[i].Fields)
+		}
+		if !f(&a) {
+			return nil
+		}
+		out := slices.Clone(answers)
+		out[k] = a.AppendJSON(nil)
+		return out
+	}}
+}
+
+// own returns a mutation that changes the call's own event (the first)
+// with f.
+func own(name string, f func(ev *traces.Event) bool) mutation {
+	return edit(name, func(a *drive.Answer) bool { return len(a.Events) > 0 && f(&a.Events[0]) })
+}
+
+// raw returns a mutation of answer k's line as text.
+func raw(name string, f func(line []byte, k int) []byte) mutation {
+	return mutation{name, func(answers [][]byte, k int) [][]byte {
+		line := f(answers[k], k)
+		if line == nil || bytes.Equal(line, answers[k]) {
+			return nil
+		}
+		out := slices.Clone(answers)
+		out[k] = line
+		return out
+	}}
+}
+
+// lines returns a mutation that rearranges the answer lines, given k.
+func lines(name string, f func(answers [][]byte, k int) [][]byte) mutation {
+	return mutation{name, func(answers [][]byte, k int) [][]byte {
+		return f(slices.Clone(answers), k)
+	}}
+}
+
+// nowhere is an address no runtime of the tests gives.
+const nowhere = traces.Addr(0xdead0000)
+
+// otherOp is an op of the calls' table other than op.
+func otherOp(op traces.Op) traces.Op {
+	ops := append(drive.CallOps(2), drive.CallOps(3)...)
+	i := slices.Index(ops, op)
+	return ops[(i+1)%len(ops)]
+}
+
+// layer2Mutations are the ways an answer of layers 2 and 3 is broken.
+var layer2Mutations = []mutation{
+	// The id: every answer is to the call of its id, in order.
+	edit("id+1", func(a *drive.Answer) bool { a.ID++; return true }),
+	edit("id-1", func(a *drive.Answer) bool { a.ID--; return true }),
+	lines("answers swapped", func(as [][]byte, k int) [][]byte {
+		if k+1 >= len(as) || bytes.Equal(as[k], as[k+1]) {
+			return nil
+		}
+		as[k], as[k+1] = as[k+1], as[k]
+		return as
+	}),
+	lines("answer given twice", func(as [][]byte, k int) [][]byte {
+		as[k] = slices.Concat(as[k], []byte("\n"), as[k])
+		return as
+	}),
+	lines("answer left out", func(as [][]byte, k int) [][]byte {
+		if k+1 >= len(as) { // the last: a timeout, too slow for the class
+			return nil
+		}
+		as[k] = nil
+		return as
+	}),
+	// The line: not an answer.
+	raw("truncated", func(line []byte, k int) []byte { return line[:len(line)/2] }),
+	raw(`"outcome" dropped`, func(line []byte, k int) []byte {
+		return regexpCut(line, `,"outcome":"done"`, `,"outcome":"refused"`)
+	}),
+	raw(`"id" dropped`, func(line []byte, k int) []byte { return dropID(line) }),
+	raw(`an event's "addr" dropped`, func(line []byte, k int) []byte {
+		i := bytes.Index(line, []byte(`,"addr":"`))
+		if i < 0 {
+			return nil
+		}
+		j := bytes.IndexByte(line[i+9:], '"')
+		return slices.Concat(line[:i], line[i+9+j+1:])
+	}),
+	// The reset: answered with nothing.
+	mutation{"the reset answered with an event", func(as [][]byte, k int) [][]byte {
+		if k != 0 {
+			return nil
+		}
+		as = slices.Clone(as)
+		as[0] = bytes.Replace(as[0], []byte(`"events":[]`), []byte(`"events":[{"op":"scope_enter"}]`), 1)
+		return as
+	}},
+	mutation{"the reset refused", func(as [][]byte, k int) [][]byte {
+		if k != 0 {
+			return nil
+		}
+		as = slices.Clone(as)
+		as[0] = bytes.Replace(as[0], []byte(`"outcome":"done"`), []byte(`"outcome":"refused","message":"no"`), 1)
+		return as
+	}},
+	// The events: the call's own, then only frees.
+	edit("no events", func(a *drive.Answer) bool { a.Events = nil; return true }),
+	own("the own event's op", func(ev *traces.Event) bool { ev.Op = otherOp(ev.Op); return true }),
+	// The address a call makes is the runtime's to choose, but the calls
+	// after it name what it made there (a release, a free at scope_exit):
+	// moved, they name another. (An arena's buffer is not named again, and
+	// may be anywhere in the frame.)
+	own("a made object's address moved", func(ev *traces.Event) bool {
+		if ev.Op != traces.OpAlloc && ev.Op != traces.OpStructInit || ev.Addr == 0 {
+			return false
+		}
+		ev.Addr += 8
+		return true
+	}),
+	own("the target's address moved", func(ev *traces.Event) bool {
+		switch ev.Op {
+		case traces.OpAcquire, traces.OpRelease, traces.OpRegister, traces.OpUnregister, traces.OpParamRegister, traces.OpRead, traces.OpWrite:
+			ev.Addr += 8
+			return true
+		}
+		return false
+	}),
+	own("the own event's size", func(ev *traces.Event) bool {
+		if ev.Size == 0 && ev.Op != traces.OpAlloc && ev.Op != traces.OpStructInit && ev.Op != traces.OpArenaGet && ev.Op != traces.OpRead && ev.Op != traces.OpWrite {
+			return false
+		}
+		ev.Size++
+		return true
+	}),
+	own("the own event's name", func(ev *traces.Event) bool {
+		if ev.Name == "" {
+			return false
+		}
+		ev.Name += "x"
+		return true
+	}),
+	own("the own event's var", func(ev *traces.Event) bool {
+		if ev.Var == "" {
+			return false
+		}
+		ev.Var += "x"
+		return true
+	}),
+	own("the own event's slots", func(ev *traces.Event) bool {
+		if ev.Op != traces.OpFnEnter {
+			return false
+		}
+		ev.Slots++
+		return true
+	}),
+	own("the own event's slot", func(ev *traces.Event) bool {
+		if ev.Op != traces.OpArenaGet {
+			return false
+		}
+		ev.Slot++
+		return true
+	}),
+	own("a struct's field dropped", func(ev *traces.Event) bool {
+		if len(ev.Fields) == 0 {
+			return false
+		}
+		ev.Fields = ev.Fields[:len(ev.Fields)-1]
+		return true
+	}),
+	own("a struct's field added", func(ev *traces.Event) bool {
+		if ev.Op != traces.OpStructInit {
+			return false
+		}
+		ev.Fields = append(ev.Fields, ev.Addr)
+		return true
+	}),
+	own("a struct's field moved", func(ev *traces.Event) bool {
+		if len(ev.Fields) == 0 {
+			return false
+		}
+		ev.Fields[0] += 8
+		return true
+	}),
+	own("the count changed", func(ev *traces.Event) bool {
+		if !ev.HasCount {
+			return false
+		}
+		ev.Count++
+		return true
+	}),
+	edit("the own event twice", func(a *drive.Answer) bool {
+		if len(a.Events) == 0 {
+			return false
+		}
+		a.Events = slices.Insert(a.Events, 1, a.Events[0])
+		return true
+	}),
+	edit("a free first", func(a *drive.Answer) bool {
+		a.Events = slices.Insert(a.Events, 0, traces.Event{Op: traces.OpFree, Addr: nowhere})
+		return true
+	}),
+	edit("a free of nothing added", func(a *drive.Answer) bool {
+		a.Events = append(a.Events, traces.Event{Op: traces.OpFree, Addr: nowhere})
+		return true
+	}),
+	edit("a free again", func(a *drive.Answer) bool {
+		i := slices.IndexFunc(a.Events, func(ev traces.Event) bool { return ev.Op == traces.OpFree })
+		if i < 0 {
+			return false
+		}
+		a.Events = slices.Insert(a.Events, i+1, a.Events[i])
+		return true
+	}),
+	edit("a free dropped", func(a *drive.Answer) bool {
+		i := slices.IndexFunc(a.Events, func(ev traces.Event) bool { return ev.Op == traces.OpFree })
+		if i < 0 {
+			return false
+		}
+		a.Events = slices.Delete(a.Events, i, i+1)
+		return true
+	}),
+	// The outcome and its kinds.
+	// (Not of end: a runtime may refuse it for the leaks the model
+	// reports there, the program's.)
+	edit("done made refused", func(a *drive.Answer) bool {
+		if a.Refused || len(a.Events) > 0 && a.Events[0].Op == traces.OpEnd {
+			return false
+		}
+		a.Refused, a.Message = true, "refused by a mutation"
+		return true
+	}),
+	edit("refused made done", func(a *drive.Answer) bool {
+		if !a.Refused {
+			return false
+		}
+		a.Refused, a.Message, a.Kinds = false, "", nil
+		return true
+	}),
+	edit("a kind changed", func(a *drive.Answer) bool {
+		if len(a.Kinds) == 0 {
+			return false
+		}
+		for _, k := range traces.Kinds() {
+			if !slices.Contains(a.Kinds, k) {
+				a.Kinds = []traces.Kind{k}
+				return true
+			}
+		}
+		return false
+	}),
+}
+
+// regexpCut returns line without the first of cuts it holds (nil if none).
+func regexpCut(line []byte, cuts ...string) []byte {
+	for _, c := range cuts {
+		if i := bytes.Index(line, []byte(c)); i >= 0 {
+			return slices.Concat(line[:i], line[i+len(c):])
+		}
+	}
+	return nil
+}
+
+// dropID returns line without its leading "id".
+func dropID(line []byte) []byte {
+	i := bytes.IndexByte(line, ',')
+	if !bytes.HasPrefix(line, []byte(`{"id":`)) || i < 0 {
+		return nil
+	}
+	return slices.Concat([]byte("{"), line[i+1:])
+}
+
+// program is calls and the Go runtime's answers to them.
+type program struct {
+	calls   []drive.Call
+	answers [][]byte
+}
+
+// generated returns n programs generated from seed, with their answers.
+func generated(t *testing.T, seed uint64, n int) []program {
+	rng := rand.New(rand.NewPCG(seed, 29))
+	ps := make([]program, n)
+	for i := range ps {
+		_, calls := drive.Lower(properties.Generate(rng), nil)
+		ps[i] = program{calls, transcript(t, calls)}
+	}
+	return ps
+}
+
+// replay runs a program's answer lines on a driver served in this
+// process: the driver answers its k-th line with answers[k]. It returns
+// the run and what closing the driver found (a line after the last
+// answer).
+func replay(calls []drive.Call, answers [][]byte) (*drive.Result, error, error) {
+	d, err := drive.StartFunc(drive.Config{CallTimeout: hangTimeout}, lineServer(hello2, func(k int, id int64) []byte {
+		if k < len(answers) {
+			return answers[k]
+		}
+		return nil
+	}))
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := d.Run(calls)
+	return res, d.Close(), err
+}
+
+// TestMutatedAnswers: every mutation of a correct answer is a failure.
+func TestMutatedAnswers(t *testing.T) {
+	n := 25 // programs, each broken once by each mutation (and at the reset)
+	if !testing.Short() {
+		n = 300
+	}
+	programs := generated(t, 1, n)
+	type job struct {
+		m    mutation
+		p    int
+		k    int
+		outs [][]byte
+	}
+	var jobs []job
+	applied := map[string]int{}
+	rng := rand.New(rand.NewPCG(2, 29))
+	for pi, p := range programs {
+		for _, m := range layer2Mutations {
+			// The reset's answer, then the first of the calls' the
+			// mutation applies to, from one drawn.
+			if outs := m.apply(p.answers, 0); outs != nil {
+				jobs = append(jobs, job{m, pi, 0, outs})
+				applied[m.name]++
+			}
+			from := rng.IntN(len(p.calls))
+			for i := range len(p.calls) {
+				k := 1 + (from+i)%len(p.calls)
+				if outs := m.apply(p.answers, k); outs != nil {
+					jobs = append(jobs, job{m, pi, k, outs})
+					applied[m.name]++
+					break
+				}
+			}
+		}
+	}
+	for _, m := range layer2Mutations {
+		if applied[m.name] < 5 {
+			t.Errorf("mutation %q applied to %d answers: too few to stand for its class", m.name, applied[m.name])
+		}
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	work := make(chan func(), 1)
+	for range 64 { // a run mostly waits (for the stderr that settles with a failure): many at once
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range work {
+				f()
+			}
+		}()
+	}
+	failed := map[string]int{}
+	for pi, p := range programs {
+		work <- func() {
+			res, closed, err := replay(p.calls, p.answers)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil || closed != nil || res.Failure != nil {
+				failed["as answered"]++
+				if failed["as answered"] == 1 {
+					t.Errorf("program %d as the Go runtime answered it: %v, %v, %v\n%s", pi, err, closed, res.Failure, res.Listing())
+				}
+			}
+		}
+	}
+	for _, j := range jobs {
+		work <- func() {
+			p := programs[j.p]
+			res, closed, err := replay(p.calls, j.outs)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				t.Errorf("%s, program %d, answer %d: %v", j.m.name, j.p, j.k, err)
+			case res.Failure == nil && closed != nil && j.k == len(j.outs)-1:
+				// A line after the last answer: Close finds it.
+			case res.Failure == nil || res.Failure.Call < j.k-1:
+				failed[j.m.name]++
+				if failed[j.m.name] <= 2 {
+					t.Errorf("%s, answer %d of program %d: failure %v, want one at call %d or after\nwas: %s\nnow: %s\n%s",
+						j.m.name, j.k, j.p, res.Failure, max(j.k-1, 0), p.answers[j.k], j.outs[j.k], res.Listing())
+				}
+			}
+		}
+	}
+	close(work)
+	wg.Wait()
+	var counts []string
+	for _, m := range layer2Mutations {
+		counts = append(counts, fmt.Sprintf("%s %d", m.name, applied[m.name]))
+	}
+	t.Logf("%d programs, %d mutated runs: %s", n, len(jobs), strings.Join(counts, ", "))
+	for name, k := range failed {
+		t.Errorf("%s: %d runs not failed", name, k)
+	}
+}
