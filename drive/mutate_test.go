@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/drive/impldriver"
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/autograd"
 	"github.com/tlcheck/tlcheck/properties"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -444,20 +447,10 @@ func TestMutatedAnswers(t *testing.T) {
 		}
 	}
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	work := make(chan func(), 1)
-	for range 64 { // a run mostly waits (for the stderr that settles with a failure): many at once
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range work {
-				f()
-			}
-		}()
-	}
+	var work []func()
 	failed := map[string]int{}
 	for pi, p := range programs {
-		work <- func() {
+		work = append(work, func() {
 			res, closed, err := replay(p.calls, p.answers)
 			mu.Lock()
 			defer mu.Unlock()
@@ -467,10 +460,10 @@ func TestMutatedAnswers(t *testing.T) {
 					t.Errorf("program %d as the Go runtime answered it: %v, %v, %v\n%s", pi, err, closed, res.Failure, res.Listing())
 				}
 			}
-		}
+		})
 	}
 	for _, j := range jobs {
-		work <- func() {
+		work = append(work, func() {
 			p := programs[j.p]
 			res, closed, err := replay(p.calls, j.outs)
 			mu.Lock()
@@ -480,17 +473,16 @@ func TestMutatedAnswers(t *testing.T) {
 				t.Errorf("%s, program %d, answer %d: %v", j.m.name, j.p, j.k, err)
 			case res.Failure == nil && closed != nil && j.k == len(j.outs)-1:
 				// A line after the last answer: Close finds it.
-			case res.Failure == nil || res.Failure.Call < j.k-1 || !j.m.failedAs(res.Failure, j.k-1):
+			case res.Failure == nil || !j.m.failedAs(res.Failure, j.k-1):
 				failed[j.m.name]++
 				if failed[j.m.name] <= 2 {
 					t.Errorf("%s, answer %d of program %d: failure %v, want %s\nwas: %s\nnow: %s\n%s",
 						j.m.name, j.k, j.p, res.Failure, j.m.wanted(j.k-1), p.answers[j.k], j.outs[j.k], res.Listing())
 				}
 			}
-		}
+		})
 	}
-	close(work)
-	wg.Wait()
+	parallel(work)
 	var counts []string
 	for _, m := range layer2Mutations {
 		counts = append(counts, fmt.Sprintf("%s %d", m.name, applied[m.name]))
@@ -499,4 +491,185 @@ func TestMutatedAnswers(t *testing.T) {
 	for name, k := range failed {
 		t.Errorf("%s: %d runs not failed", name, k)
 	}
+}
+
+// layer5Mutations are the ways an answer of a layer-5 program is broken:
+// its events go to the model as a layer-2 answer's do, and the kinds the
+// model reports at them must be the refusal's, exactly.
+var layer5Mutations = []mutation{
+	// (The Go engine names no kinds in its refusals: the kinds' mutations
+	// are TestMutatedTensorKinds's, on PyTorch's answers.)
+	edit("done made refused as misuse", func(a *drive.Answer) bool {
+		if a.Refused {
+			return false
+		}
+		a.Refused, a.Message, a.Kinds = true, "refused by a mutation", []traces.Kind{traces.Misuse}
+		return true
+	}).fails("refusal", 0),
+	edit("the tensor dropped", func(a *drive.Answer) bool {
+		if a.Refused || a.Tensor == nil {
+			return false
+		}
+		a.Tensor = nil
+		return true
+	}).fails("record", 0),
+	edit("the grads dropped", func(a *drive.Answer) bool {
+		if a.Grads == nil {
+			return false
+		}
+		a.Grads = nil
+		return true
+	}).fails("record", 0),
+	edit("a free of nothing added", func(a *drive.Answer) bool {
+		a.Events = append(a.Events, traces.Event{Op: traces.OpFree, Addr: nowhere})
+		return true
+	}).fails("invalid-address", 0),
+	edit("a free again", func(a *drive.Answer) bool {
+		i := slices.IndexFunc(a.Events, func(ev traces.Event) bool { return ev.Op == traces.OpFree })
+		if i < 0 || a.Refused {
+			return false
+		}
+		a.Events = slices.Insert(a.Events, i+1, a.Events[i])
+		return true
+	}).fails("double-free", 0),
+	edit("a free dropped", func(a *drive.Answer) bool {
+		i := slices.IndexFunc(a.Events, func(ev traces.Event) bool { return ev.Op == traces.OpFree })
+		if i < 0 {
+			return false
+		}
+		a.Events = slices.Delete(a.Events, i, i+1)
+		return true
+	}),
+	edit("a release dropped", func(a *drive.Answer) bool {
+		i := slices.IndexFunc(a.Events, func(ev traces.Event) bool { return ev.Op == traces.OpRelease })
+		if i < 0 {
+			return false
+		}
+		a.Events = slices.Delete(a.Events, i, i+1)
+		return true
+	}),
+}
+
+// tensorProgram is a layer-5 program and the Go engine's answers to it.
+type tensorProgram struct {
+	calls   []drive.TensorCall
+	answers [][]byte
+}
+
+// tensorTranscript returns the Go engine's answers (impldriver's, in
+// PyTorch's lifetime) to calls run as a driver's first program.
+func tensorTranscript(t *testing.T, calls []drive.TensorCall) [][]byte {
+	t.Helper()
+	var in bytes.Buffer
+	fmt.Fprintf(&in, `{"id":1,"op":"reset"}`+"\n")
+	for i := range calls {
+		c := calls[i].AppendJSON(nil)
+		fmt.Fprintf(&in, `{"id":%d,%s`+"\n", i+2, c[1:])
+	}
+	var out bytes.Buffer
+	if err := impldriver.ServeAutograd(&in, &out, impl.Config{}, autograd.Config{Lifetime: autograd.LifetimePyTorch}); err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n"))
+	if len(lines) != len(calls)+2 {
+		t.Fatalf("impldriver answered %d lines to %d calls and a reset", len(lines)-1, len(calls))
+	}
+	for i := range lines {
+		lines[i] = slices.Clip(lines[i])
+	}
+	return lines[1:]
+}
+
+// hello5 is the hello of a driver of layer-5 programs.
+var hello5 = fmt.Sprintf(`{"protocol":%q,"version":1,"layers":[5],"source":"a test's driver"}`, drive.ProtocolName)
+
+// TestMutatedTensorAnswers: every mutation of the Go engine's answer to a
+// layer-5 call is a failure.
+func TestMutatedTensorAnswers(t *testing.T) {
+	n := 40
+	if !testing.Short() {
+		n = 400
+	}
+	rng := rand.New(rand.NewPCG(5, 29))
+	programs := make([]tensorProgram, n)
+	for i := range programs {
+		calls := goEngineCalls(drive.GenerateTensorProgram(rng))
+		programs[i] = tensorProgram{calls, tensorTranscript(t, calls)}
+	}
+	run := func(p tensorProgram, answers [][]byte) (*drive.Result, error) {
+		d, err := drive.StartFunc(drive.Config{CallTimeout: hangTimeout}, lineServer(hello5, func(k int, id int64) []byte { return answers[k] }))
+		if err != nil {
+			return nil, err
+		}
+		defer d.Close()
+		return d.RunTensor(p.calls)
+	}
+	applied, missed := map[string]int{}, map[string]int{}
+	var mu sync.Mutex
+	var jobs []func()
+	for pi, p := range programs {
+		jobs = append(jobs, func() {
+			if res, err := run(p, p.answers); err != nil || res.Failure != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				t.Errorf("program %d as the Go engine answered it: %v, %v\n%s", pi, err, res.Failure, res.Listing())
+			}
+		})
+		for _, m := range layer5Mutations {
+			from := rng.IntN(len(p.calls))
+			for i := range len(p.calls) {
+				k := 1 + (from+i)%len(p.calls)
+				outs := m.apply(p.answers, k)
+				if outs == nil {
+					continue
+				}
+				applied[m.name]++
+				jobs = append(jobs, func() {
+					res, err := run(p, outs)
+					mu.Lock()
+					defer mu.Unlock()
+					switch {
+					case err != nil:
+						t.Errorf("%s, answer %d of program %d: %v", m.name, k, pi, err)
+					case res.Failure == nil || !m.failedAs(res.Failure, k-1):
+						missed[m.name]++
+						if missed[m.name] <= 2 {
+							t.Errorf("%s, answer %d of program %d: failure %v, want %s\nwas: %s\nnow: %s\n%s",
+								m.name, k, pi, res.Failure, m.wanted(k-1), p.answers[k], outs[k], res.Listing())
+						}
+					}
+				})
+				break
+			}
+		}
+	}
+	parallel(jobs)
+	for _, m := range layer5Mutations {
+		if applied[m.name] < 5 {
+			t.Errorf("mutation %q applied to %d answers: too few to stand for its class", m.name, applied[m.name])
+		}
+	}
+	t.Logf("%d programs: %v", n, applied)
+}
+
+// parallel runs jobs, many at once: a run mostly waits (for the stderr
+// that settles with each failure), so that the class's thousands of runs
+// take a second or two.
+func parallel(jobs []func()) {
+	work := make(chan func())
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range work {
+				f()
+			}
+		}()
+	}
+	for _, f := range jobs {
+		work <- f
+	}
+	close(work)
+	wg.Wait()
 }
