@@ -20,8 +20,10 @@ import (
 // The answer checker, fed answers mutated from correct ones: the Go
 // runtime's (impldriver's) answers to generated programs, each program's
 // answers run first as they are (they must pass) and then with one answer
-// broken one way, which must be a failure, at that answer's call or after
-// it. Each mutation stands for a class of driver bug (a field dropped, an
+// broken one way, which must be a failure: of the kind the mutation
+// names, at the call it names (that answer's, the next, or one after).
+// Naming them keeps a check that another covers for (the record check and
+// the model's verdict on the same event) caught on its own. Each mutation stands for a class of driver bug (a field dropped, an
 // event added, a kind changed, an id moved, a count changed, ...) and so
 // for a class of checker bug that would let it through. The drivers are
 // served in this process (drive.StartFunc), many at once.
@@ -157,7 +159,7 @@ var layer2Mutations = []mutation{
 	// The line: not an answer.
 	raw("truncated", func(line []byte, k int) []byte { return line[:len(line)/2] }).fails("protocol", 0),
 	raw(`"outcome" dropped`, func(line []byte, k int) []byte {
-		return regexpCut(line, `,"outcome":"done"`, `,"outcome":"refused"`)
+		return cutFirst(line, `,"outcome":"done"`, `,"outcome":"refused"`)
 	}).fails("protocol", 0),
 	raw(`"id" dropped`, func(line []byte, k int) []byte { return dropID(line) }).fails("protocol", 0),
 	raw(`an event's "addr" dropped`, func(line []byte, k int) []byte {
@@ -352,8 +354,8 @@ var layer2Mutations = []mutation{
 	}).fails("", 0),
 }
 
-// regexpCut returns line without the first of cuts it holds (nil if none).
-func regexpCut(line []byte, cuts ...string) []byte {
+// cutFirst returns line without the first of cuts it holds (nil if none).
+func cutFirst(line []byte, cuts ...string) []byte {
 	for _, c := range cuts {
 		if i := bytes.Index(line, []byte(c)); i >= 0 {
 			return slices.Concat(line[:i], line[i+len(c):])
