@@ -282,6 +282,9 @@ func (lr *lineReader) line(timeout time.Duration) ([]byte, error) {
 	deadline := false
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.r+scanned:lr.w], '\n'); i >= 0 {
+			if scanned+i > lr.max { // the newline came with the bytes over the bound
+				return nil, errLineTooLong
+			}
 			line := lr.buf[lr.r : lr.r+scanned+i]
 			lr.r += scanned + i + 1
 			return line, nil
@@ -352,7 +355,11 @@ func (r *ring) String() string {
 	if !r.full {
 		return string(r.buf[:r.next])
 	}
-	return fmt.Sprintf("[%d earlier bytes dropped]\n", r.total-int64(len(r.buf))) + string(r.buf[r.next:]) + string(r.buf[:r.next])
+	kept := string(r.buf[r.next:]) + string(r.buf[:r.next])
+	if dropped := r.total - int64(len(r.buf)); dropped > 0 { // full to the byte is not yet dropping
+		return fmt.Sprintf("[%d earlier bytes dropped]\n", dropped) + kept
+	}
+	return kept
 }
 
 // settled returns String once the ring has taken nothing new for
