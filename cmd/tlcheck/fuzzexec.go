@@ -240,29 +240,32 @@ func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
 }
 
 // splitWords splits a command line into words as a POSIX shell would,
-// with quotes and backslashes and nothing else.
+// with quotes and backslashes and nothing else. It works on bytes: every
+// byte it acts on (quotes, backslash, blanks) is ASCII, which no byte of
+// a multi-byte UTF-8 sequence is, so the bytes of a word pass through as
+// they are (/tmp/drïver.py stays that path).
 func splitWords(s string) ([]string, error) {
 	var words []string
 	var w strings.Builder
-	in, quote := false, rune(0)
+	in, quote := false, byte(0)
 	for i := 0; i < len(s); i++ {
-		c := rune(s[i])
+		c := s[i]
 		switch {
 		case quote == '\'':
 			if c == '\'' {
 				quote = 0
 			} else {
-				w.WriteRune(c)
+				w.WriteByte(c)
 			}
 		case quote == '"':
 			switch {
 			case c == '"':
 				quote = 0
-			case c == '\\' && i+1 < len(s) && strings.ContainsRune(`"\$`+"`", rune(s[i+1])):
+			case c == '\\' && i+1 < len(s) && strings.IndexByte(`"\$`+"`", s[i+1]) >= 0:
 				i++
 				w.WriteByte(s[i])
 			default:
-				w.WriteRune(c)
+				w.WriteByte(c)
 			}
 		case c == '\'' || c == '"':
 			quote, in = c, true
@@ -280,7 +283,7 @@ func splitWords(s string) ([]string, error) {
 				in = false
 			}
 		default:
-			w.WriteRune(c)
+			w.WriteByte(c)
 			in = true
 		}
 	}
