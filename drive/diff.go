@@ -215,10 +215,18 @@ type pair struct {
 }
 
 func (p *pair) send(r *Runner, calls []TensorCall) (*batch, error) {
-	if err := r.ensure(); err != nil {
-		return nil, err
+	name := "A"
+	if r == p.b {
+		name = "B"
 	}
-	return r.d.sendTensor(calls)
+	if err := r.ensure(); err != nil {
+		return nil, fmt.Errorf("drive: driver %s: %w", name, err)
+	}
+	b, err := r.d.sendTensor(calls)
+	if err != nil {
+		return nil, fmt.Errorf("driver %s: %w", name, err)
+	}
+	return b, nil
 }
 
 // receive reads both drivers' answers to a program sent to both. A

@@ -24,9 +24,13 @@ type Config struct {
 	// longer has hung. Default 2s.
 	CallTimeout time.Duration
 	// StartTimeout bounds the wait for the hello, which may come after a
-	// slow start (a JIT, a large binary, a loaded machine). Default 10s,
-	// and never less than CallTimeout.
+	// slow start (a JIT, a large binary, importing PyTorch on a loaded
+	// machine). Default 10s, and never less than CallTimeout.
 	StartTimeout time.Duration
+	// CallTimeoutFlag and StartTimeoutFlag, where set, name what sets
+	// the two timeouts for a person (a command's flags, "--call-timeout"),
+	// so that a timeout's message says what to raise.
+	CallTimeoutFlag, StartTimeoutFlag string
 	// MaxLine bounds an answer's length; a longer line is not the
 	// protocol. Default 1 MiB.
 	MaxLine int
@@ -142,7 +146,7 @@ func Start(cfg Config) (*Driver, error) {
 		d.waitErr = d.cmd.Wait()
 		close(d.exited)
 	}()
-	line, t := d.readLineWithin(cfg.StartTimeout, func() string { return "its hello" })
+	line, t := d.readLineWithin(cfg.StartTimeout, cfg.StartTimeoutFlag, func() string { return "its hello" })
 	if t != nil {
 		t.Kind = TroubleStart
 		d.kill()
@@ -217,10 +221,12 @@ func (d *Driver) trouble(kind TroubleKind, what string) *Trouble {
 // readLine reads the next line of the driver's stdout within the call
 // timeout. On EOF it waits a moment for the exit status, for the message.
 func (d *Driver) readLine(what func() string) ([]byte, *Trouble) {
-	return d.readLineWithin(d.cfg.CallTimeout, what)
+	return d.readLineWithin(d.cfg.CallTimeout, d.cfg.CallTimeoutFlag, what)
 }
 
-func (d *Driver) readLineWithin(timeout time.Duration, what func() string) ([]byte, *Trouble) {
+// readLineWithin reads the next line within timeout, which flag (if
+// set) names for the message.
+func (d *Driver) readLineWithin(timeout time.Duration, flag string, what func() string) ([]byte, *Trouble) {
 	line, err := d.out.line(timeout)
 	if err == nil {
 		return line, nil
@@ -231,7 +237,7 @@ func (d *Driver) readLineWithin(timeout time.Duration, what func() string) ([]by
 		return line, nil
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		d.kill()
-		return nil, d.trouble(TroubleTimeout, fmt.Sprintf("no answer within %v while waiting for %s", timeout, waitingFor))
+		return nil, d.trouble(TroubleTimeout, fmt.Sprintf("no answer within %v%s while waiting for %s", timeout, flagNote(flag), waitingFor))
 	case errors.Is(err, errLineTooLong):
 		d.kill()
 		return nil, d.trouble(TroubleProtocol, fmt.Sprintf("a line longer than %d bytes while waiting for %s", d.cfg.MaxLine, waitingFor))
@@ -253,6 +259,14 @@ func (d *Driver) readLineWithin(timeout time.Duration, what func() string) ([]by
 	}
 	d.kill()
 	return nil, d.trouble(TroubleExit, fmt.Sprintf("reading its stdout while waiting for %s: %v", waitingFor, err))
+}
+
+// flagNote names what sets a timeout, for its message: " (--call-timeout)".
+func flagNote(flag string) string {
+	if flag == "" {
+		return ""
+	}
+	return " (" + flag + ")"
 }
 
 // clip quotes a line for a message, cut to 200 bytes.

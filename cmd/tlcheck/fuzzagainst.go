@@ -8,6 +8,9 @@ import (
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 )
 
+// driverName names the two drivers of --against in messages.
+var driverName = [2]string{"driver A (--exec)", "driver B (--against)"}
+
 // runFuzzAgainst is fuzz --exec A --against B: the differential check of
 // two drivers of layer-5 programs (drive.Diff), the same generated
 // programs on both, their answers compared call by call and each run
@@ -28,9 +31,9 @@ func runFuzzAgainst(e *env, opts fuzzExecOptions) int {
 	}
 	var runners [2]*drive.Runner
 	for i, cmd := range [][]string{opts.command, against} {
-		r, err := drive.NewRunner(drive.Config{Command: cmd, CallTimeout: opts.callTimeout})
+		r, err := drive.NewRunner(opts.config(cmd))
 		if err != nil {
-			fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+			fmt.Fprintf(e.stderr, "tlcheck fuzz: %s: %v\n", driverName[i], err)
 			return exitInput
 		}
 		defer r.Close()

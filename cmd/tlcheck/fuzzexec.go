@@ -17,7 +17,8 @@ import (
 )
 
 const fuzzExecUsage = `usage: tlcheck fuzz --exec 'CMD ARGS' [--time D] [--seed N] [--out DIR]
-                    [--call-timeout D] [--restart] [--replay FILE]
+                    [--call-timeout D] [--start-timeout D] [--restart]
+                    [--replay FILE]
                     [--against 'CMD ARGS']
 
 Drives a runtime in another process, in any language, over the protocol of
@@ -36,6 +37,9 @@ not the protocol is a finding too, shown with its last stderr.
   --seed N           the seed of the programs (default: from the clock)
   --out DIR          where to write the counterexample (default .)
   --call-timeout D   how long to wait for each answer (default 2s)
+  --start-timeout D  how long to wait for a driver's hello, after it starts
+                     (default 60s: importing PyTorch on a loaded machine
+                     takes over 10s)
   --restart          after a driver crash, hang or protocol error, start it
                      again and search on; every finding is written
   --replay FILE      run the calls of FILE (a NAME.calls.jsonl) once instead
@@ -48,15 +52,16 @@ cannot be started, or an unreadable --replay file.
 `
 
 type fuzzExecOptions struct {
-	command     []string
-	line        string
-	time        time.Duration
-	seed        uint64
-	out         string
-	callTimeout time.Duration
-	restart     bool
-	replay      string
-	against     string
+	command      []string
+	line         string
+	time         time.Duration
+	seed         uint64
+	out          string
+	callTimeout  time.Duration
+	startTimeout time.Duration
+	restart      bool
+	replay       string
+	against      string
 }
 
 // wantsExec reports whether fuzz's arguments ask for a driver (--exec).
@@ -82,6 +87,7 @@ func parseFuzzExecArgs(args []string) (fuzzExecOptions, error) {
 	seed := fs.String("seed", "", "")
 	fs.StringVar(&opts.out, "out", ".", "")
 	fs.DurationVar(&opts.callTimeout, "call-timeout", 2*time.Second, "")
+	fs.DurationVar(&opts.startTimeout, "start-timeout", defaultStartTimeout, "")
 	fs.BoolVar(&opts.restart, "restart", false, "")
 	fs.StringVar(&opts.replay, "replay", "", "")
 	fs.StringVar(&opts.against, "against", "", "")
@@ -98,11 +104,22 @@ func parseFuzzExecArgs(args []string) (fuzzExecOptions, error) {
 	if len(opts.command) == 0 {
 		return opts, errors.New("--exec: want the driver's command line")
 	}
-	if opts.time <= 0 || opts.callTimeout <= 0 {
-		return opts, errors.New("--time and --call-timeout want positive durations")
+	if opts.time <= 0 || opts.callTimeout <= 0 || opts.startTimeout <= 0 {
+		return opts, errors.New("--time, --call-timeout and --start-timeout want positive durations")
 	}
 	opts.seed, err = parseSeed(*seed)
 	return opts, err
+}
+
+// defaultStartTimeout is --start-timeout's default: the PyTorch driver
+// took 10.7s to say hello on a loaded machine, importing torch.
+const defaultStartTimeout = 60 * time.Second
+
+// config is the drive.Config of a driver started with command under the
+// options' timeouts, which its messages name by their flags.
+func (opts fuzzExecOptions) config(command []string) drive.Config {
+	return drive.Config{Command: command, CallTimeout: opts.callTimeout, StartTimeout: opts.startTimeout,
+		CallTimeoutFlag: "--call-timeout", StartTimeoutFlag: "--start-timeout"}
 }
 
 func runFuzzExec(e *env, args []string) int {
@@ -110,7 +127,7 @@ func runFuzzExec(e *env, args []string) int {
 	if code, ok := badFlags(e, "fuzz", fuzzExecUsage, err); !ok {
 		return code
 	}
-	cfg := drive.Config{Command: opts.command, CallTimeout: opts.callTimeout}
+	cfg := opts.config(opts.command)
 	if opts.replay != "" {
 		return replayCalls(e, cfg, opts)
 	}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFuzzExecStartTimeout: the wait for a driver's hello has a flag of
+// its own, whose default fits importing PyTorch on a loaded machine, and
+// a driver that does not say hello within it is refused with a message
+// that names the flag and, with --against, the driver.
+func TestFuzzExecStartTimeout(t *testing.T) {
+	opts, err := parseFuzzExecArgs([]string{"--exec", "true"})
+	if err != nil || opts.startTimeout < time.Minute {
+		t.Errorf("--start-timeout's default %v (%v): want at least a minute", opts.startTimeout, err)
+	}
+	slow := "sh -c 'sleep 3'" // no hello within the start timeout
+	hello := `sh -c 'echo "{\"protocol\":\"tlcheck-drive\",\"version\":1,\"layers\":[5]}"; cat >/dev/null'`
+	fast := []string{"--start-timeout", "300ms", "--call-timeout", "100ms"}
+	for _, tc := range []struct {
+		args []string
+		says []string
+	}{
+		{append([]string{"fuzz", "--exec", slow}, fast...), []string{"300ms (--start-timeout)", "its hello"}},
+		{append([]string{"fuzz", "--exec", slow, "--against", hello}, fast...), []string{"driver A (--exec)", "300ms (--start-timeout)"}},
+		{append([]string{"fuzz", "--exec", hello, "--against", slow}, fast...), []string{"driver B (--against)", "300ms (--start-timeout)"}},
+		{append([]string{"fuzz", "--exec", "sh -c 'echo {}'", "--against", hello}, fast...), []string{"driver A (--exec)", "not a hello"}},
+		{[]string{"fuzz", "--exec", "true", "--start-timeout", "0s"}, []string{"--start-timeout want positive"}},
+	} {
+		start := time.Now()
+		code, out, errOut := tlcheck(false, tc.args...)
+		if code != exitInput {
+			t.Errorf("%q: exit %d, want 2\n%s%s", tc.args, code, out, errOut)
+		}
+		for _, s := range tc.says {
+			if !strings.Contains(errOut, s) {
+				t.Errorf("%q: stderr lacks %q:\n%s", tc.args, s, errOut)
+			}
+		}
+		if took := time.Since(start); took > 2500*time.Millisecond {
+			t.Errorf("%q took %v: the start timeout was not kept", tc.args, took)
+		}
+	}
+}
