@@ -3,6 +3,7 @@ package drive
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -66,12 +67,15 @@ func ReadCalls(r io.Reader) ([]Call, error) {
 	return readCalls(r, nil, ParseCall)
 }
 
+// maxCallsLine bounds a calls file's line, as an answer's (Config.MaxLine).
+const maxCallsLine = 1 << 20
+
 // readCalls reads a calls file, line by line through parse, appending to
 // calls: blank lines and lines starting with '#' are skipped, and a reset
 // (the harness's, not a program's) is an error.
 func readCalls[C any](r io.Reader, calls []C, parse func([]byte) (C, int64, bool, error)) ([]C, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), maxCallsLine)
 	n := 0
 	for sc.Scan() {
 		n++
@@ -88,7 +92,9 @@ func readCalls[C any](r io.Reader, calls []C, parse func([]byte) (C, int64, bool
 		}
 		calls = append(calls, c)
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("line %d: longer than %d bytes, the most a calls file's line may have (a call is a short line)", n+1, maxCallsLine)
+	} else if err != nil {
 		return nil, fmt.Errorf("line %d: %w", n+1, err)
 	}
 	return calls, nil

@@ -1,9 +1,11 @@
 package drive
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -408,8 +410,11 @@ func (p *answerParser) parse(line []byte, a *Answer) error {
 // parseHello reads and checks the driver's first line.
 func parseHello(line []byte) (Hello, error) {
 	var h Hello
+	if bytes.HasPrefix(line, []byte(byteOrderMark)) {
+		return Hello{}, errors.New("it starts with a byte-order mark (EF BB BF): a protocol line is JSON without one")
+	}
 	if err := json.Unmarshal(line, &h); err != nil {
-		return Hello{}, fmt.Errorf("not a hello object: %w", err)
+		return Hello{}, fmt.Errorf("not a hello object: %w", jsonProblem(err))
 	}
 	if h.Protocol != ProtocolName {
 		return Hello{}, fmt.Errorf(`"protocol" is %q, want %q`, h.Protocol, ProtocolName)
@@ -439,6 +444,30 @@ func parseHello(line []byte) (Hello, error) {
 		return Hello{}, fmt.Errorf(`"calls": %q is not a call of the driver's layers`, name)
 	}
 	return h, nil
+}
+
+// byteOrderMark is UTF-8's, which some editors and runtimes write first.
+const byteOrderMark = "\xef\xbb\xbf"
+
+// jsonProblem says what encoding/json's error is about in the protocol's
+// words: the field and what it holds, or where the JSON broke.
+func jsonProblem(err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		want := "a " + te.Type.Kind().String()
+		switch te.Type.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Uint64:
+			want = "an integer that fits 64 bits"
+		case reflect.Slice:
+			want = "an array"
+		}
+		return fmt.Errorf("%q: %s, want %s", te.Field, te.Value, want)
+	case errors.As(err, &se):
+		return fmt.Errorf("not JSON at byte %d: %v", se.Offset, se)
+	}
+	return err
 }
 
 // offers returns the set of calls the hello offers, end always among them.

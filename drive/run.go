@@ -1,7 +1,9 @@
 package drive
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -194,8 +196,10 @@ func (d *Driver) write(b []byte) *Trouble {
 		go func() { _ = d.writeNow(b) }()
 		return nil
 	}
-	if err := d.writeNow(b); err != nil {
-		return d.trouble(TroubleExit, "writing to its stdin: "+err.Error())
+	if err := d.writeNow(b); errors.Is(err, os.ErrDeadlineExceeded) {
+		return d.trouble(TroubleTimeout, fmt.Sprintf("it did not read the program sent to its stdin within %v%s", d.cfg.CallTimeout, flagNote(d.cfg.CallTimeoutFlag)))
+	} else if err != nil {
+		return d.trouble(TroubleExit, "writing the program to its stdin: "+err.Error())
 	}
 	return nil
 }

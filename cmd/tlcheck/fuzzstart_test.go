@@ -43,3 +43,14 @@ func TestFuzzExecStartTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestFuzzExecCallTimeoutNamed: a call timeout too short to write the
+// program in is a timeout naming the flag, not the pipe's "write |1: i/o
+// timeout".
+func TestFuzzExecCallTimeoutNamed(t *testing.T) {
+	hello := `sh -c 'echo "{\"protocol\":\"tlcheck-drive\",\"version\":1,\"layers\":[5]}"; sleep 5'`
+	code, out, errOut := tlcheck(false, "fuzz", "--exec", hello, "--call-timeout", "1ns", "--time", "1s", "--out", t.TempDir())
+	if code != exitViolation || !strings.Contains(out, "within 1ns (--call-timeout)") || strings.Contains(out+errOut, "i/o timeout") {
+		t.Errorf("--call-timeout 1ns: exit %d, want 1 and a timeout naming the flag\n%s%s", code, out, errOut)
+	}
+}
