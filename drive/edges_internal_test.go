@@ -35,3 +35,38 @@ func TestCallsFileLongLine(t *testing.T) {
 		t.Errorf("ReadCalls of a 10 MB line: %v", err)
 	}
 }
+
+// TestProtocolWording: the hello's calls, an answer's events and a calls
+// file's program are held to the protocol, each mistake named.
+func TestProtocolWording(t *testing.T) {
+	if _, err := parseHello([]byte(`{"protocol":"tlcheck-drive","version":1,"layers":[2],"calls":[]}`)); err == nil || !strings.Contains(err.Error(), `"calls" is empty`) {
+		t.Errorf(`a hello of "calls":[]: %v, want it refused`, err)
+	}
+	h, err := parseHello([]byte(`{"protocol":"tlcheck-drive","version":1,"layers":[2]}`))
+	if err != nil || !strings.Contains(h.offered(), "every call of layers [2]") {
+		t.Errorf("a hello without calls offers %q (%v)", h.offered(), err)
+	}
+	if _, err := ParseAnswer([]byte(`{"id":3,"outcome":"done"}`)); err == nil || !strings.Contains(err.Error(), `no "events"`) {
+		t.Errorf("an answer without events: %v, want it refused", err)
+	}
+	for _, tc := range []struct{ text, says string }{
+		{"", "no calls in 0 lines"},
+		{"# only a comment\n\n", "no calls in 2 lines"},
+		{`{"op":"alloc","handle":1,"size":8}` + "\n" + `{"op":"alloc","handle":1,"size":8}`, "line 2: handle 1 was given already, on line 1"},
+		{`{"op":"alloc","handle":0,"size":8}`, "line 1: handle 0 is NULL"},
+		{`{"op":"end"}` + "\n#\n" + `{"op":"scope_enter"}`, "line 3: a call after end (line 1)"},
+	} {
+		if _, err := ReadCalls(strings.NewReader(tc.text)); err == nil || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("ReadCalls(%q): %v, want %q", tc.text, err, tc.says)
+		}
+	}
+	for _, tc := range []struct{ text, says string }{
+		{`{"op":"leaf","handle":1,"shape":[],"values":[1],"requires_grad":true}` + "\n" + `{"op":"neg","handle":1,"a":1}`, "line 2: handle 1 was given already"},
+		{`{"op":"end"}` + "\n" + `{"op":"end"}`, "line 2: a call after end"},
+		{"\n", "no calls"},
+	} {
+		if _, err := ReadTensorCalls(strings.NewReader(tc.text)); err == nil || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("ReadTensorCalls(%q): %v, want %q", tc.text, err, tc.says)
+		}
+	}
+}

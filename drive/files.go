@@ -59,24 +59,38 @@ func WriteTensorCalls(w io.Writer, calls []TensorCall, comments ...string) error
 // ReadTensorCalls reads a calls file of a layer-5 program. An error names
 // the line.
 func ReadTensorCalls(r io.Reader) ([]TensorCall, error) {
-	return readCalls(r, []TensorCall{}, ParseTensorCall)
+	return readCalls(r, []TensorCall{}, ParseTensorCall, func(c *TensorCall) (int, bool) {
+		if c.Op.Makes() {
+			return c.Handle, c.Op == TensorEnd
+		}
+		return -1, c.Op == TensorEnd
+	})
 }
 
 // ReadCalls reads a calls file. An error names the line.
 func ReadCalls(r io.Reader) ([]Call, error) {
-	return readCalls(r, nil, ParseCall)
+	return readCalls(r, nil, ParseCall, func(c *Call) (int, bool) {
+		if callRows[c.Op].fields&cHandle != 0 {
+			return c.Handle, c.Op == traces.OpEnd
+		}
+		return -1, c.Op == traces.OpEnd
+	})
 }
 
 // maxCallsLine bounds a calls file's line, as an answer's (Config.MaxLine).
 const maxCallsLine = 1 << 20
 
 // readCalls reads a calls file, line by line through parse, appending to
-// calls: blank lines and lines starting with '#' are skipped, and a reset
-// (the harness's, not a program's) is an error.
-func readCalls[C any](r io.Reader, calls []C, parse func([]byte) (C, int64, bool, error)) ([]C, error) {
+// calls: blank lines and lines starting with '#' are skipped. A file is
+// one program: a reset (the harness's, not a program's), a call after
+// end, a handle given twice or handle 0 (NULL) given to what a call makes
+// (made says which handle a call makes, -1 for none, and whether it is
+// end) and a file of no calls are errors.
+func readCalls[C any](r io.Reader, calls []C, parse func([]byte) (C, int64, bool, error), made func(*C) (int, bool)) ([]C, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxCallsLine)
-	n := 0
+	n, ended := 0, 0
+	given := map[int]int{} // handle -> the line that made it
 	for sc.Scan() {
 		n++
 		line := bytes.TrimSpace(sc.Bytes())
@@ -87,6 +101,23 @@ func readCalls[C any](r io.Reader, calls []C, parse func([]byte) (C, int64, bool
 		if err == nil && reset {
 			err = fmt.Errorf("reset is the harness's, not a program's call")
 		}
+		if err == nil && ended > 0 {
+			err = fmt.Errorf("a call after end (line %d): a calls file is one program, which end ends", ended)
+		}
+		if err == nil {
+			h, end := made(&c)
+			switch {
+			case h == 0:
+				err = fmt.Errorf("handle 0 is NULL: what a call makes gets a handle from 1")
+			case h > 0 && given[h] > 0:
+				err = fmt.Errorf("handle %d was given already, on line %d: each call that makes something gets a new handle", h, given[h])
+			case h > 0:
+				given[h] = n
+			}
+			if end {
+				ended = n
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
@@ -96,6 +127,9 @@ func readCalls[C any](r io.Reader, calls []C, parse func([]byte) (C, int64, bool
 		return nil, fmt.Errorf("line %d: longer than %d bytes, the most a calls file's line may have (a call is a short line)", n+1, maxCallsLine)
 	} else if err != nil {
 		return nil, fmt.Errorf("line %d: %w", n+1, err)
+	}
+	if len(calls) == 0 {
+		return nil, fmt.Errorf("no calls in %d lines: a calls file holds a program, a call a line", n)
 	}
 	return calls, nil
 }

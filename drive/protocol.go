@@ -334,6 +334,7 @@ func (p *answerParser) parse(line []byte, a *Answer) error {
 	*a = Answer{ID: -1, Events: a.Events[:0], Kinds: a.Kinds[:0]}
 	s := scanner{b: line}
 	outcome := ""
+	events := false
 	err := s.object(func(key []byte) error {
 		var err error
 		switch string(key) {
@@ -359,6 +360,7 @@ func (p *answerParser) parse(line []byte, a *Answer) error {
 				a.Grads = []Grad{}
 			}
 		case "events":
+			events = true
 			err = s.array(func() error {
 				obj, err := s.value()
 				if err != nil {
@@ -393,6 +395,8 @@ func (p *answerParser) parse(line []byte, a *Answer) error {
 	switch {
 	case a.ID < 0:
 		return errors.New(`no "id"`)
+	case !events:
+		return errors.New(`no "events": an answer carries what the runtime recorded, [] for nothing`)
 	case outcome == "done":
 	case outcome == "refused":
 		a.Refused = true
@@ -429,6 +433,9 @@ func parseHello(line []byte) (Hello, error) {
 		if l != 1 && l != 2 && l != 3 && l != 5 {
 			return Hello{}, fmt.Errorf(`"layers": %d is not a layer the protocol has calls for (1, 2, 3 or 5)`, l)
 		}
+	}
+	if h.Calls != nil && len(h.Calls) == 0 {
+		return Hello{}, errors.New(`"calls" is empty: leave it out to take every call of the driver's layers, or name the calls taken`)
 	}
 	if !slices.Contains(h.Layers, 2) && !h.Autograd() {
 		return Hello{}, errors.New(`"layers" lacks 2 and 5: programs are made of layer-2 calls, or of layer-5 calls`)
@@ -491,6 +498,15 @@ func (h Hello) offers() map[traces.Op]bool {
 		}
 	}
 	return set
+}
+
+// offered writes the calls a hello offers, for a message: its "calls",
+// or every call of its layers where it names none.
+func (h Hello) offered() string {
+	if len(h.Calls) > 0 {
+		return fmt.Sprintf("its hello offers %v", h.Calls)
+	}
+	return fmt.Sprintf("its hello names no calls: every call of layers %v", h.Layers)
 }
 
 // tensorOffers returns the set of layer-5 calls the hello offers (nil if

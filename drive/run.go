@@ -65,7 +65,7 @@ func (d *Driver) sendTensor(calls []TensorCall) (*batch, error) {
 	}
 	for i := range calls {
 		if !offers[calls[i].Op] {
-			return nil, fmt.Errorf("drive: call %d: the driver does not take %s (its hello offers %v)", i, calls[i].Op, d.hello.Calls)
+			return nil, fmt.Errorf("drive: call %d: the driver does not take %s (%s)", i, calls[i].Op, d.hello.offered())
 		}
 	}
 	if calls == nil {
@@ -85,7 +85,7 @@ func (d *Driver) send(calls []Call) (*batch, error) {
 	}
 	for i := range calls {
 		if !d.offers[calls[i].Op] {
-			return nil, fmt.Errorf("drive: call %d: the driver does not take %v (its hello offers %v)", i, calls[i].Op, d.hello.Calls)
+			return nil, fmt.Errorf("drive: call %d: the driver does not take %v (%s)", i, calls[i].Op, d.hello.offered())
 		}
 	}
 	return d.sendBatch(&batch{calls: calls}, len(calls), func(b []byte, i int, id int64) []byte {
@@ -180,7 +180,18 @@ func (d *Driver) parseAnswer(line []byte, a *Answer, want int64, what func() str
 	}
 	if a.ID != want {
 		d.kill()
-		return d.trouble(TroubleProtocol, fmt.Sprintf("while waiting for %s it answered id %d, a call it was not given", what(), a.ID))
+		var which string
+		switch {
+		case a.ID == 0:
+			which = "a line it was not given (ids start at 1)"
+		case a.ID < want:
+			which = "which it had answered already: an answer twice"
+		case a.ID <= d.seq:
+			which = "which was sent after it: an answer out of order (answers come in the order of the lines sent)"
+		default:
+			which = fmt.Sprintf("a line it was not given (the ids sent go up to %d)", d.seq)
+		}
+		return d.trouble(TroubleProtocol, fmt.Sprintf("while waiting for %s it answered id %d, %s", what(), a.ID, which))
 	}
 	return nil
 }

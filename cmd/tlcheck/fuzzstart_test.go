@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -52,5 +54,19 @@ func TestFuzzExecCallTimeoutNamed(t *testing.T) {
 	code, out, errOut := tlcheck(false, "fuzz", "--exec", hello, "--call-timeout", "1ns", "--time", "1s", "--out", t.TempDir())
 	if code != exitViolation || !strings.Contains(out, "within 1ns (--call-timeout)") || strings.Contains(out+errOut, "i/o timeout") {
 		t.Errorf("--call-timeout 1ns: exit %d, want 1 and a timeout naming the flag\n%s%s", code, out, errOut)
+	}
+}
+
+// TestFuzzExecReplayEmpty: a calls file with no calls is not a program
+// that passes (exit 0), but an unreadable input (exit 2).
+func TestFuzzExecReplayEmpty(t *testing.T) {
+	hello := `sh -c 'echo "{\"protocol\":\"tlcheck-drive\",\"version\":1,\"layers\":[2]}"; cat >/dev/null'`
+	empty := filepath.Join(t.TempDir(), "empty.calls.jsonl")
+	if err := os.WriteFile(empty, []byte("# nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := tlcheck(false, "fuzz", "--exec", hello, "--replay", empty)
+	if code != exitInput || !strings.Contains(errOut, "no calls") {
+		t.Errorf("--replay of an empty calls file: exit %d, want 2 saying no calls\n%s%s", code, out, errOut)
 	}
 }

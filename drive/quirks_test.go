@@ -1,0 +1,144 @@
+package drive_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/drive/impldriver"
+	"github.com/tlcheck/tlcheck/impl"
+)
+
+// The test binary also serves quirky drivers, each correct but for one
+// thing at the edges of the protocol: run with quirkEnv set to the
+// quirk's name, it is that driver.
+const quirkEnv = "TLCHECK_TEST_QUIRK_DRIVER"
+
+func init() {
+	if q := os.Getenv(quirkEnv); q != "" {
+		os.Exit(serveQuirk(q))
+	}
+}
+
+// quirk returns a Config that starts this test binary as quirky driver q.
+func quirk(q string, timeout time.Duration) drive.Config {
+	return drive.Config{Command: []string{os.Args[0]}, Env: append(os.Environ(), quirkEnv+"="+q), CallTimeout: timeout}
+}
+
+const quirkHello = `{"protocol":"tlcheck-drive","version":1,"layers":[2],"source":"quirky driver"}`
+
+// serveQuirk runs quirky driver q.
+func serveQuirk(q string) int {
+	in, out := bufio.NewReader(os.Stdin), os.Stdout
+	ids := func() []int { // the ids of the lines up to the next end, read whole
+		var ids []int
+		for {
+			line, err := in.ReadString('\n')
+			if err != nil {
+				return ids
+			}
+			var id int
+			fmt.Sscanf(line, `{"id":%d`, &id)
+			ids = append(ids, id)
+			if strings.Contains(line, `"op":"end"`) {
+				return ids
+			}
+		}
+	}
+	switch q {
+	case "answer-twice": // answers the reset twice
+		fmt.Fprintln(out, quirkHello)
+		id := ids()[0]
+		fmt.Fprintf(out, `{"id":%d,"events":[],"outcome":"done"}`+"\n", id)
+		fmt.Fprintf(out, `{"id":%d,"events":[],"outcome":"done"}`+"\n", id)
+	case "out-of-order": // answers the first call before the reset
+		fmt.Fprintln(out, quirkHello)
+		got := ids()
+		fmt.Fprintf(out, `{"id":%d,"events":[{"op":"scope_enter"}],"outcome":"done"}`+"\n", got[1])
+	case "no-events": // answers the reset without events
+		fmt.Fprintln(out, quirkHello)
+		fmt.Fprintf(out, `{"id":%d,"outcome":"done"}`+"\n", ids()[0])
+	case "crash-unflushed": // reads a whole program, then dies answering none of it
+		fmt.Fprintln(out, quirkHello)
+		ids()
+		return 3
+	case "crash-unflushed-silent": // the same, and says nothing on stderr
+		fmt.Fprintln(out, quirkHello)
+		ids()
+		return 3
+	default: // the Go runtime's driver, then one thing wrong at the end of its input
+		return serveThenQuirk(q)
+	}
+	time.Sleep(time.Hour)
+	return 0
+}
+
+// serveThenQuirk serves impldriver until its stdin ends, then does q.
+func serveThenQuirk(q string) int {
+	if err := impldriver.Serve(os.Stdin, os.Stdout, impl.Config{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Fprintln(os.Stderr, "quirky driver: at the end of my input, doing", q)
+	switch q {
+	case "exit-4-at-eof":
+		return 4
+	case "hang-at-eof":
+		time.Sleep(time.Hour)
+	case "junk-at-eof":
+		fmt.Println("goodbye!")
+	case "child-holds-stdout": // a child that inherits stdout outlives the driver
+		cmd := exec.Command("sleep", "30")
+		cmd.Stdout = os.Stdout
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	default:
+		fmt.Fprintln(os.Stderr, "unknown quirk", q)
+		return 2
+	}
+	return 0
+}
+
+// TestAnswerIDsNamed: an answer with another id than the one expected
+// says which mistake it is: an answer twice, out of order, or to a line
+// never sent.
+func TestAnswerIDsNamed(t *testing.T) {
+	calls := []drive.Call{callOf(t, `{"op":"scope_enter"}`), callOf(t, `{"op":"end"}`)}
+	for _, tc := range []struct{ quirk, says string }{
+		{"answer-twice", "which it had answered already: an answer twice"},
+		{"out-of-order", "which was sent after it: an answer out of order"},
+		{"no-events", `no "events"`},
+	} {
+		t.Run(tc.quirk, func(t *testing.T) {
+			d, err := drive.Start(quirk(tc.quirk, hangTimeout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			res, err := d.Run(calls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := res.Failure; f == nil || f.What != "protocol" || !strings.Contains(f.Message, tc.says) {
+				t.Errorf("failure %v, want a protocol failure saying %q", f, tc.says)
+			}
+		})
+	}
+}
+
+// callOf parses a call line.
+func callOf(t *testing.T, line string) drive.Call {
+	t.Helper()
+	c, _, _, err := drive.ParseCall([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
