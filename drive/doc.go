@@ -23,6 +23,7 @@
 //	Finding                a failure shrunk, written as NAME.calls.jsonl
 //	                       beside NAME.trace.jsonl
 //	ReadCalls, WriteCalls  calls files: counterexamples, replayable
+//	StderrText             a driver's last stderr for a report (empty, said so)
 //	ParseCall, Call        the protocol's calls, for drivers written in Go
 //	Answer, ParseAnswer    a driver's answer line, written and read
 //	Test, Fuzz             a team's five-line go test over its driver

@@ -97,11 +97,16 @@ type Trouble struct {
 
 // Error reads "driver timeout: no answer within 2s ...", then the last stderr.
 func (t *Trouble) Error() string {
-	msg := fmt.Sprintf("driver %s: %s", t.Kind, t.What)
-	if t.Stderr != "" {
-		msg += "\n--- the driver's last stderr ---\n" + strings.TrimRight(t.Stderr, "\n")
+	return fmt.Sprintf("driver %s: %s\n%s", t.Kind, t.What, StderrText(t.Stderr))
+}
+
+// StderrText writes a driver's last stderr for a report, saying so when
+// it is empty: a crash with nothing on stderr is worth knowing too.
+func StderrText(stderr string) string {
+	if stderr == "" {
+		return "--- the driver wrote nothing to its stderr ---"
 	}
-	return msg
+	return "--- the driver's last stderr ---\n" + strings.TrimRight(stderr, "\n")
 }
 
 // Start starts the driver and reads its hello. A driver that cannot be

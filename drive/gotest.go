@@ -125,8 +125,8 @@ func report(f *Finding) string {
 	b.WriteString(fail.Error())
 	b.WriteString("\n\n")
 	b.WriteString(f.Result.Listing())
-	if fail.Stderr != "" {
-		b.WriteString("\nthe driver's last stderr:\n" + fail.Stderr + "\n")
+	if fail.Stderr != "" || fail.Trouble() {
+		b.WriteString("\n" + StderrText(fail.Stderr) + "\n")
 	}
 	b.WriteString("\nas a calls file (tlcheck fuzz --exec CMD --replay FILE):\n")
 	if f.Result.TensorCalls != nil {

@@ -63,11 +63,7 @@ func serveQuirk(q string) int {
 	case "no-events": // answers the reset without events
 		fmt.Fprintln(out, quirkHello)
 		fmt.Fprintf(out, `{"id":%d,"outcome":"done"}`+"\n", ids()[0])
-	case "crash-unflushed": // reads a whole program, then dies answering none of it
-		fmt.Fprintln(out, quirkHello)
-		ids()
-		return 3
-	case "crash-unflushed-silent": // the same, and says nothing on stderr
+	case "crash-unflushed-silent": // reads a whole program, then dies answering none of it, silently
 		fmt.Fprintln(out, quirkHello)
 		ids()
 		return 3
@@ -141,4 +137,29 @@ func callOf(t *testing.T, line string) drive.Call {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestCrashAmongOutstanding: a driver that dies with a whole program
+// unanswered is not blamed on the reset alone: the failure says the cause
+// lies among the calls sent and unanswered, naming the range, and a
+// driver that said nothing on stderr is reported as having said nothing.
+func TestCrashAmongOutstanding(t *testing.T) {
+	d, err := drive.Start(quirk("crash-unflushed-silent", hangTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	calls := []drive.Call{callOf(t, `{"op":"scope_enter"}`), callOf(t, `{"op":"alloc","handle":1,"size":8}`),
+		callOf(t, `{"op":"scope_exit"}`), callOf(t, `{"op":"end"}`)}
+	res, err := d.Run(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Failure
+	if f == nil || f.What != "exit" || !strings.Contains(f.Message, "5 lines were sent and not answered, so the cause lies among them, from the reset to call 3 (end)") {
+		t.Fatalf("failure %v, want an exit whose cause lies among the reset and calls 0 to 3", f)
+	}
+	if err := d.Broken(); err == nil || !strings.Contains(err.Error(), "the driver wrote nothing to its stderr") {
+		t.Errorf("the trouble %v does not say the driver's stderr was empty", err)
+	}
 }

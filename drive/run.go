@@ -144,6 +144,9 @@ func (d *Driver) receive(bt *batch) *Result {
 			t = d.trouble(TroubleProtocol, fmt.Sprintf("the answer to the reset, %s, has events or a refusal", clip(line)))
 		}
 		if t != nil {
+			if last := bt.len() - 1; i < last && (t.Kind == TroubleExit || t.Kind == TroubleTimeout) {
+				t.What += outstanding(bt, i)
+			}
 			c.trouble(max(i, 0), t)
 			return c.res
 		}
@@ -158,6 +161,21 @@ func (d *Driver) receive(bt *batch) *Result {
 		f.Stderr = d.stderr.settled() // shown with every finding, not only a crash's
 	}
 	return c.res
+}
+
+// outstanding says, for a driver that died or hung awaiting the answer to
+// line i of bt (-1: the reset) with later lines sent and unanswered, that
+// the cause lies among them: a driver that buffers its answers loses
+// those it wrote before it died, so the first missing answer need not be
+// the call that killed it.
+func outstanding(bt *batch, i int) string {
+	from := "the reset"
+	if i >= 0 {
+		from = fmt.Sprintf("call %d (%s)", i, bt.op(i))
+	}
+	last := bt.len() - 1
+	return fmt.Sprintf("; %d lines were sent and not answered, so the cause lies among them, from %s to call %d (%s): a driver that buffers its answers loses those it wrote before it died",
+		last-i+1, from, last, bt.op(last))
 }
 
 // Broken returns why the driver can no longer be used, or nil.

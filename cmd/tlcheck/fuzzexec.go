@@ -194,8 +194,8 @@ func showFinding(e *env, f *drive.Finding, opts fuzzExecOptions) {
 	fmt.Fprintf(w, "%s at call %d: %s\n\n", fail.What, fail.Call, fail.Message)
 	fmt.Fprintf(w, "shrunk from %d steps to %d (%d calls with the teardown) in %d runs:\n%s\n",
 		f.Steps, f.Size(), len(f.Result.Calls)+len(f.Result.TensorCalls), f.Shrinks, f.Result.Listing())
-	if fail.Stderr != "" {
-		fmt.Fprintf(w, "the driver's last stderr:\n%s\n\n", strings.TrimRight(fail.Stderr, "\n"))
+	if fail.Stderr != "" || fail.Trouble() {
+		fmt.Fprintf(w, "%s\n\n", drive.StderrText(fail.Stderr))
 	}
 	files, err := f.Write(opts.out, "tlcheck-drive-seed"+strconv.FormatUint(f.Seed, 10), opts.line)
 	if err != nil {
@@ -247,8 +247,8 @@ func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
 	fmt.Fprintf(e.stdout, "%s", res.Listing())
 	if fail := res.Failure; fail != nil {
 		fmt.Fprintf(e.stdout, "\n%s at call %d: %s\n", fail.What, fail.Call, fail.Message)
-		if fail.Stderr != "" {
-			fmt.Fprintf(e.stdout, "the driver's last stderr:\n%s\n", strings.TrimRight(fail.Stderr, "\n"))
+		if fail.Stderr != "" || fail.Trouble() {
+			fmt.Fprintf(e.stdout, "%s\n", drive.StderrText(fail.Stderr))
 		}
 		return exitViolation
 	}
