@@ -71,6 +71,7 @@ type Driver struct {
 	wbuf    []byte // the batch being written
 	parse   answerParser
 	broken  *Trouble // sticky: why the process cannot be used any more
+	last    *Result  // the last program's run
 	check   checker
 	exited  chan struct{}
 	waitErr error
@@ -173,35 +174,60 @@ func (d *Driver) Stderr() string { return d.stderr.String() }
 
 // Close ends the driver: it closes its stdin, which a driver answers by
 // exiting, and kills it if it has not within the call timeout. A driver
-// that wrote anything after its last answer, or exited with a failure,
-// is reported as a *Trouble.
+// that wrote anything after its last answer, exited with a failure, did
+// not exit, or left a process of its own holding its stdout open, is
+// reported as a *Trouble saying which.
 func (d *Driver) Close() error {
 	if d.broken != nil {
 		d.kill()
 		return nil // already reported
 	}
 	d.stdin.Close()
-	line, t := d.readLine(func() string { return "the end of its output" })
+	wait := d.cfg.CallTimeout
+	line, err := d.out.line(wait)
 	switch {
-	case t != nil && t.Kind == TroubleExit:
-		// EOF: what a driver does at the end.
-	case t != nil:
+	case err == nil:
 		d.kill()
-		return t
-	default:
+		return d.trouble(TroubleProtocol, fmt.Sprintf("it wrote %s after its last answer, at the end of its input", clip(line)))
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		select {
+		case <-d.exited:
+			d.kill()
+			return d.trouble(TroubleTimeout, fmt.Sprintf("it exited (%s) at the end of its input, but its stdout stayed open %v%s after: a process it started holds it (give a child another stdout, or end it first)",
+				exitText(d.waitErr), wait, flagNote(d.cfg.CallTimeoutFlag)))
+		default:
+			d.kill()
+			return d.trouble(TroubleTimeout, fmt.Sprintf("it did not exit within %v%s of the end of its input: a hang at the end", wait, flagNote(d.cfg.CallTimeoutFlag)))
+		}
+	case !errors.Is(err, io.EOF):
 		d.kill()
-		return d.trouble(TroubleProtocol, fmt.Sprintf("it wrote %s after its last answer", clip(line)))
+		return d.trouble(TroubleExit, fmt.Sprintf("reading its stdout at the end of its input: %v", err))
+	case len(line) > 0:
+		d.kill()
+		return d.trouble(TroubleProtocol, fmt.Sprintf("it wrote %s, an unfinished line, after its last answer", clip(line)))
 	}
-	select {
+	select { // EOF: what a driver does at the end
 	case <-d.exited:
-	case <-time.After(d.cfg.CallTimeout):
+	case <-time.After(wait):
 		d.kill()
-		return d.trouble(TroubleTimeout, "it did not exit when its stdin closed")
+		return d.trouble(TroubleTimeout, fmt.Sprintf("it closed its stdout at the end of its input but did not exit within %v%s", wait, flagNote(d.cfg.CallTimeoutFlag)))
 	}
+	d.out.f.Close()
 	if d.waitErr != nil {
-		return d.trouble(TroubleExit, "at the end: "+d.waitErr.Error())
+		return d.trouble(TroubleExit, fmt.Sprintf("it exited (%s) at the end of its input; a driver exits 0 there", exitText(d.waitErr)))
 	}
 	return nil
+}
+
+// exitText writes a process's exit for a message.
+func exitText(waitErr error) string {
+	switch {
+	case waitErr == nil:
+		return "status 0"
+	case errors.Is(waitErr, exec.ErrWaitDelay):
+		return "status 0, with its stderr held open by a process it started"
+	}
+	return waitErr.Error()
 }
 
 // kill ends the process group and waits for it.

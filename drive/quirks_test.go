@@ -2,6 +2,7 @@ package drive_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -161,5 +162,35 @@ func TestCrashAmongOutstanding(t *testing.T) {
 	}
 	if err := d.Broken(); err == nil || !strings.Contains(err.Error(), "the driver wrote nothing to its stderr") {
 		t.Errorf("the trouble %v does not say the driver's stderr was empty", err)
+	}
+}
+
+// TestCloseSaysWhich: a driver that misbehaves at the end of its input
+// is reported saying how: a failing exit, junk after its last answer, a
+// hang, and a child of its holding its stdout (not a hang of its own),
+// each with the driver's stderr.
+func TestCloseSaysWhich(t *testing.T) {
+	const timeout = 1500 * time.Millisecond
+	for _, tc := range []struct{ quirk, kind, says string }{
+		{"exit-4-at-eof", "exit", "it exited (exit status 4) at the end of its input"},
+		{"junk-at-eof", "protocol", `it wrote "goodbye!" after its last answer`},
+		{"hang-at-eof", "timeout", "it did not exit within 1.5s of the end of its input: a hang at the end"},
+		{"child-holds-stdout", "timeout", "it exited (status 0) at the end of its input, but its stdout stayed open 1.5s after: a process it started holds it"},
+	} {
+		t.Run(tc.quirk, func(t *testing.T) {
+			d, err := drive.Start(quirk(tc.quirk, timeout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := d.Run([]drive.Call{callOf(t, `{"op":"scope_enter"}`), callOf(t, `{"op":"scope_exit"}`), callOf(t, `{"op":"end"}`)})
+			if err != nil || res.Failure != nil {
+				t.Fatalf("the program before the end: %v, %v", err, res.Failure)
+			}
+			err = d.Close()
+			var tr *drive.Trouble
+			if !errors.As(err, &tr) || string(tr.Kind) != tc.kind || !strings.Contains(tr.What, tc.says) || !strings.Contains(tr.Stderr, "at the end of my input, doing "+tc.quirk) {
+				t.Errorf("Close: %v, want a %s trouble saying %q, with the driver's stderr", err, tc.kind, tc.says)
+			}
+		})
 	}
 }

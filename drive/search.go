@@ -20,6 +20,7 @@ type Runner struct {
 	hello  Hello
 	offers map[traces.Op]bool
 	starts int
+	last   *Result // the last run of the driver closed
 }
 
 // NewRunner starts the driver and returns a Runner over it.
@@ -62,8 +63,18 @@ func (r *Runner) Close() error {
 		return nil
 	}
 	d := r.d
-	r.d = nil
+	r.d, r.last = nil, d.last
 	return d.Close()
+}
+
+// Last returns the run of the last program the driver answered (nil
+// before the first): a driver that misbehaves at the end of its input,
+// when Close reports it, did so after this program.
+func (r *Runner) Last() *Result {
+	if r.d != nil && r.d.last != nil {
+		return r.d.last
+	}
+	return r.last
 }
 
 // Run runs calls on the driver (see Driver.Run), starting it again first

@@ -161,21 +161,48 @@ func runFuzzExec(e *env, args []string) int {
 	})
 	prog.done()
 	elapsed := time.Since(start)
-	if cerr := r.Close(); cerr != nil && err == nil && found == 0 {
-		err = cerr // a driver that misbehaved at the end is a finding too
-	}
+	last := r.Last()
+	cerr := r.Close()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
 		return max(code, exitViolation)
 	}
 	if found == 0 {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d programs on %s in %s (%.0f programs/s), seed %d: no failure\n",
+		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d programs on %s in %s (%.0f programs/s), seed %d: no failure in the programs\n",
 			n, describeDriver(r.Hello(), opts.line), elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), opts.seed)
+	}
+	if cerr != nil { // a driver that misbehaved at the end is a finding too, and loses nothing above
+		showEndTrouble(e, cerr, last, opts)
+		code = exitViolation
 	}
 	for _, note := range r.Hello().Notes { // where the runtime departs from what it stands for: never silently
 		fmt.Fprintf(e.stdout, "the driver notes: %s\n", note)
 	}
 	return code
+}
+
+// showEndTrouble reports a driver that misbehaved when its input ended
+// (exited with a failure, hung, wrote after its last answer, left a
+// process holding its stdout), with its stderr, and writes the last
+// program it ran as a calls file, whose --replay ends the driver the
+// same way.
+func showEndTrouble(e *env, cerr error, last *drive.Result, opts fuzzExecOptions) {
+	fmt.Fprintf(e.stdout, "tlcheck fuzz: the driver misbehaved at the end of its input: %v\n", cerr)
+	var t *drive.Trouble
+	if last == nil || !errors.As(cerr, &t) {
+		return
+	}
+	res := *last
+	res.Failure = &drive.Failure{What: string(t.Kind), Call: len(res.Calls) + len(res.TensorCalls), Event: -1,
+		Message: "at the end of its input, after this program: " + t.What, Stderr: t.Stderr}
+	f := &drive.Finding{Result: &res, Seed: opts.seed}
+	files, err := f.Write(opts.out, "tlcheck-drive-seed"+strconv.FormatUint(opts.seed, 10)+"-end", opts.line)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+		return
+	}
+	fmt.Fprintf(e.stdout, "the last program it ran written to %s\nreproduce: tlcheck fuzz --exec %s --replay %s\n",
+		files.Calls, shellQuote(opts.line), shellQuote(files.Calls))
 }
 
 func describeDriver(h drive.Hello, line string) string {
@@ -240,11 +267,14 @@ func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay %s: %v\n", opts.replay, err)
 		return exitInput
 	}
-	if cerr := r.Close(); cerr != nil && res.Failure == nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay %s: %v\n", opts.replay, cerr)
-		return exitViolation // a driver that misbehaved at the end is a finding
-	}
+	cerr := r.Close()
 	fmt.Fprintf(e.stdout, "%s", res.Listing())
+	if cerr != nil { // a driver that misbehaved at the end is a finding, shown with what came before
+		fmt.Fprintf(e.stdout, "\nthe driver misbehaved at the end of its input: %v\n", cerr)
+		if res.Failure == nil {
+			return exitViolation
+		}
+	}
 	if fail := res.Failure; fail != nil {
 		fmt.Fprintf(e.stdout, "\n%s at call %d: %s\n", fail.What, fail.Call, fail.Message)
 		if fail.Stderr != "" || fail.Trouble() {
