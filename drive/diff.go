@@ -43,6 +43,12 @@ type DiffOptions struct {
 	// shrunk: true sets the program aside (a difference known, and
 	// counted by Skip) and the comparison goes on.
 	Skip func(*Disagreement) bool
+	// A disagreement that a departure either driver's hello declares
+	// explains (see Departure) sets its program aside, unshrunk, and the
+	// comparison goes on; Departed, if set, is handed each, to count and
+	// show. Strict sets none aside.
+	Departed func(*Departed)
+	Strict   bool
 	// ShrinkRuns bounds the program pairs that shrinking may run (default
 	// 1000); ShrinkTime bounds its time (default 30s).
 	ShrinkRuns int
@@ -173,6 +179,14 @@ func Diff(a, b *Runner, opts DiffOptions) (*Disagreement, int, error) {
 		d := p.judge(cur.calls, ra, rb)
 		if d != nil {
 			d.Seed, d.Index, d.Steps = opts.Seed, compared, len(cur.calls)
+		}
+		if d != nil && !opts.Strict {
+			if dep := p.departure(d); dep != nil {
+				if opts.Departed != nil {
+					opts.Departed(dep)
+				}
+				d = nil
+			}
 		}
 		if d != nil && (opts.Skip == nil || !opts.Skip(d)) {
 			if next != nil {

@@ -70,3 +70,51 @@ func TestProtocolWording(t *testing.T) {
 		}
 	}
 }
+
+// TestDepartureExplains: a declared departure explains a disagreement
+// only where each of its conditions holds; a hello's departures are
+// checked.
+func TestDepartureExplains(t *testing.T) {
+	calls := []TensorCall{{Op: TensorLeaf, Handle: 1}, {Op: TensorDiv, Handle: 2, A: 1, B: 1}, {Op: TensorBackward, Target: 2}, {Op: TensorEnd}}
+	d := &Disagreement{Calls: calls, Call: 2, Difference: Difference{Field: "message"}}
+	own := &Outcome{Refused: true, Message: "modified by an inplace operation: x"}
+	other := &Outcome{Refused: true, Message: "modified by an inplace operation: y"}
+	for _, tc := range []struct {
+		dep  Departure
+		want bool
+	}{
+		{Departure{Field: "message", Op: "backward", Message: "inplace", Other: "inplace", After: []string{"div"}}, true},
+		{Departure{Field: "message"}, true},
+		{Departure{Field: "mess"}, false}, // a prefix of the path, not of a word
+		{Departure{Field: "tensor"}, false},
+		{Departure{Op: "leaf"}, false},
+		{Departure{Message: "matrix"}, false},
+		{Departure{Other: "matrix"}, false},
+		{Departure{After: []string{"mul"}}, false},
+		{Departure{After: []string{"backward"}}, false}, // before the call, not at it
+	} {
+		if got := tc.dep.explains(d, own, other); got != tc.want {
+			t.Errorf("%+v explains: %v, want %v", tc.dep, got, tc.want)
+		}
+	}
+	grads := &Disagreement{Calls: calls, Call: 2, Difference: Difference{Field: "grads[handle 1].values[0]"}}
+	if !(&Departure{Field: "grads"}).explains(grads, own, other) {
+		t.Error(`field "grads" does not explain grads[handle 1].values[0]`)
+	}
+	broke := &Disagreement{Calls: calls, Call: 2, Difference: Difference{Field: "driver B exit"}}
+	if (&Departure{Op: "backward"}).explains(broke, own, other) {
+		t.Error("a driver that broke was explained by a departure")
+	}
+	for _, tc := range []struct{ deps, says string }{
+		{`[{"field":"message"}]`, `needs a "name"`},
+		{`[{"name":"x"}]`, "explains every disagreement"},
+		{`[{"name":"x","field":"events"}]`, "not a field of an answer"},
+		{`[{"name":"x","op":"frobnicate"}]`, "not a layer-5 call"},
+		{`[{"name":"x","field":"outcome"},{"name":"x","field":"message"}]`, "declared twice"},
+	} {
+		_, err := parseHello([]byte(`{"protocol":"tlcheck-drive","version":1,"layers":[5],"departures":` + tc.deps + `}`))
+		if err == nil || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("departures %s: %v, want %q", tc.deps, err, tc.says)
+		}
+	}
+}

@@ -26,6 +26,9 @@ type Hello struct {
 	Calls    []string `json:"calls,omitempty"`  // the calls it takes; empty: every call of its layers
 	Source   string   `json:"source,omitempty"` // free text, the header's source in its traces
 	Notes    []string `json:"notes,omitempty"`  // free text: where the runtime knowingly departs from what it stands for
+	// Departures are the known differences of Notes as data, which the
+	// differential honours (see Departure).
+	Departures []Departure `json:"departures,omitempty"`
 }
 
 // Autograd reports whether the driver takes layer-5 programs.
@@ -433,6 +436,9 @@ func parseHello(line []byte) (Hello, error) {
 		if l != 1 && l != 2 && l != 3 && l != 5 {
 			return Hello{}, fmt.Errorf(`"layers": %d is not a layer the protocol has calls for (1, 2, 3 or 5)`, l)
 		}
+	}
+	if err := checkDepartures(h.Departures); err != nil {
+		return Hello{}, err
 	}
 	if h.Calls != nil && len(h.Calls) == 0 {
 		return Hello{}, errors.New(`"calls" is empty: leave it out to take every call of the driver's layers, or name the calls taken`)

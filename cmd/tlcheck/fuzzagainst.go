@@ -6,6 +6,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/internal/plural"
 )
 
 // driverName names the two drivers of --against in messages.
@@ -41,9 +42,17 @@ func runFuzzAgainst(e *env, opts fuzzExecOptions) int {
 	}
 	start := time.Now()
 	prog := newProgress(e, start)
+	departed := map[string]int{} // "driver A's NAME" -> programs set aside
+	var order []string
 	d, n, err := drive.Diff(runners[0], runners[1], drive.DiffOptions{Seed: opts.seed, ModelA: true, ModelB: true, More: func(n int) bool {
 		prog.update(n)
 		return time.Since(start) < opts.time
+	}, Departed: func(dep *drive.Departed) {
+		key := fmt.Sprintf("driver %s's %s", dep.Driver, dep.Departure.Name)
+		if departed[key] == 0 {
+			order = append(order, key)
+		}
+		departed[key]++
 	}})
 	prog.done()
 	elapsed := time.Since(start)
@@ -53,6 +62,9 @@ func runFuzzAgainst(e *env, opts fuzzExecOptions) int {
 	}
 	a, b := describeDriver(runners[0].Hello(), opts.line), describeDriver(runners[1].Hello(), opts.against)
 	defer func() { // where a runtime departs from what it stands for: never silently
+		for _, key := range order {
+			fmt.Fprintf(e.stdout, "set aside %s, a departure it declares: %s\n", plural.Count(departed[key], "program"), key)
+		}
 		for i, r := range runners {
 			for _, note := range r.Hello().Notes {
 				fmt.Fprintf(e.stdout, "driver %c notes: %s\n", 'A'+i, note)
