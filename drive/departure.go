@@ -105,15 +105,21 @@ type Departed struct {
 	*Disagreement
 }
 
-// departure returns the declared departure that explains d, or nil.
+// departure returns the declared departure that explains d, or nil. A
+// departure both drivers declare (by name) explains nothing between them:
+// two runtimes that depart alike agree there, so where they differ it is
+// not that departure (the Go engine against itself, one with a fault).
 func (p *pair) departure(d *Disagreement) *Departed {
+	declared := func(deps []Departure, name string) bool {
+		return slices.ContainsFunc(deps, func(dep Departure) bool { return dep.Name == name })
+	}
 	for _, side := range []struct {
-		name       string
-		deps       []Departure
-		own, other *Outcome
-	}{{"A", p.a.hello.Departures, &d.AnswerA, &d.AnswerB}, {"B", p.b.hello.Departures, &d.AnswerB, &d.AnswerA}} {
+		name         string
+		deps, others []Departure
+		own, other   *Outcome
+	}{{"A", p.a.hello.Departures, p.b.hello.Departures, &d.AnswerA, &d.AnswerB}, {"B", p.b.hello.Departures, p.a.hello.Departures, &d.AnswerB, &d.AnswerA}} {
 		for _, dep := range side.deps {
-			if dep.explains(d, side.own, side.other) {
+			if !declared(side.others, dep.Name) && dep.explains(d, side.own, side.other) {
 				return &Departed{Driver: side.name, Departure: dep, Disagreement: d}
 			}
 		}

@@ -115,6 +115,16 @@ func TestDiffHonoursDepartures(t *testing.T) {
 		t.Errorf("Strict: %v, want the version's disagreement", d)
 	}
 
+	// A departure both drivers declare explains nothing between them.
+	both := newRunner(t, departing("", bumps))
+	d, _, err = drive.Diff(a, both, drive.DiffOptions{Seed: 1, More: func(n int) bool { return n < 100 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d == nil || d.Field != "tensor.version" {
+		t.Errorf("a departure both declare: %v, want the version's disagreement", d)
+	}
+
 	// A departure that does not fit is not taken.
 	other := newRunner(t, departing(string(autograd.FaultAutogradDoubleBump), `[{"name":"grads-only","field":"grads"}]`))
 	d, _, err = drive.Diff(other, b, drive.DiffOptions{Seed: 1, More: func(n int) bool { return n < 100 }})
