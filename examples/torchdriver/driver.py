@@ -133,6 +133,14 @@ if VERSION < (2, 0):
         "PyTorch %s's DivBackward0 unpacks the dividend before the divisor, the current release the divisor "
         "first: with both modified in place, this driver names the dividend in the saved-tensor-modified message "
         "where the current release names the divisor; it cannot answer the current release's" % torch.__version__)
+    NOTES.append(
+        "PyTorch %s's MulBackward0 unpacks self before the other operand, the current release the other "
+        "first: with both modified in place, this driver names self in the saved-tensor-modified message "
+        "where the current release names the other; it cannot answer the current release's" % torch.__version__)
+    DEPARTURES.append({
+        "name": "mul-backward-unpack-order", "op": "backward", "field": "message", "after": ["mul"],
+        "message": "modified by an inplace operation", "other": "modified by an inplace operation",
+        "note": "PyTorch %s's MulBackward0 names self where the current release names the other operand" % torch.__version__})
     DEPARTURES.append({
         "name": "div-backward-unpack-order", "op": "backward", "field": "message", "after": ["div"],
         "message": "modified by an inplace operation", "other": "modified by an inplace operation",
