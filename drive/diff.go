@@ -85,7 +85,11 @@ func (d *Disagreement) Report() string {
 	fmt.Fprintf(&b, "the drivers disagree at call %d: %s\n", d.Call, d.Field)
 	fmt.Fprintf(&b, "  A (%s): %s\n", d.SourceA, d.A)
 	fmt.Fprintf(&b, "  B (%s): %s\n", d.SourceB, d.B)
-	fmt.Fprintf(&b, "the program (%d calls, shrunk from %d in %d runs; seed %d, program %d):\n", len(d.Calls), d.Steps, d.Shrinks, d.Seed, d.Index)
+	if d.Shrinks == 0 && d.Steps == len(d.Calls) && d.Seed == 0 {
+		fmt.Fprintf(&b, "the program (%d calls, as given):\n", len(d.Calls)) // Compare's
+	} else {
+		fmt.Fprintf(&b, "the program (%d calls, shrunk from %d in %d runs; seed %d, program %d):\n", len(d.Calls), d.Steps, d.Shrinks, d.Seed, d.Index)
+	}
 	for i := range d.Calls {
 		mark := "  "
 		if i == d.Call {
@@ -198,6 +202,30 @@ func Diff(a, b *Runner, opts DiffOptions) (*Disagreement, int, error) {
 		cur = next
 	}
 	return nil, compared, err
+}
+
+// Compare runs calls once on the drivers of a and b, as Diff runs a
+// program, and returns where their answers disagree (nil if they agree),
+// unshrunk: a calls file replayed on two drivers. A disagreement that a
+// departure either driver declares explains is returned as that
+// departure instead (unless opts.Strict).
+func Compare(a, b *Runner, calls []TensorCall, opts DiffOptions) (*Disagreement, *Departed, error) {
+	p := pair{a: a, b: b, opts: opts.withDefaults()}
+	ra, rb, err := p.run(calls)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := p.judge(calls, ra, rb)
+	if d == nil {
+		return nil, nil, nil
+	}
+	d.Steps, d.Index = len(calls), 1
+	if !opts.Strict {
+		if dep := p.departure(d); dep != nil {
+			return nil, dep, nil
+		}
+	}
+	return d, nil, nil
 }
 
 func (o DiffOptions) withDefaults() DiffOptions {

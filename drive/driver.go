@@ -94,10 +94,15 @@ type Trouble struct {
 	Kind   TroubleKind
 	What   string
 	Stderr string // the last bytes the driver wrote to stderr
+
+	unstarted bool // no process ran: there is no stderr to show
 }
 
 // Error reads "driver timeout: no answer within 2s ...", then the last stderr.
 func (t *Trouble) Error() string {
+	if t.unstarted {
+		return fmt.Sprintf("driver %s: %s", t.Kind, t.What) // no process, no stderr
+	}
 	return fmt.Sprintf("driver %s: %s\n%s", t.Kind, t.What, StderrText(t.Stderr))
 }
 
@@ -144,7 +149,7 @@ func Start(cfg Config) (*Driver, error) {
 	if err != nil {
 		stdinW.Close()
 		stdoutR.Close()
-		return nil, &Trouble{Kind: TroubleStart, What: fmt.Sprintf("starting %q: %v", cfg.Command, err)}
+		return nil, &Trouble{Kind: TroubleStart, What: fmt.Sprintf("starting %q: %v", cfg.Command, err), unstarted: true}
 	}
 	d.stdin = stdinW
 	d.out = lineReader{f: stdoutR, max: cfg.MaxLine, buf: make([]byte, 64<<10)}

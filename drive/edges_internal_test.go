@@ -1,6 +1,7 @@
 package drive
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -116,5 +117,40 @@ func TestDepartureExplains(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("departures %s: %v, want %q", tc.deps, err, tc.says)
 		}
+	}
+}
+
+// TestCallsFileBounds: a calls file a correct runtime cannot answer
+// within tlcheck's bounds is refused as it is read, naming the line where
+// it crosses them, not run and blamed on the driver.
+func TestCallsFileBounds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"op":"scope_enter"}` + "\n")
+	for h := 1; h <= 30000; h++ {
+		fmt.Fprintf(&b, `{"op":"alloc","handle":%d,"size":8}`+"\n", h)
+	}
+	b.WriteString(`{"op":"scope_exit"}` + "\n" + `{"op":"end"}` + "\n")
+	_, err := ReadCalls(strings.NewReader(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "line 16385: the program makes more than 16383 objects") {
+		t.Errorf("30,000 allocations: %v", err)
+	}
+	b.Reset()
+	for range 70000 {
+		b.WriteString(`{"op":"scope_enter"}` + "\n")
+	}
+	if _, err := ReadCalls(strings.NewReader(b.String())); err == nil || !strings.Contains(err.Error(), "line 65537: ") {
+		t.Errorf("70,000 calls: %v", err)
+	}
+	b.Reset()
+	b.WriteString(`{"op":"leaf","handle":1,"shape":[20000],"values":[`)
+	for i := range 20000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('1')
+	}
+	b.WriteString(`],"requires_grad":true}` + "\n")
+	if _, err := ReadTensorCalls(strings.NewReader(b.String())); err == nil || !strings.Contains(err.Error(), "line 1: a leaf of 20000 values") {
+		t.Errorf("a leaf of 20,000 values: %v", err)
 	}
 }

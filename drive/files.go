@@ -64,7 +64,7 @@ func ReadTensorCalls(r io.Reader) ([]TensorCall, error) {
 			return c.Handle, c.Op == TensorEnd
 		}
 		return -1, c.Op == TensorEnd
-	})
+	}, tensorBounds)
 }
 
 // ReadCalls reads a calls file. An error names the line.
@@ -74,7 +74,46 @@ func ReadCalls(r io.Reader) ([]Call, error) {
 			return c.Handle, c.Op == traces.OpEnd
 		}
 		return -1, c.Op == traces.OpEnd
-	})
+	}, callBounds)
+}
+
+// A calls file is held to the bounds of what tlcheck takes from a driver
+// (PROTOCOL.md, Bounds) before any of it is sent: a program a correct
+// runtime cannot answer within them is the file's fault, not the
+// driver's, and is refused as input, naming the line that crosses them.
+//
+// A call of layers 2 and 3 answers its own event and the frees it makes:
+// a program's answers hold at most its calls plus the objects it makes,
+// and one call (a scope's exit) may free every object the program made,
+// in one answer. A layer-5 call answers a few events (a leaf four) and
+// its tensor, whose values the answer's line holds.
+const (
+	maxFileObjects      = maxAnswerEvents - 1 // all freed by one call, with its own event
+	maxTensorCalls      = maxProgramEvents / 8
+	maxTensorLeafValues = 1 << 14 // about 24 bytes each in an answer line of at most 1 MiB, twice (values, grads)
+)
+
+// callBounds checks a program of layers 2 and 3 that has made objects
+// so far, its call c the n-th.
+func callBounds(c *Call, n, made int) error {
+	switch {
+	case made > maxFileObjects:
+		return fmt.Errorf("the program makes more than %d objects: one call (a scope's exit) may free them all, an answer of more events than tlcheck takes from a driver (%d; PROTOCOL.md, Bounds)", maxFileObjects, maxAnswerEvents)
+	case n+made > maxProgramEvents:
+		return fmt.Errorf("the program's %d calls and %d objects may answer more events than tlcheck takes in one program (%d; PROTOCOL.md, Bounds)", n, made, maxProgramEvents)
+	}
+	return nil
+}
+
+// tensorBounds checks a layer-5 program likewise.
+func tensorBounds(c *TensorCall, n, _ int) error {
+	switch {
+	case n > maxTensorCalls:
+		return fmt.Errorf("the program has more than %d calls, whose answers may hold more events than tlcheck takes in one program (%d; PROTOCOL.md, Bounds)", maxTensorCalls, maxProgramEvents)
+	case len(c.Values) > maxTensorLeafValues:
+		return fmt.Errorf("a leaf of %d values, more than the %d an answer's line can carry (1 MiB; PROTOCOL.md, Bounds)", len(c.Values), maxTensorLeafValues)
+	}
+	return nil
 }
 
 // maxCallsLine bounds a calls file's line, as an answer's (Config.MaxLine).
@@ -85,8 +124,11 @@ const maxCallsLine = 1 << 20
 // one program: a reset (the harness's, not a program's), a call after
 // end, a handle given twice or handle 0 (NULL) given to what a call makes
 // (made says which handle a call makes, -1 for none, and whether it is
-// end) and a file of no calls are errors.
-func readCalls[C any](r io.Reader, calls []C, parse func([]byte) (C, int64, bool, error), made func(*C) (int, bool)) ([]C, error) {
+// end), a program beyond the bounds (bounds: of the n-th call, with the
+// objects made so far) and a file of no calls are errors. It stops at the
+// first, so that a file's size cannot cost more than the bounds.
+func readCalls[C any](r io.Reader, calls []C, parse func([]byte) (C, int64, bool, error), made func(*C) (int, bool),
+	bounds func(c *C, n, made int) error) ([]C, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxCallsLine)
 	n, ended := 0, 0
@@ -117,6 +159,9 @@ func readCalls[C any](r io.Reader, calls []C, parse func([]byte) (C, int64, bool
 			if end {
 				ended = n
 			}
+		}
+		if err == nil {
+			err = bounds(&c, len(calls)+1, len(given))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)

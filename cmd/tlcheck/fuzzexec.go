@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +40,9 @@ not the protocol is a finding too, shown with its last stderr.
   --restart          after a driver crash, hang or protocol error, start it
                      again and search on; every finding is written
   --replay FILE      run the calls of FILE (a NAME.calls.jsonl) once instead
-                     of searching, and report
+                     of searching, and report; with --against, on both
+                     drivers, their answers compared. A file beyond the
+                     protocol's bounds is refused before a driver starts
   --against 'CMD'    a second driver of layer-5 programs: the same programs
                      run on both, their answers compared call by call (drive.Diff)
 
@@ -232,58 +231,6 @@ func showFinding(e *env, f *drive.Finding, opts fuzzExecOptions) {
 	fmt.Fprintf(w, "calls written to %s\ntrace written to %s\n", files.Calls, files.Trace)
 	fmt.Fprintf(w, "reproduce: tlcheck fuzz --exec %s --replay %s\n", shellQuote(opts.line), shellQuote(files.Calls))
 	fmt.Fprintf(w, "check the trace: tlcheck replay %s\n", shellQuote(files.Trace))
-}
-
-// replayCalls runs a calls file once on the driver: calls of layers 2
-// and 3, or of layer 5 for a driver that takes only those.
-func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
-	text, err := os.ReadFile(opts.replay)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay: %v\n", err)
-		return exitInput
-	}
-	r, err := drive.NewRunner(cfg)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
-		return exitInput
-	}
-	var res *drive.Result
-	var calls int
-	if h := r.Hello(); h.Autograd() && !slices.Contains(h.Layers, 2) {
-		var tcalls []drive.TensorCall
-		if tcalls, err = drive.ReadTensorCalls(bytes.NewReader(text)); err == nil {
-			calls = len(tcalls)
-			res, err = r.RunTensor(tcalls)
-		}
-	} else {
-		var cs []drive.Call
-		if cs, err = drive.ReadCalls(bytes.NewReader(text)); err == nil {
-			calls = len(cs)
-			res, err = r.Run(cs)
-		}
-	}
-	if err != nil { // an unreadable file, or calls the driver does not take
-		r.Close()
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay %s: %v\n", opts.replay, err)
-		return exitInput
-	}
-	cerr := r.Close()
-	fmt.Fprintf(e.stdout, "%s", res.Listing())
-	if cerr != nil { // a driver that misbehaved at the end is a finding, shown with what came before
-		fmt.Fprintf(e.stdout, "\nthe driver misbehaved at the end of its input: %v\n", cerr)
-		if res.Failure == nil {
-			return exitViolation
-		}
-	}
-	if fail := res.Failure; fail != nil {
-		fmt.Fprintf(e.stdout, "\n%s at call %d: %s\n", fail.What, fail.Call, fail.Message)
-		if fail.Stderr != "" || fail.Trouble() {
-			fmt.Fprintf(e.stdout, "%s\n", drive.StderrText(fail.Stderr))
-		}
-		return exitViolation
-	}
-	fmt.Fprintf(e.stdout, "\n%d calls replayed on %s: no failure\n", calls, describeDriver(r.Hello(), opts.line))
-	return exitClean
 }
 
 // splitWords splits a command line into words as a POSIX shell would,
