@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 // TestHelloProblemsNamed: a hello that is not one is refused in the
@@ -152,5 +154,40 @@ func TestCallsFileBounds(t *testing.T) {
 	b.WriteString(`],"requires_grad":true}` + "\n")
 	if _, err := ReadTensorCalls(strings.NewReader(b.String())); err == nil || !strings.Contains(err.Error(), "line 1: a leaf of 20000 values") {
 		t.Errorf("a leaf of 20,000 values: %v", err)
+	}
+}
+
+// TestListingBounded: a run's listing stays a few hundred lines of a few
+// hundred bytes, whatever the run: a name of 512 KiB is clipped, a call's
+// thousands of frees summed up, a long run's middle left out, the failing
+// call always shown.
+func TestListingBounded(t *testing.T) {
+	long := strings.Repeat("n", 512<<10)
+	res := &Result{Calls: []Call{{Op: traces.OpParamRelease, Name: long}}, Outcomes: []Outcome{{Event: 0, Events: 1}},
+		Trace: []traces.Event{{Op: traces.OpParamRelease, Name: long}}}
+	for i := range 5000 {
+		res.Calls = append(res.Calls, Call{Op: traces.OpScopeExit})
+		o := Outcome{Event: len(res.Trace), Events: 1}
+		res.Trace = append(res.Trace, traces.Event{Op: traces.OpScopeExit})
+		if i == 3000 {
+			for k := range 10000 {
+				res.Trace = append(res.Trace, traces.Event{Op: traces.OpFree, Addr: traces.Addr(0x1000 + 16*k)})
+			}
+			o.Events += 10000
+		}
+		res.Outcomes = append(res.Outcomes, o)
+	}
+	res.Failure = &Failure{What: "premature-free", Call: 4000}
+	l := res.Listing()
+	if len(l) > 64<<10 || strings.Count(l, "\n") > 400 {
+		t.Fatalf("listing of %d bytes, %d lines: want it bounded", len(l), strings.Count(l, "\n"))
+	}
+	for _, want := range []string{"... (524320 bytes)", `=> 4000  {"op":"scope_exit"}`, "calls not shown", "  5000  "} {
+		if !strings.Contains(l, want) {
+			t.Errorf("listing lacks %q", want)
+		}
+	}
+	if strings.Contains(l, "3000  ") && !strings.Contains(l, "more events") {
+		t.Errorf("call 3000's 10,000 frees are not summed up")
 	}
 }

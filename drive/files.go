@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/traces"
@@ -205,14 +206,39 @@ func (r *Result) WriteTrace(w io.Writer) error {
 }
 
 // Listing writes the run call by call: each call as sent, then the
-// driver's answer (its outcome and events), the failing call marked.
+// driver's answer (its outcome and events), the failing call marked. It
+// is bounded whatever the run, for a person to read: a long run shows its
+// first calls, those around the failure and its last, each line clipped
+// (a call's name may be 512 KiB), and at most a few events of a call.
 func (r *Result) Listing() string {
 	var b strings.Builder
 	ev := 0
 	n := len(r.Calls) + len(r.TensorCalls)
+	failed := -1
+	if r.Failure != nil {
+		failed = r.Failure.Call
+	}
+	shown := func(i int) bool {
+		return n <= listHead+2*listAround+listTail || i < listHead || i >= n-listTail ||
+			failed >= 0 && i >= failed-listAround && i <= failed+listAround
+	}
+	skipped := 0
 	for i := range n {
+		events := 0
+		if i < len(r.Outcomes) {
+			events = r.Outcomes[i].Events
+		}
+		if !shown(i) {
+			skipped++
+			ev += events
+			continue
+		}
+		if skipped > 0 {
+			fmt.Fprintf(&b, "     ... %d calls not shown\n", skipped)
+			skipped = 0
+		}
 		mark := "  "
-		if r.Failure != nil && r.Failure.Call == i {
+		if i == failed {
 			mark = "=>"
 		}
 		var call []byte
@@ -221,21 +247,50 @@ func (r *Result) Listing() string {
 		} else {
 			call = r.Calls[i].AppendJSON(nil)
 		}
-		fmt.Fprintf(&b, "%s %3d  %s\n", mark, i, call)
+		fmt.Fprintf(&b, "%s %3d  %s\n", mark, i, clipText(call))
 		if i >= len(r.Outcomes) {
 			b.WriteString("         (no answer)\n")
 			continue
 		}
 		o := r.Outcomes[i]
 		if o.Refused {
-			fmt.Fprintf(&b, "         refused: %s\n", o.Message)
+			fmt.Fprintf(&b, "         refused: %s\n", clipText([]byte(o.Message)))
 		}
-		for k := 0; k < o.Events; k++ {
-			fmt.Fprintf(&b, "         %s\n", traces.AppendEvent(nil, &r.Trace[ev]))
+		for k := range o.Events {
+			if k == listEvents && o.Events > listEvents+1 {
+				fmt.Fprintf(&b, "         ... %d more events\n", o.Events-k)
+				ev += o.Events - k
+				break
+			}
+			fmt.Fprintf(&b, "         %s\n", clipText(traces.AppendEvent(nil, &r.Trace[ev])))
 			ev++
 		}
 	}
+	if skipped > 0 {
+		fmt.Fprintf(&b, "     ... %d calls not shown\n", skipped)
+	}
 	return b.String()
+}
+
+// The bounds of a Listing: the first and last calls shown, those either
+// side of the failure, a call's events, a line's bytes.
+const (
+	listHead, listAround, listTail = 100, 20, 20
+	listEvents                     = 40
+	listLine                       = 300
+)
+
+// clipText cuts a line for a listing to listLine bytes, at a character's
+// start, saying how long it was.
+func clipText(line []byte) string {
+	if len(line) <= listLine {
+		return string(line)
+	}
+	cut := listLine
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", line[:cut], len(line))
 }
 
 // Size returns the shrunk program's steps: its generated steps, or for a
