@@ -2,10 +2,12 @@ package drive_test
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +71,14 @@ func serveQuirk(q string) int {
 		ids()
 		return 3
 	default: // the Go runtime's driver, then one thing wrong at the end of its input
+		if op, ok := strings.CutPrefix(q, "hang-on:"); ok { // the Go runtime's driver, which hangs at a call of op
+			needle := []byte(`"op":"` + op + `"`)
+			if err := impldriver.Serve(hangOn{in, needle}, out, impl.Config{}); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			return 0
+		}
 		return serveThenQuirk(q)
 	}
 	time.Sleep(time.Hour)
@@ -192,5 +202,65 @@ func TestCloseSaysWhich(t *testing.T) {
 				t.Errorf("Close: %v, want a %s trouble saying %q, with the driver's stderr", err, tc.kind, tc.says)
 			}
 		})
+	}
+}
+
+// hangOn is stdin for a driver that hangs when input holding needle
+// arrives, before it answers it.
+type hangOn struct {
+	r      *bufio.Reader
+	needle []byte
+}
+
+func (h hangOn) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	if bytes.Contains(p[:n], h.needle) {
+		fmt.Fprintf(os.Stderr, "driver: hanging on %s\n", h.needle)
+		time.Sleep(time.Hour)
+	}
+	return n, err
+}
+
+// fatalTB is a testing.TB whose Fatal ends the goroutine and keeps the
+// message, to see what drive.Test reports.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Helper() {}
+func (f *fatalTB) Fatal(args ...any) {
+	f.msg = fmt.Sprint(args...)
+	runtime.Goexit()
+}
+func (f *fatalTB) Fatalf(format string, args ...any) { f.Fatal(fmt.Sprintf(format, args...)) }
+
+// TestTestShrinksHang: drive.Test over a driver that hangs at a call
+// reports the program shrunk (it printed it as generated, shrinking
+// having had time for two candidates at 10 s a hang), in well under the
+// 50 s it took.
+func TestTestShrinksHang(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a hang takes its timeouts (20 s)")
+	}
+	cfg := quirk("hang-on:param_release", hangTimeout)
+	os.Setenv(quirkEnv, "hang-on:param_release") // drive.Test takes a command alone: the environment is the process's
+	defer os.Unsetenv(quirkEnv)
+	start := time.Now()
+	tb := &fatalTB{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		drive.Test(tb, cfg.Command...)
+	}()
+	<-done
+	took := time.Since(start)
+	calls := strings.Count(tb.msg, "\n{\"op\":")
+	t.Logf("after %v, %d calls:\n%s", took, calls, tb.msg)
+	if !strings.Contains(tb.msg, "timeout at call") || calls == 0 || calls > 6 {
+		t.Errorf("drive.Test reported %d calls: want a timeout, shrunk to a few", calls)
+	}
+	if took > 40*time.Second {
+		t.Errorf("drive.Test took %v over a hang", took)
 	}
 }
