@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
