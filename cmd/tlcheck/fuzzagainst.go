@@ -17,7 +17,7 @@ var driverName = [2]string{"driver A (--exec)", "driver B (--against)"}
 // programs on both, their answers compared call by call and each run
 // held to the model; the first disagreement is shrunk on both, shown and
 // written to --out as a calls file that --replay runs on either.
-func runFuzzAgainst(e *env, opts fuzzExecOptions) int {
+func runFuzzAgainst(e *env, opts fuzzExecOptions) (code int) {
 	against, err := splitWords(opts.against)
 	if err == nil && len(against) == 0 {
 		err = fmt.Errorf("want the second driver's command line")
@@ -62,6 +62,12 @@ func runFuzzAgainst(e *env, opts fuzzExecOptions) int {
 	}
 	a, b := describeDriver(runners[0].Hello(), opts.line), describeDriver(runners[1].Hello(), opts.against)
 	defer func() { // where a runtime departs from what it stands for: never silently
+		for i, r := range runners { // a driver that misbehaves at the end is a finding, after the result
+			if cerr := r.Close(); cerr != nil {
+				fmt.Fprintf(e.stdout, "tlcheck fuzz: %s misbehaved at the end of its input: %v\n", driverName[i], cerr)
+				code = max(code, exitViolation)
+			}
+		}
 		for _, key := range order {
 			fmt.Fprintf(e.stdout, "set aside %s, a departure it declares: %s\n", plural.Count(departed[key], "program"), key)
 		}

@@ -41,3 +41,15 @@ func TestFuzzExecEndKeepsResult(t *testing.T) {
 		})
 	}
 }
+
+// TestFuzzAgainstEndKept: with --against, a driver that misbehaves at the
+// end of its input is reported after the comparison's summary, naming
+// the driver, where the end went unseen.
+func TestFuzzAgainstEndKept(t *testing.T) {
+	drv := shellQuote(goDriver(t)) + " -autograd"
+	code, out, errOut := tlcheck(false, "fuzz", "--exec", drv, "--against", `sh -c '`+drv+`; exit 3'`, "--time", "300ms", "--seed", "1", "--out", t.TempDir())
+	if code != exitViolation || !strings.Contains(out, "no disagreement") ||
+		!strings.Contains(out, "driver B (--against) misbehaved at the end of its input: driver exit: it exited (exit status 3)") {
+		t.Errorf("exit %d, want 1 with the summary and driver B's end\n%s%s", code, out, errOut)
+	}
+}
