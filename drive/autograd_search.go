@@ -63,6 +63,9 @@ func (r *Runner) searchTensor(opts Options) ([]*Finding, int, error) {
 			return found, judged, err
 		}
 		took := time.Since(start)
+		if opts.Shrinking != nil {
+			opts.Shrinking(failed.Failure)
+		}
 		f, err := r.ShrinkTensor(failed.TensorCalls, failed.Failure, opts)
 		if err != nil {
 			return found, judged, err
@@ -101,6 +104,7 @@ func (r *Runner) ShrinkTensor(calls []TensorCall, failure *Failure, opts Options
 	deadline := time.Now().Add(until)
 	f := &Finding{Steps: len(calls)}
 	var runErr error
+	accept := sameFailure(failure)
 	fails := func(c []TensorCall) bool {
 		if f.Shrinks >= limit || runErr != nil || time.Now().After(deadline) {
 			return false
@@ -111,9 +115,10 @@ func (r *Runner) ShrinkTensor(calls []TensorCall, failure *Failure, opts Options
 			runErr = err
 			return false
 		}
-		return res.Failure != nil && res.Failure.sig == failure.sig
+		return accept(res.Failure)
 	}
 	best := calls
+	restore := r.hangTimeout(failure)
 	if failure.Call+1 < len(calls)-1 {
 		c := append(slices.Clone(calls[:failure.Call+1]), TensorCall{Op: TensorEnd})
 		if fails(c) {
@@ -121,6 +126,16 @@ func (r *Runner) ShrinkTensor(calls []TensorCall, failure *Failure, opts Options
 		}
 	}
 	best = shrinkTensorCalls(best, fails)
+	if !failure.Trouble() { // on, towards the smallest failure of any kind (see anyFailure)
+		exact := accept
+		accept = anyFailure
+		if c := shrinkTensorCalls(best, fails); len(c) < len(best) {
+			best = c
+		} else {
+			accept = exact
+		}
+	}
+	restore()
 	if runErr != nil {
 		return nil, fmt.Errorf("drive: shrinking: %w", runErr)
 	}
@@ -129,7 +144,8 @@ func (r *Runner) ShrinkTensor(calls []TensorCall, failure *Failure, opts Options
 		if err != nil {
 			return nil, fmt.Errorf("drive: shrinking: %w", err)
 		}
-		if res.Failure != nil && res.Failure.sig == failure.sig {
+		if accept(res.Failure) {
+			firstSeen(res.Failure, failure)
 			f.Result = res
 			return f, nil
 		}

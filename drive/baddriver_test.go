@@ -33,7 +33,7 @@ func TestBadDrivers(t *testing.T) {
 		{driver: "garbage", what: "protocol", says: `"Segmentation fault? no: just garbage", which is not an answer`},
 		{driver: "exit", what: "exit", says: "exited: exit status 3", stderr: "about to die in the middle of a program"},
 		{driver: "sleep", what: "timeout", says: "no answer within 300ms while waiting for the answer to the reset"},
-		{driver: "wrong-id", what: "protocol", says: "a call it was not given"},
+		{driver: "wrong-id", what: "protocol", says: "a line it was not given"},
 		{driver: "long-line", what: "protocol", says: "a line longer than 1048576 bytes"},
 		{driver: "no-hello", start: true, what: "start", says: `"protocol" is "something-else"`},
 		{driver: "stderr:" + stderrBytes(), what: "exit", says: "exit status 1", stderr: "earlier bytes dropped]"},

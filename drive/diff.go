@@ -43,6 +43,12 @@ type DiffOptions struct {
 	// shrunk: true sets the program aside (a difference known, and
 	// counted by Skip) and the comparison goes on.
 	Skip func(*Disagreement) bool
+	// A disagreement that a departure either driver's hello declares
+	// explains (see Departure) sets its program aside, unshrunk, and the
+	// comparison goes on; Departed, if set, is handed each, to count and
+	// show. Strict sets none aside.
+	Departed func(*Departed)
+	Strict   bool
 	// ShrinkRuns bounds the program pairs that shrinking may run (default
 	// 1000); ShrinkTime bounds its time (default 30s).
 	ShrinkRuns int
@@ -79,7 +85,11 @@ func (d *Disagreement) Report() string {
 	fmt.Fprintf(&b, "the drivers disagree at call %d: %s\n", d.Call, d.Field)
 	fmt.Fprintf(&b, "  A (%s): %s\n", d.SourceA, d.A)
 	fmt.Fprintf(&b, "  B (%s): %s\n", d.SourceB, d.B)
-	fmt.Fprintf(&b, "the program (%d calls, shrunk from %d in %d runs; seed %d, program %d):\n", len(d.Calls), d.Steps, d.Shrinks, d.Seed, d.Index)
+	if d.Shrinks == 0 && d.Steps == len(d.Calls) && d.Seed == 0 {
+		fmt.Fprintf(&b, "the program (%d calls, as given):\n", len(d.Calls)) // Compare's
+	} else {
+		fmt.Fprintf(&b, "the program (%d calls, shrunk from %d in %d runs; seed %d, program %d):\n", len(d.Calls), d.Steps, d.Shrinks, d.Seed, d.Index)
+	}
 	for i := range d.Calls {
 		mark := "  "
 		if i == d.Call {
@@ -174,6 +184,14 @@ func Diff(a, b *Runner, opts DiffOptions) (*Disagreement, int, error) {
 		if d != nil {
 			d.Seed, d.Index, d.Steps = opts.Seed, compared, len(cur.calls)
 		}
+		if d != nil && !opts.Strict {
+			if dep := p.departure(d); dep != nil {
+				if opts.Departed != nil {
+					opts.Departed(dep)
+				}
+				d = nil
+			}
+		}
 		if d != nil && (opts.Skip == nil || !opts.Skip(d)) {
 			if next != nil {
 				p.receive(next.ba, next.bb) // drain: its answers are not wanted
@@ -184,6 +202,30 @@ func Diff(a, b *Runner, opts DiffOptions) (*Disagreement, int, error) {
 		cur = next
 	}
 	return nil, compared, err
+}
+
+// Compare runs calls once on the drivers of a and b, as Diff runs a
+// program, and returns where their answers disagree (nil if they agree),
+// unshrunk: a calls file replayed on two drivers. A disagreement that a
+// departure either driver declares explains is returned as that
+// departure instead (unless opts.Strict).
+func Compare(a, b *Runner, calls []TensorCall, opts DiffOptions) (*Disagreement, *Departed, error) {
+	p := pair{a: a, b: b, opts: opts.withDefaults()}
+	ra, rb, err := p.run(calls)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := p.judge(calls, ra, rb)
+	if d == nil {
+		return nil, nil, nil
+	}
+	d.Steps, d.Index = len(calls), 1
+	if !opts.Strict {
+		if dep := p.departure(d); dep != nil {
+			return nil, dep, nil
+		}
+	}
+	return d, nil, nil
 }
 
 func (o DiffOptions) withDefaults() DiffOptions {
@@ -215,10 +257,18 @@ type pair struct {
 }
 
 func (p *pair) send(r *Runner, calls []TensorCall) (*batch, error) {
-	if err := r.ensure(); err != nil {
-		return nil, err
+	name := "A"
+	if r == p.b {
+		name = "B"
 	}
-	return r.d.sendTensor(calls)
+	if err := r.ensure(); err != nil {
+		return nil, fmt.Errorf("drive: driver %s: %w", name, err)
+	}
+	b, err := r.d.sendTensor(calls)
+	if err != nil {
+		return nil, fmt.Errorf("driver %s: %w", name, err)
+	}
+	return b, nil
 }
 
 // receive reads both drivers' answers to a program sent to both. A

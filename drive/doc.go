@@ -17,17 +17,21 @@
 //	Start, Driver          one driver process: Run a program's calls, Close
 //	NewRunner, Runner      a driver started again when a run broke it:
 //	                       Run, RunProgram, Stream (two programs in flight),
-//	                       Search (generate, check, shrink), Shrink
+//	                       Search (generate, check, shrink), Shrink, Last
 //	Lower                  a generated program as the calls the protocol sends
 //	Result, Failure        a run checked: calls, outcomes, trace, what broke
 //	Finding                a failure shrunk, written as NAME.calls.jsonl
 //	                       beside NAME.trace.jsonl
 //	ReadCalls, WriteCalls  calls files: counterexamples, replayable
+//	StderrText             a driver's last stderr for a report (empty, said so)
 //	ParseCall, Call        the protocol's calls, for drivers written in Go
 //	Answer, ParseAnswer    a driver's answer line, written and read
 //	Test, Fuzz             a team's five-line go test over its driver
 //	Diff, Disagreement     two drivers of layer-5 programs held to each
 //	                       other call by call (the Go engine to PyTorch)
+//	Compare                a calls file run once on two drivers, compared
+//	Departure, Departed    a difference a driver's hello declares, which
+//	                       Diff and Compare set aside, counted
 //
 // Layer 5, autograd programs (PROTOCOL.md, "Layer 5: autograd programs"),
 // for a driver whose hello lists layer 5, as examples/torchdriver's for

@@ -24,9 +24,13 @@ type Config struct {
 	// longer has hung. Default 2s.
 	CallTimeout time.Duration
 	// StartTimeout bounds the wait for the hello, which may come after a
-	// slow start (a JIT, a large binary, a loaded machine). Default 10s,
-	// and never less than CallTimeout.
+	// slow start (a JIT, a large binary, importing PyTorch on a loaded
+	// machine). Default 10s, and never less than CallTimeout.
 	StartTimeout time.Duration
+	// CallTimeoutFlag and StartTimeoutFlag, where set, name what sets
+	// the two timeouts for a person (a command's flags, "--call-timeout"),
+	// so that a timeout's message says what to raise.
+	CallTimeoutFlag, StartTimeoutFlag string
 	// MaxLine bounds an answer's length; a longer line is not the
 	// protocol. Default 1 MiB.
 	MaxLine int
@@ -67,6 +71,7 @@ type Driver struct {
 	wbuf    []byte // the batch being written
 	parse   answerParser
 	broken  *Trouble // sticky: why the process cannot be used any more
+	last    *Result  // the last program's run
 	check   checker
 	exited  chan struct{}
 	waitErr error
@@ -89,15 +94,25 @@ type Trouble struct {
 	Kind   TroubleKind
 	What   string
 	Stderr string // the last bytes the driver wrote to stderr
+
+	unstarted bool // no process ran: there is no stderr to show
 }
 
 // Error reads "driver timeout: no answer within 2s ...", then the last stderr.
 func (t *Trouble) Error() string {
-	msg := fmt.Sprintf("driver %s: %s", t.Kind, t.What)
-	if t.Stderr != "" {
-		msg += "\n--- the driver's last stderr ---\n" + strings.TrimRight(t.Stderr, "\n")
+	if t.unstarted {
+		return fmt.Sprintf("driver %s: %s", t.Kind, t.What) // no process, no stderr
 	}
-	return msg
+	return fmt.Sprintf("driver %s: %s\n%s", t.Kind, t.What, StderrText(t.Stderr))
+}
+
+// StderrText writes a driver's last stderr for a report, saying so when
+// it is empty: a crash with nothing on stderr is worth knowing too.
+func StderrText(stderr string) string {
+	if stderr == "" {
+		return "--- the driver wrote nothing to its stderr ---"
+	}
+	return "--- the driver's last stderr ---\n" + strings.TrimRight(stderr, "\n")
 }
 
 // Start starts the driver and reads its hello. A driver that cannot be
@@ -134,7 +149,7 @@ func Start(cfg Config) (*Driver, error) {
 	if err != nil {
 		stdinW.Close()
 		stdoutR.Close()
-		return nil, &Trouble{Kind: TroubleStart, What: fmt.Sprintf("starting %q: %v", cfg.Command, err)}
+		return nil, &Trouble{Kind: TroubleStart, What: fmt.Sprintf("starting %q: %v", cfg.Command, err), unstarted: true}
 	}
 	d.stdin = stdinW
 	d.out = lineReader{f: stdoutR, max: cfg.MaxLine, buf: make([]byte, 64<<10)}
@@ -142,7 +157,7 @@ func Start(cfg Config) (*Driver, error) {
 		d.waitErr = d.cmd.Wait()
 		close(d.exited)
 	}()
-	line, t := d.readLineWithin(cfg.StartTimeout, func() string { return "its hello" })
+	line, t := d.readLineWithin(cfg.StartTimeout, cfg.StartTimeoutFlag, func() string { return "its hello" })
 	if t != nil {
 		t.Kind = TroubleStart
 		d.kill()
@@ -164,35 +179,60 @@ func (d *Driver) Stderr() string { return d.stderr.String() }
 
 // Close ends the driver: it closes its stdin, which a driver answers by
 // exiting, and kills it if it has not within the call timeout. A driver
-// that wrote anything after its last answer, or exited with a failure,
-// is reported as a *Trouble.
+// that wrote anything after its last answer, exited with a failure, did
+// not exit, or left a process of its own holding its stdout open, is
+// reported as a *Trouble saying which.
 func (d *Driver) Close() error {
 	if d.broken != nil {
 		d.kill()
 		return nil // already reported
 	}
 	d.stdin.Close()
-	line, t := d.readLine(func() string { return "the end of its output" })
+	wait := d.cfg.CallTimeout
+	line, err := d.out.line(wait)
 	switch {
-	case t != nil && t.Kind == TroubleExit:
-		// EOF: what a driver does at the end.
-	case t != nil:
+	case err == nil:
 		d.kill()
-		return t
-	default:
+		return d.trouble(TroubleProtocol, fmt.Sprintf("it wrote %s after its last answer, at the end of its input", clip(line)))
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		select {
+		case <-d.exited:
+			d.kill()
+			return d.trouble(TroubleTimeout, fmt.Sprintf("it exited (%s) at the end of its input, but its stdout stayed open %v%s after: a process it started holds it (give a child another stdout, or end it first)",
+				exitText(d.waitErr), wait, flagNote(d.cfg.CallTimeoutFlag)))
+		default:
+			d.kill()
+			return d.trouble(TroubleTimeout, fmt.Sprintf("it did not exit within %v%s of the end of its input: a hang at the end", wait, flagNote(d.cfg.CallTimeoutFlag)))
+		}
+	case !errors.Is(err, io.EOF):
 		d.kill()
-		return d.trouble(TroubleProtocol, fmt.Sprintf("it wrote %s after its last answer", clip(line)))
+		return d.trouble(TroubleExit, fmt.Sprintf("reading its stdout at the end of its input: %v", err))
+	case len(line) > 0:
+		d.kill()
+		return d.trouble(TroubleProtocol, fmt.Sprintf("it wrote %s, an unfinished line, after its last answer", clip(line)))
 	}
-	select {
+	select { // EOF: what a driver does at the end
 	case <-d.exited:
-	case <-time.After(d.cfg.CallTimeout):
+	case <-time.After(wait):
 		d.kill()
-		return d.trouble(TroubleTimeout, "it did not exit when its stdin closed")
+		return d.trouble(TroubleTimeout, fmt.Sprintf("it closed its stdout at the end of its input but did not exit within %v%s", wait, flagNote(d.cfg.CallTimeoutFlag)))
 	}
+	d.out.f.Close()
 	if d.waitErr != nil {
-		return d.trouble(TroubleExit, "at the end: "+d.waitErr.Error())
+		return d.trouble(TroubleExit, fmt.Sprintf("it exited (%s) at the end of its input; a driver exits 0 there", exitText(d.waitErr)))
 	}
 	return nil
+}
+
+// exitText writes a process's exit for a message.
+func exitText(waitErr error) string {
+	switch {
+	case waitErr == nil:
+		return "status 0"
+	case errors.Is(waitErr, exec.ErrWaitDelay):
+		return "status 0, with its stderr held open by a process it started"
+	}
+	return waitErr.Error()
 }
 
 // kill ends the process group and waits for it.
@@ -217,10 +257,12 @@ func (d *Driver) trouble(kind TroubleKind, what string) *Trouble {
 // readLine reads the next line of the driver's stdout within the call
 // timeout. On EOF it waits a moment for the exit status, for the message.
 func (d *Driver) readLine(what func() string) ([]byte, *Trouble) {
-	return d.readLineWithin(d.cfg.CallTimeout, what)
+	return d.readLineWithin(d.cfg.CallTimeout, d.cfg.CallTimeoutFlag, what)
 }
 
-func (d *Driver) readLineWithin(timeout time.Duration, what func() string) ([]byte, *Trouble) {
+// readLineWithin reads the next line within timeout, which flag (if
+// set) names for the message.
+func (d *Driver) readLineWithin(timeout time.Duration, flag string, what func() string) ([]byte, *Trouble) {
 	line, err := d.out.line(timeout)
 	if err == nil {
 		return line, nil
@@ -231,7 +273,7 @@ func (d *Driver) readLineWithin(timeout time.Duration, what func() string) ([]by
 		return line, nil
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		d.kill()
-		return nil, d.trouble(TroubleTimeout, fmt.Sprintf("no answer within %v while waiting for %s", timeout, waitingFor))
+		return nil, d.trouble(TroubleTimeout, fmt.Sprintf("no answer within %v%s while waiting for %s", timeout, flagNote(flag), waitingFor))
 	case errors.Is(err, errLineTooLong):
 		d.kill()
 		return nil, d.trouble(TroubleProtocol, fmt.Sprintf("a line longer than %d bytes while waiting for %s", d.cfg.MaxLine, waitingFor))
@@ -253,6 +295,14 @@ func (d *Driver) readLineWithin(timeout time.Duration, what func() string) ([]by
 	}
 	d.kill()
 	return nil, d.trouble(TroubleExit, fmt.Sprintf("reading its stdout while waiting for %s: %v", waitingFor, err))
+}
+
+// flagNote names what sets a timeout, for its message: " (--call-timeout)".
+func flagNote(flag string) string {
+	if flag == "" {
+		return ""
+	}
+	return " (" + flag + ")"
 }
 
 // clip quotes a line for a message, cut to 200 bytes.

@@ -77,7 +77,7 @@ func StartFunc(cfg Config, serve func(stdin io.Reader, stdout io.Writer) error) 
 			end(errors.New("killed"))
 		}
 	}()
-	line, t := d.readLineWithin(cfg.StartTimeout, func() string { return "its hello" })
+	line, t := d.readLineWithin(cfg.StartTimeout, cfg.StartTimeoutFlag, func() string { return "its hello" })
 	if t != nil {
 		t.Kind = TroubleStart
 		d.kill()

@@ -3,7 +3,9 @@ package drive
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
@@ -17,8 +19,8 @@ import (
 // with the first failure, shrunk, its calls listed as a calls file that
 // `tlcheck fuzz --exec CMD --replay FILE` runs again. A driver that cannot
 // be started fails the test, and so does one that crashes, or hangs on a
-// call for 10 s. A driver of layer-5 programs alone gets autograd programs
-// (see Search).
+// call for 5 s (said on stderr at once, as it is shrunk). A driver of
+// layer-5 programs alone gets autograd programs (see Search).
 //
 //	func TestRuntime(t *testing.T) { drive.Test(t, "./myrt-driver") }
 func Test(t testing.TB, command ...string) {
@@ -32,7 +34,12 @@ func Test(t testing.TB, command ...string) {
 		programs = 200
 	}
 	found, _, err := r.Search(Options{Seed: 1, More: func(n int) bool { return n < programs },
-		ShrinkTime: 20 * time.Second})
+		ShrinkTime: 20 * time.Second, Shrinking: func(f *Failure) {
+			if f.Trouble() { // a hang or a crash takes a while to shrink: not in silence
+				fmt.Fprintf(os.Stderr, "drive.Test: %s: the driver's %s at call %d (%s); shrinking the program (at most 20s)\n",
+					t.Name(), f.What, f.Call, f.Message)
+			}
+		}})
 	if cerr := r.Close(); err == nil && len(found) == 0 {
 		err = cerr
 	}
@@ -115,8 +122,9 @@ func (z *fuzzer) close() {
 }
 
 // testCallTimeout is Test's and Fuzz's call timeout: longer than the
-// command's, as test machines are often loaded, and still a bound.
-const testCallTimeout = 10 * time.Second
+// command's, as test machines are often loaded, and still a bound; a
+// hang is shrunk at a tenth of it (Runner.Shrink).
+const testCallTimeout = 5 * time.Second
 
 // report writes a finding for a test's failure message.
 func report(f *Finding) string {
@@ -125,8 +133,8 @@ func report(f *Finding) string {
 	b.WriteString(fail.Error())
 	b.WriteString("\n\n")
 	b.WriteString(f.Result.Listing())
-	if fail.Stderr != "" {
-		b.WriteString("\nthe driver's last stderr:\n" + fail.Stderr + "\n")
+	if fail.Stderr != "" || fail.Trouble() {
+		b.WriteString("\n" + StderrText(fail.Stderr) + "\n")
 	}
 	b.WriteString("\nas a calls file (tlcheck fuzz --exec CMD --replay FILE):\n")
 	if f.Result.TensorCalls != nil {

@@ -202,14 +202,22 @@ func TestKillCallsFileErrorLine(t *testing.T) {
 		t.Fatalf("a valid line 1, then a 2 MiB line 2: %v, want an error of line 2", err)
 	}
 	rng := rand.New(rand.NewPCG(29, 7))
-	good := []string{`{"op":"scope_enter"}`, "# a comment", "", "   ", `{"op":"alloc","handle":1,"size":16}`}
-	goodTensor := []string{`{"op":"leaf","handle":1,"shape":[1],"values":[1],"requires_grad":false}`, "# a comment", ""}
+	// %[1]d is a new handle for each line: a calls file gives a handle once.
+	good := []string{`{"op":"scope_enter"}`, "# a comment", "", "   ", `{"op":"alloc","handle":%[1]d,"size":16}`}
+	goodTensor := []string{`{"op":"leaf","handle":%[1]d,"shape":[1],"values":[1],"requires_grad":false}`, "# a comment", ""}
+	line := func(forms []string, handle int) string {
+		f := forms[rng.IntN(len(forms))]
+		if !strings.Contains(f, "%[1]d") {
+			return f + "\n"
+		}
+		return fmt.Sprintf(f, handle) + "\n"
+	}
 	for range 50 {
 		n := rng.IntN(6)
 		var b, bt strings.Builder
-		for range n {
-			b.WriteString(good[rng.IntN(len(good))] + "\n")
-			bt.WriteString(goodTensor[rng.IntN(len(goodTensor))] + "\n")
+		for i := range n {
+			b.WriteString(line(good, i+1))
+			bt.WriteString(line(goodTensor, i+1))
 		}
 		bad := []string{long, `{"op":"nothing"}`, `{"op":"reset"}`, `{"op":"alloc","handle":1`}[rng.IntN(4)]
 		want := fmt.Sprintf("line %d: ", n+1)

@@ -1,9 +1,11 @@
 package drive
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -24,6 +26,9 @@ type Hello struct {
 	Calls    []string `json:"calls,omitempty"`  // the calls it takes; empty: every call of its layers
 	Source   string   `json:"source,omitempty"` // free text, the header's source in its traces
 	Notes    []string `json:"notes,omitempty"`  // free text: where the runtime knowingly departs from what it stands for
+	// Departures are the known differences of Notes as data, which the
+	// differential honours (see Departure).
+	Departures []Departure `json:"departures,omitempty"`
 }
 
 // Autograd reports whether the driver takes layer-5 programs.
@@ -332,6 +337,7 @@ func (p *answerParser) parse(line []byte, a *Answer) error {
 	*a = Answer{ID: -1, Events: a.Events[:0], Kinds: a.Kinds[:0]}
 	s := scanner{b: line}
 	outcome := ""
+	events := false
 	err := s.object(func(key []byte) error {
 		var err error
 		switch string(key) {
@@ -357,6 +363,7 @@ func (p *answerParser) parse(line []byte, a *Answer) error {
 				a.Grads = []Grad{}
 			}
 		case "events":
+			events = true
 			err = s.array(func() error {
 				obj, err := s.value()
 				if err != nil {
@@ -391,6 +398,8 @@ func (p *answerParser) parse(line []byte, a *Answer) error {
 	switch {
 	case a.ID < 0:
 		return errors.New(`no "id"`)
+	case !events:
+		return errors.New(`no "events": an answer carries what the runtime recorded, [] for nothing`)
 	case outcome == "done":
 	case outcome == "refused":
 		a.Refused = true
@@ -408,8 +417,11 @@ func (p *answerParser) parse(line []byte, a *Answer) error {
 // parseHello reads and checks the driver's first line.
 func parseHello(line []byte) (Hello, error) {
 	var h Hello
+	if bytes.HasPrefix(line, []byte(byteOrderMark)) {
+		return Hello{}, errors.New("it starts with a byte-order mark (EF BB BF): a protocol line is JSON without one")
+	}
 	if err := json.Unmarshal(line, &h); err != nil {
-		return Hello{}, fmt.Errorf("not a hello object: %w", err)
+		return Hello{}, fmt.Errorf("not a hello object: %w", jsonProblem(err))
 	}
 	if h.Protocol != ProtocolName {
 		return Hello{}, fmt.Errorf(`"protocol" is %q, want %q`, h.Protocol, ProtocolName)
@@ -425,6 +437,12 @@ func parseHello(line []byte) (Hello, error) {
 			return Hello{}, fmt.Errorf(`"layers": %d is not a layer the protocol has calls for (1, 2, 3 or 5)`, l)
 		}
 	}
+	if err := checkDepartures(h.Departures); err != nil {
+		return Hello{}, err
+	}
+	if h.Calls != nil && len(h.Calls) == 0 {
+		return Hello{}, errors.New(`"calls" is empty: leave it out to take every call of the driver's layers, or name the calls taken`)
+	}
 	if !slices.Contains(h.Layers, 2) && !h.Autograd() {
 		return Hello{}, errors.New(`"layers" lacks 2 and 5: programs are made of layer-2 calls, or of layer-5 calls`)
 	}
@@ -439,6 +457,30 @@ func parseHello(line []byte) (Hello, error) {
 		return Hello{}, fmt.Errorf(`"calls": %q is not a call of the driver's layers`, name)
 	}
 	return h, nil
+}
+
+// byteOrderMark is UTF-8's, which some editors and runtimes write first.
+const byteOrderMark = "\xef\xbb\xbf"
+
+// jsonProblem says what encoding/json's error is about in the protocol's
+// words: the field and what it holds, or where the JSON broke.
+func jsonProblem(err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		want := "a " + te.Type.Kind().String()
+		switch te.Type.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Uint64:
+			want = "an integer that fits 64 bits"
+		case reflect.Slice:
+			want = "an array"
+		}
+		return fmt.Errorf("%q: %s, want %s", te.Field, te.Value, want)
+	case errors.As(err, &se):
+		return fmt.Errorf("not JSON at byte %d: %v", se.Offset, se)
+	}
+	return err
 }
 
 // offers returns the set of calls the hello offers, end always among them.
@@ -462,6 +504,15 @@ func (h Hello) offers() map[traces.Op]bool {
 		}
 	}
 	return set
+}
+
+// offered writes the calls a hello offers, for a message: its "calls",
+// or every call of its layers where it names none.
+func (h Hello) offered() string {
+	if len(h.Calls) > 0 {
+		return fmt.Sprintf("its hello offers %v", h.Calls)
+	}
+	return fmt.Sprintf("its hello names no calls: every call of layers %v", h.Layers)
 }
 
 // tensorOffers returns the set of layer-5 calls the hello offers (nil if

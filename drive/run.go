@@ -1,7 +1,9 @@
 package drive
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -63,7 +65,7 @@ func (d *Driver) sendTensor(calls []TensorCall) (*batch, error) {
 	}
 	for i := range calls {
 		if !offers[calls[i].Op] {
-			return nil, fmt.Errorf("drive: call %d: the driver does not take %s (its hello offers %v)", i, calls[i].Op, d.hello.Calls)
+			return nil, fmt.Errorf("drive: call %d: the driver does not take %s (%s)", i, calls[i].Op, d.hello.offered())
 		}
 	}
 	if calls == nil {
@@ -83,7 +85,7 @@ func (d *Driver) send(calls []Call) (*batch, error) {
 	}
 	for i := range calls {
 		if !d.offers[calls[i].Op] {
-			return nil, fmt.Errorf("drive: call %d: the driver does not take %v (its hello offers %v)", i, calls[i].Op, d.hello.Calls)
+			return nil, fmt.Errorf("drive: call %d: the driver does not take %v (%s)", i, calls[i].Op, d.hello.offered())
 		}
 	}
 	return d.sendBatch(&batch{calls: calls}, len(calls), func(b []byte, i int, id int64) []byte {
@@ -115,6 +117,11 @@ const maxProgramEvents = 1 << 16
 
 // receive reads and checks the answers to a batch sent.
 func (d *Driver) receive(bt *batch) *Result {
+	d.last = d.receiveChecked(bt)
+	return d.last
+}
+
+func (d *Driver) receiveChecked(bt *batch) *Result {
 	c := &d.check
 	c.start(d.header(), bt.calls, bt.tcalls)
 	if bt.trouble != nil {
@@ -142,6 +149,9 @@ func (d *Driver) receive(bt *batch) *Result {
 			t = d.trouble(TroubleProtocol, fmt.Sprintf("the answer to the reset, %s, has events or a refusal", clip(line)))
 		}
 		if t != nil {
+			if last := bt.len() - 1; i < last && (t.Kind == TroubleExit || t.Kind == TroubleTimeout) {
+				t.What += outstanding(bt, i)
+			}
 			c.trouble(max(i, 0), t)
 			return c.res
 		}
@@ -156,6 +166,21 @@ func (d *Driver) receive(bt *batch) *Result {
 		f.Stderr = d.stderr.settled() // shown with every finding, not only a crash's
 	}
 	return c.res
+}
+
+// outstanding says, for a driver that died or hung awaiting the answer to
+// line i of bt (-1: the reset) with later lines sent and unanswered, that
+// the cause lies among them: a driver that buffers its answers loses
+// those it wrote before it died, so the first missing answer need not be
+// the call that killed it.
+func outstanding(bt *batch, i int) string {
+	from := "the reset"
+	if i >= 0 {
+		from = fmt.Sprintf("call %d (%s)", i, bt.op(i))
+	}
+	last := bt.len() - 1
+	return fmt.Sprintf("; %d lines were sent and not answered, so the cause lies among them, from %s to call %d (%s): a driver that buffers its answers loses those it wrote before it died",
+		last-i+1, from, last, bt.op(last))
 }
 
 // Broken returns why the driver can no longer be used, or nil.
@@ -178,7 +203,18 @@ func (d *Driver) parseAnswer(line []byte, a *Answer, want int64, what func() str
 	}
 	if a.ID != want {
 		d.kill()
-		return d.trouble(TroubleProtocol, fmt.Sprintf("while waiting for %s it answered id %d, a call it was not given", what(), a.ID))
+		var which string
+		switch {
+		case a.ID == 0:
+			which = "a line it was not given (ids start at 1)"
+		case a.ID < want:
+			which = "which it had answered already: an answer twice"
+		case a.ID <= d.seq:
+			which = "which was sent after it: an answer out of order (answers come in the order of the lines sent)"
+		default:
+			which = fmt.Sprintf("a line it was not given (the ids sent go up to %d)", d.seq)
+		}
+		return d.trouble(TroubleProtocol, fmt.Sprintf("while waiting for %s it answered id %d, %s", what(), a.ID, which))
 	}
 	return nil
 }
@@ -194,8 +230,10 @@ func (d *Driver) write(b []byte) *Trouble {
 		go func() { _ = d.writeNow(b) }()
 		return nil
 	}
-	if err := d.writeNow(b); err != nil {
-		return d.trouble(TroubleExit, "writing to its stdin: "+err.Error())
+	if err := d.writeNow(b); errors.Is(err, os.ErrDeadlineExceeded) {
+		return d.trouble(TroubleTimeout, fmt.Sprintf("it did not read the program sent to its stdin within %v%s", d.cfg.CallTimeout, flagNote(d.cfg.CallTimeoutFlag)))
+	} else if err != nil {
+		return d.trouble(TroubleExit, "writing the program to its stdin: "+err.Error())
 	}
 	return nil
 }

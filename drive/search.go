@@ -20,6 +20,7 @@ type Runner struct {
 	hello  Hello
 	offers map[traces.Op]bool
 	starts int
+	last   *Result // the last run of the driver closed
 }
 
 // NewRunner starts the driver and returns a Runner over it.
@@ -62,8 +63,18 @@ func (r *Runner) Close() error {
 		return nil
 	}
 	d := r.d
-	r.d = nil
+	r.d, r.last = nil, d.last
 	return d.Close()
+}
+
+// Last returns the run of the last program the driver answered (nil
+// before the first): a driver that misbehaves at the end of its input,
+// when Close reports it, did so after this program.
+func (r *Runner) Last() *Result {
+	if r.d != nil && r.d.last != nil {
+		return r.d.last
+	}
+	return r.last
 }
 
 // Run runs calls on the driver (see Driver.Run), starting it again first
@@ -115,6 +126,9 @@ type Options struct {
 	// Found, if set, is handed each finding as it is made, and Search
 	// keeps none: a long search with Restart holds no more than one.
 	Found func(*Finding)
+	// Shrinking, if set, is told each failure before it is shrunk
+	// (which, for a hang, takes a while).
+	Shrinking func(*Failure)
 }
 
 // Stream runs the programs next gives, each lowered (see Lower) and run
@@ -244,6 +258,9 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 			return found, judged, err
 		}
 		took := time.Since(start)
+		if opts.Shrinking != nil {
+			opts.Shrinking(failed.Failure)
+		}
 		f, err := r.Shrink(failedP, failed.Failure, opts)
 		if err != nil {
 			return found, judged, err
@@ -280,6 +297,7 @@ func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*
 	deadline := time.Now().Add(until)
 	f := &Finding{Program: p, Steps: len(p.Steps)}
 	var runErr error
+	accept := sameFailure(failure)
 	fails := func(c properties.Program) (properties.Program, bool) {
 		if f.Shrinks >= limit || runErr != nil || time.Now().After(deadline) {
 			return c, false
@@ -290,15 +308,26 @@ func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*
 			runErr = err
 			return c, false
 		}
-		return made, res.Failure != nil && res.Failure.sig == failure.sig
+		return made, accept(res.Failure)
 	}
 	best := p
+	restore := r.hangTimeout(failure)
 	if failure.Call+1 < len(p.Steps) {
 		if made, ok := fails(properties.Program{Steps: p.Steps[:failure.Call+1]}); ok {
 			best = made
 		}
 	}
 	best = properties.ShrinkWith(best, fails)
+	if !failure.Trouble() { // on, towards the smallest failure of the fault, whatever its kind (see anyFailure)
+		exact := accept
+		accept = anyFailure
+		if c := properties.ShrinkWith(best, fails); len(c.Steps) < len(best.Steps) {
+			best = c
+		} else {
+			accept = exact
+		}
+	}
+	restore()
 	if runErr != nil {
 		return nil, fmt.Errorf("drive: shrinking: %w", runErr)
 	}
@@ -312,7 +341,8 @@ func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*
 		if made, res, err = r.RunProgram(c); err != nil {
 			return nil, fmt.Errorf("drive: shrinking: %w", err)
 		}
-		if res.Failure != nil && res.Failure.sig == failure.sig {
+		if accept(res.Failure) {
+			firstSeen(res.Failure, failure)
 			f.Program, f.Result = made, res
 			return f, nil
 		}
@@ -321,4 +351,53 @@ func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*
 	res.Failure = failure
 	f.Program, f.Result = made, res
 	return f, nil
+}
+
+// hangTimeout shortens the call timeout while a hang (a timeout) is
+// shrunk, and returns what restores it. A candidate that hangs costs its
+// wait, and at the full timeout (Test's is seconds, for loaded machines)
+// shrinking a hang would end, at ShrinkTime, with the program scarcely
+// smaller; a tenth of it, at least 100 ms, still gives a correct call
+// (milliseconds) room. The final run, which the finding shows, waits the
+// full timeout: a candidate that only looked hung does not stand.
+func (r *Runner) hangTimeout(failure *Failure) (restore func()) {
+	if failure.What != string(TroubleTimeout) {
+		return func() {}
+	}
+	raw, full := r.cfg.CallTimeout, r.cfg.withDefaults().CallTimeout
+	short := max(full/10, 100*time.Millisecond)
+	if short >= full {
+		return func() {}
+	}
+	set := func(cfg, live time.Duration) {
+		r.cfg.CallTimeout = cfg
+		if r.d != nil {
+			r.d.cfg.CallTimeout = live
+		}
+	}
+	set(short, short)
+	return func() { set(raw, full) }
+}
+
+// sameFailure accepts a failure of failure's kind at its op: what a
+// smaller program must show to stand for it.
+func sameFailure(failure *Failure) func(*Failure) bool {
+	return func(g *Failure) bool { return g != nil && g.sig == failure.sig }
+}
+
+// anyFailure accepts any failure the checks find in the runtime's answers
+// (not the driver's as a process). A fault often shows as one kind in a
+// generated program and as another in a smaller one: impl's runtime, say,
+// states its counts, so a premature free first shows as a count-mismatch
+// at the release that led to it. Once shrinking to the same kind can go
+// no further, the shrinkers go on towards the smallest failure of any
+// kind, and the finding says what the program first showed.
+func anyFailure(g *Failure) bool { return g != nil && !g.Trouble() }
+
+// firstSeen notes on got, the shrunk program's failure, what the program
+// before shrinking showed, where it is another kind or op.
+func firstSeen(got, first *Failure) {
+	if got.sig != first.sig {
+		got.Message += fmt.Sprintf(" (the program before shrinking showed %s at call %d)", first.What, first.Call)
+	}
 }

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +15,8 @@ import (
 )
 
 const fuzzExecUsage = `usage: tlcheck fuzz --exec 'CMD ARGS' [--time D] [--seed N] [--out DIR]
-                    [--call-timeout D] [--restart] [--replay FILE]
+                    [--call-timeout D] [--start-timeout D] [--restart]
+                    [--replay FILE]
                     [--against 'CMD ARGS']
 
 Drives a runtime in another process, in any language, over the protocol of
@@ -37,10 +35,15 @@ not the protocol is a finding too, shown with its last stderr.
   --seed N           the seed of the programs (default: from the clock)
   --out DIR          where to write the counterexample (default .)
   --call-timeout D   how long to wait for each answer (default 2s)
+  --start-timeout D  how long to wait for a driver's hello, after it starts
+                     (default 60s: importing PyTorch on a loaded machine
+                     takes over 10s)
   --restart          after a driver crash, hang or protocol error, start it
                      again and search on; every finding is written
   --replay FILE      run the calls of FILE (a NAME.calls.jsonl) once instead
-                     of searching, and report
+                     of searching, and report; with --against, on both
+                     drivers, their answers compared. A file beyond the
+                     protocol's bounds is refused before a driver starts
   --against 'CMD'    a second driver of layer-5 programs: the same programs
                      run on both, their answers compared call by call (drive.Diff)
 
@@ -49,15 +52,16 @@ cannot be started, or an unreadable --replay file.
 `
 
 type fuzzExecOptions struct {
-	command     []string
-	line        string
-	time        time.Duration
-	seed        uint64
-	out         string
-	callTimeout time.Duration
-	restart     bool
-	replay      string
-	against     string
+	command      []string
+	line         string
+	time         time.Duration
+	seed         uint64
+	out          string
+	callTimeout  time.Duration
+	startTimeout time.Duration
+	restart      bool
+	replay       string
+	against      string
 }
 
 // wantsExec reports whether fuzz's arguments ask for a driver (--exec).
@@ -83,6 +87,7 @@ func parseFuzzExecArgs(args []string) (fuzzExecOptions, error) {
 	seed := fs.String("seed", "", "")
 	fs.StringVar(&opts.out, "out", ".", "")
 	fs.DurationVar(&opts.callTimeout, "call-timeout", 2*time.Second, "")
+	fs.DurationVar(&opts.startTimeout, "start-timeout", defaultStartTimeout, "")
 	fs.BoolVar(&opts.restart, "restart", false, "")
 	fs.StringVar(&opts.replay, "replay", "", "")
 	fs.StringVar(&opts.against, "against", "", "")
@@ -99,11 +104,22 @@ func parseFuzzExecArgs(args []string) (fuzzExecOptions, error) {
 	if len(opts.command) == 0 {
 		return opts, errors.New("--exec: want the driver's command line")
 	}
-	if opts.time <= 0 || opts.callTimeout <= 0 {
-		return opts, errors.New("--time and --call-timeout want positive durations")
+	if opts.time <= 0 || opts.callTimeout <= 0 || opts.startTimeout <= 0 {
+		return opts, errors.New("--time, --call-timeout and --start-timeout want positive durations")
 	}
 	opts.seed, err = parseSeed(*seed)
 	return opts, err
+}
+
+// defaultStartTimeout is --start-timeout's default: the PyTorch driver
+// took 10.7s to say hello on a loaded machine, importing torch.
+const defaultStartTimeout = 60 * time.Second
+
+// config is the drive.Config of a driver started with command under the
+// options' timeouts, which its messages name by their flags.
+func (opts fuzzExecOptions) config(command []string) drive.Config {
+	return drive.Config{Command: command, CallTimeout: opts.callTimeout, StartTimeout: opts.startTimeout,
+		CallTimeoutFlag: "--call-timeout", StartTimeoutFlag: "--start-timeout"}
 }
 
 func runFuzzExec(e *env, args []string) int {
@@ -111,7 +127,7 @@ func runFuzzExec(e *env, args []string) int {
 	if code, ok := badFlags(e, "fuzz", fuzzExecUsage, err); !ok {
 		return code
 	}
-	cfg := drive.Config{Command: opts.command, CallTimeout: opts.callTimeout}
+	cfg := opts.config(opts.command)
 	if opts.replay != "" {
 		return replayCalls(e, cfg, opts)
 	}
@@ -145,21 +161,48 @@ func runFuzzExec(e *env, args []string) int {
 	})
 	prog.done()
 	elapsed := time.Since(start)
-	if cerr := r.Close(); cerr != nil && err == nil && found == 0 {
-		err = cerr // a driver that misbehaved at the end is a finding too
-	}
+	last := r.Last()
+	cerr := r.Close()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
 		return max(code, exitViolation)
 	}
 	if found == 0 {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s on %s in %s (%s), seed %d: no failure\n",
+		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s on %s in %s (%s), seed %d: no failure in the programs\n",
 			plural.Count(n, "program"), describeDriver(r.Hello(), opts.line), elapsed.Round(time.Millisecond), plural.Rate(float64(n)/elapsed.Seconds(), "program"), opts.seed)
+	}
+	if cerr != nil { // a driver that misbehaved at the end is a finding too, and loses nothing above
+		showEndTrouble(e, cerr, last, opts)
+		code = exitViolation
 	}
 	for _, note := range r.Hello().Notes { // where the runtime departs from what it stands for: never silently
 		fmt.Fprintf(e.stdout, "the driver notes: %s\n", note)
 	}
 	return code
+}
+
+// showEndTrouble reports a driver that misbehaved when its input ended
+// (exited with a failure, hung, wrote after its last answer, left a
+// process holding its stdout), with its stderr, and writes the last
+// program it ran as a calls file, whose --replay ends the driver the
+// same way.
+func showEndTrouble(e *env, cerr error, last *drive.Result, opts fuzzExecOptions) {
+	fmt.Fprintf(e.stdout, "tlcheck fuzz: the driver misbehaved at the end of its input: %v\n", cerr)
+	var t *drive.Trouble
+	if last == nil || !errors.As(cerr, &t) {
+		return
+	}
+	res := *last
+	res.Failure = &drive.Failure{What: string(t.Kind), Call: len(res.Calls) + len(res.TensorCalls), Event: -1,
+		Message: "at the end of its input, after this program: " + t.What, Stderr: t.Stderr}
+	f := &drive.Finding{Result: &res, Seed: opts.seed}
+	files, err := f.Write(opts.out, "tlcheck-drive-seed"+strconv.FormatUint(opts.seed, 10)+"-end", opts.line)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+		return
+	}
+	fmt.Fprintf(e.stdout, "the last program it ran written to %s\nreproduce: tlcheck fuzz --exec %s --replay %s\n",
+		files.Calls, shellQuote(opts.line), shellQuote(files.Calls))
 }
 
 func describeDriver(h drive.Hello, line string) string {
@@ -178,8 +221,8 @@ func showFinding(e *env, f *drive.Finding, opts fuzzExecOptions) {
 	fmt.Fprintf(w, "%s at call %d: %s\n\n", fail.What, fail.Call, fail.Message)
 	fmt.Fprintf(w, "shrunk from %s to %d (%s with the teardown) in %s:\n%s\n",
 		plural.Count(f.Steps, "step"), f.Size(), plural.Count(len(f.Result.Calls)+len(f.Result.TensorCalls), "call"), plural.Count(f.Shrinks, "run"), f.Result.Listing())
-	if fail.Stderr != "" {
-		fmt.Fprintf(w, "the driver's last stderr:\n%s\n\n", strings.TrimRight(fail.Stderr, "\n"))
+	if fail.Stderr != "" || fail.Trouble() {
+		fmt.Fprintf(w, "%s\n\n", drive.StderrText(fail.Stderr))
 	}
 	files, err := f.Write(opts.out, "tlcheck-drive-seed"+strconv.FormatUint(f.Seed, 10), opts.line)
 	if err != nil {
@@ -191,79 +234,33 @@ func showFinding(e *env, f *drive.Finding, opts fuzzExecOptions) {
 	fmt.Fprintf(w, "check the trace: tlcheck replay %s\n", shellQuote(files.Trace))
 }
 
-// replayCalls runs a calls file once on the driver: calls of layers 2
-// and 3, or of layer 5 for a driver that takes only those.
-func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
-	text, err := os.ReadFile(opts.replay)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay: %v\n", err)
-		return exitInput
-	}
-	r, err := drive.NewRunner(cfg)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
-		return exitInput
-	}
-	var res *drive.Result
-	var calls int
-	if h := r.Hello(); h.Autograd() && !slices.Contains(h.Layers, 2) {
-		var tcalls []drive.TensorCall
-		if tcalls, err = drive.ReadTensorCalls(bytes.NewReader(text)); err == nil {
-			calls = len(tcalls)
-			res, err = r.RunTensor(tcalls)
-		}
-	} else {
-		var cs []drive.Call
-		if cs, err = drive.ReadCalls(bytes.NewReader(text)); err == nil {
-			calls = len(cs)
-			res, err = r.Run(cs)
-		}
-	}
-	if err != nil { // an unreadable file, or calls the driver does not take
-		r.Close()
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay %s: %v\n", opts.replay, err)
-		return exitInput
-	}
-	if cerr := r.Close(); cerr != nil && res.Failure == nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay %s: %v\n", opts.replay, cerr)
-		return exitViolation // a driver that misbehaved at the end is a finding
-	}
-	fmt.Fprintf(e.stdout, "%s", res.Listing())
-	if fail := res.Failure; fail != nil {
-		fmt.Fprintf(e.stdout, "\n%s at call %d: %s\n", fail.What, fail.Call, fail.Message)
-		if fail.Stderr != "" {
-			fmt.Fprintf(e.stdout, "the driver's last stderr:\n%s\n", strings.TrimRight(fail.Stderr, "\n"))
-		}
-		return exitViolation
-	}
-	fmt.Fprintf(e.stdout, "\n%s replayed on %s: no failure\n", plural.Count(calls, "call"), describeDriver(r.Hello(), opts.line))
-	return exitClean
-}
-
 // splitWords splits a command line into words as a POSIX shell would,
-// with quotes and backslashes and nothing else.
+// with quotes and backslashes and nothing else. It works on bytes: every
+// byte it acts on (quotes, backslash, blanks) is ASCII, which no byte of
+// a multi-byte UTF-8 sequence is, so the bytes of a word pass through as
+// they are (/tmp/drïver.py stays that path).
 func splitWords(s string) ([]string, error) {
 	var words []string
 	var w strings.Builder
-	in, quote := false, rune(0)
+	in, quote := false, byte(0)
 	for i := 0; i < len(s); i++ {
-		c := rune(s[i])
+		c := s[i]
 		switch {
 		case quote == '\'':
 			if c == '\'' {
 				quote = 0
 			} else {
-				w.WriteRune(c)
+				w.WriteByte(c)
 			}
 		case quote == '"':
 			switch {
 			case c == '"':
 				quote = 0
-			case c == '\\' && i+1 < len(s) && strings.ContainsRune(`"\$`+"`", rune(s[i+1])):
+			case c == '\\' && i+1 < len(s) && strings.IndexByte(`"\$`+"`", s[i+1]) >= 0:
 				i++
 				w.WriteByte(s[i])
 			default:
-				w.WriteRune(c)
+				w.WriteByte(c)
 			}
 		case c == '\'' || c == '"':
 			quote, in = c, true
@@ -281,7 +278,7 @@ func splitWords(s string) ([]string, error) {
 				in = false
 			}
 		default:
-			w.WriteRune(c)
+			w.WriteByte(c)
 			in = true
 		}
 	}

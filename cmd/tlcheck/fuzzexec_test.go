@@ -91,6 +91,8 @@ func TestSplitWords(t *testing.T) {
 		`python3 -c 'print("hi")'`: {"python3", "-c", `print("hi")`},
 		`x''`:                      {"x"},
 		`''`:                       {""},
+		`python3 /tmp/drïver.py`:   {"python3", "/tmp/drïver.py"}, // bytes, not runes one by one
+		`'ünï cödé' "ß\"x" é\ è`:   {"ünï cödé", `ß"x`, "é è"},
 	} {
 		got, err := splitWords(in)
 		if err != nil || !slices.Equal(got, want) {

@@ -91,11 +91,22 @@ func (s *server5) hello(w *bufio.Writer) error {
 		h.Source += ", fault " + string(f)
 	}
 	h.Notes = append(h.Notes, "matmul is torch.mm, of two matrices: a vector operand is refused (\"self must be a matrix\", \"mat2 must be a matrix\"), where PyTorch's @ takes it")
+	// Each note's difference as data, which the differential honours.
+	h.Departures = append(h.Departures, drive.Departure{Name: "matmul-matrices-only", Op: string(drive.TensorMatmul),
+		Message: "must be a matrix", Note: "matmul is torch.mm: an operand that is not a matrix is refused so"})
+	h.Notes = append(h.Notes, "a view made under no_grad whose base was then written in place is answered as the engine sees it (a leaf); PyTorch refuses to tell its grad_fn (\"<error: A view was created in no_grad mode and its base ...>\")")
+	h.Departures = append(h.Departures, drive.Departure{Name: "no-grad-view-stale", Field: "tensor",
+		Other: "A view was created in no_grad mode and its base or another view of its base has been modified inplace",
+		Note:  "a stale view made under no_grad: the engine answers its tensor, PyTorch refuses to tell its grad_fn"})
 	if s.acfg.Lifetime != autograd.LifetimePyTorch {
 		h.Notes = append(h.Notes, "TensorLogic's lifetime: backward frees the graph's intermediates, detach the graph upstream, drop the tensor's graph; a tensor used after is refused (\"the tensor was freed ...\"), where PyTorch keeps what is referred to")
+		h.Departures = append(h.Departures, drive.Departure{Name: "tensorlogic-frees", Field: "outcome",
+			Message: "the tensor was freed", Note: "TensorLogic's lifetime refuses a tensor it freed, where PyTorch keeps it"})
 	}
 	if s.acfg.Checkpoint {
 		h.Notes = append(h.Notes, "checkpoints on: a saved tensor modified in place is restored or recomputed at backward, where PyTorch refuses it")
+		h.Departures = append(h.Departures, drive.Departure{Name: "checkpoint-restores", Op: string(drive.TensorBackward), Field: "outcome",
+			Other: "modified by an inplace operation", Note: "checkpoints restore a saved tensor modified in place, where PyTorch refuses the backward"})
 	}
 	b, err := json.Marshal(h)
 	if err != nil {

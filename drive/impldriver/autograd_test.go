@@ -33,7 +33,7 @@ func TestServeAutograd(t *testing.T) {
 {"id":12,"op":"drop","target":3}
 {"id":13,"op":"end"}
 `
-	want := `{"protocol":"tlcheck-drive","version":1,"layers":[5],"source":"tlcheck impl/autograd (Go) over tlcheck-drive, lifetime pytorch","notes":["matmul is torch.mm, of two matrices: a vector operand is refused (\"self must be a matrix\", \"mat2 must be a matrix\"), where PyTorch's @ takes it"]}
+	want := `{"protocol":"tlcheck-drive","version":1,"layers":[5],"source":"tlcheck impl/autograd (Go) over tlcheck-drive, lifetime pytorch","notes":["matmul is torch.mm, of two matrices: a vector operand is refused (\"self must be a matrix\", \"mat2 must be a matrix\"), where PyTorch's @ takes it","a view made under no_grad whose base was then written in place is answered as the engine sees it (a leaf); PyTorch refuses to tell its grad_fn (\"\u003cerror: A view was created in no_grad mode and its base ...\u003e\")"],"departures":[{"name":"matmul-matrices-only","op":"matmul","message":"must be a matrix","note":"matmul is torch.mm: an operand that is not a matrix is refused so"},{"name":"no-grad-view-stale","field":"tensor","other":"A view was created in no_grad mode and its base or another view of its base has been modified inplace","note":"a stale view made under no_grad: the engine answers its tensor, PyTorch refuses to tell its grad_fn"}]}
 {"id":1,"events":[],"outcome":"done"}
 {"id":2,"outcome":"done","tensor":{"shape":[3],"values":[1,2,3],"requires_grad":true,"is_leaf":true,"grad_fn":null,"version":0}}
 {"id":3,"outcome":"done","tensor":{"shape":[3],"values":[1,4,9],"requires_grad":true,"is_leaf":false,"grad_fn":"MulBackward0","version":0}}

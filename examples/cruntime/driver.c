@@ -27,6 +27,13 @@
 static char *out;
 static size_t out_len, out_cap;
 
+/* out_of_memory says what the driver could not allocate, then aborts: a
+ * crash with nothing on stderr leaves its user guessing. */
+static void out_of_memory(const char *what, size_t n) {
+    fprintf(stderr, "tlrt-driver: out of memory: %zu bytes for %s\n", n, what);
+    abort();
+}
+
 static void put(const char *fmt, ...) {
     for (;;) {
         va_list ap;
@@ -39,7 +46,7 @@ static void put(const char *fmt, ...) {
         }
         out_cap = out_cap * 2 + (n > 0 ? n : 0) + 256;
         if (!(out = realloc(out, out_cap)))
-            abort();
+            out_of_memory("an answer", out_cap);
     }
 }
 
@@ -109,7 +116,7 @@ static long read_line(char **line, size_t *cap) {
         if (n + take + 1 > *cap) {
             *cap = 2 * (n + take + 1);
             if (!(*line = realloc(*line, *cap)))
-                abort();
+                out_of_memory("a line", *cap);
         }
         memcpy(*line + n, inbuf + in_r, take);
         n += take;
@@ -264,7 +271,7 @@ static void made(long h, void *addr) {
     if ((size_t)h >= nhandles) {
         size_t n = 2 * (size_t)h + 16;
         if (!(handles = realloc(handles, n * sizeof *handles)))
-            abort();
+            out_of_memory("the handle table", n * sizeof *handles);
         memset(handles + nhandles, 0, (n - nhandles) * sizeof *handles);
         nhandles = n;
     }
@@ -313,9 +320,13 @@ static const char *make(tl_runtime *rt, call *c) {
 
 int main(int argc, char **argv) {
     const char *list = getenv("TLRT_FAULTS");
-    for (int i = 1; i < argc; i++)
-        if (!strncmp(argv[i], "--faults=", 9))
-            list = argv[i] + 9;
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], "--faults=", 9)) { /* a mistyped flag must not run without its fault */
+            fprintf(stderr, "tlrt-driver: unknown argument %s\nusage: %s [--faults=a,b,...]\n", argv[i], argv[0]);
+            return 2;
+        }
+        list = argv[i] + 9;
+    }
     unsigned faults;
     const char *bad = tl_parse_faults(list, &faults);
     if (bad) {

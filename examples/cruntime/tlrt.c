@@ -61,12 +61,17 @@ struct tl_runtime {
 
 static int has(tl_runtime *rt, unsigned f) { return (rt->faults & f) != 0; }
 
+/* oom says what the runtime could not allocate, then aborts: a crash
+ * with nothing on stderr leaves its user guessing. */
+static void oom(const char *what, unsigned long long n) {
+    fprintf(stderr, "tlrt: out of memory: %llu bytes for %s\n", n, what);
+    abort();
+}
+
 static void *xrealloc(void *p, size_t n) {
     void *q = realloc(p, n);
-    if (!q) {
-        fprintf(stderr, "tlrt: out of memory\n");
-        abort();
-    }
+    if (!q)
+        oom("the runtime's tables", n);
     return q;
 }
 
@@ -111,7 +116,7 @@ const char *tl_parse_faults(const char *list, unsigned *out) {
 tl_runtime *tl_new(unsigned faults, tl_emit emit_fn, void *ctx) {
     tl_runtime *rt = calloc(1, sizeof *rt);
     if (!rt)
-        abort();
+        oom("a runtime", sizeof *rt);
     rt->faults = faults;
     rt->emit = emit_fn;
     rt->ctx = ctx;
@@ -181,12 +186,12 @@ static void purge(tl_runtime *rt, void *p) {
 static object *new_object(tl_runtime *rt, uint64_t size) {
     object *o = calloc(1, sizeof *o);
     if (!o)
-        abort();
+        oom("an object's record", sizeof *o);
     if (size == 0) { /* only under zst-allocates */
         o->addr = ZST_ADDR;
         o->zst = 1;
     } else if (!(o->addr = malloc(size))) {
-        abort();
+        oom("an object (malloc)", size);
     }
     if (!has(rt, TL_STALE_RECORD_NOT_PURGED))
         purge(rt, o->addr);
@@ -303,6 +308,8 @@ const char *tl_struct_init(tl_runtime *rt, uint64_t size, void *const *fields, i
     /* The fields are looked up before the struct is made: malloc may give
      * the struct the address of a dead field. */
     ref *held = calloc(n ? n : 1, sizeof *held);
+    if (!held)
+        oom("a struct's fields", (unsigned long long)n * sizeof *held);
     int nheld = 0;
     for (int i = 0; i < n; i++) {
         if (!fields[i])

@@ -83,7 +83,11 @@ VERSION = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2] i
 
 # Where this PyTorch differs from the current release, the driver answers as
 # the current release would and says so here (hello "notes", and stderr once).
+# A difference it cannot answer away is also declared as data (hello
+# "departures", drive/PROTOCOL.md "Declared departures"), which the
+# differential honours: a disagreement one explains is set aside, counted.
 NOTES = []
+DEPARTURES = []
 RENAMES = {}
 if VERSION < (2, 0):
     RENAMES["ReshapeAliasBackward0"] = "ViewBackward0"
@@ -116,9 +120,31 @@ if VERSION < (2, 0):
         "current release moves it to the new node ([1, 1]); this driver cannot move PyTorch's hook and "
         "answers %s's gradient" % (torch.__version__, torch.__version__))
     NOTES.append(
+        "PyTorch %s fails an internal assert (\"!grad_fn INTERNAL ASSERT FAILED\") at an in-place op on a view "
+        "of a view made under no_grad, or when asked such a view's grad_fn after, a bug of %s's: this driver "
+        "answers its words" % (torch.__version__, torch.__version__))
+    DEPARTURES.append({
+        "name": "no-grad-view-internal-assert", "message": "!grad_fn INTERNAL ASSERT FAILED",
+        "note": "PyTorch %s fails an internal assert on a view of a view made under no_grad" % torch.__version__})
+    DEPARTURES.append({
+        "name": "retain-grad-old-node", "op": "backward", "field": "grads", "after": ["retain_grad"],
+        "note": "PyTorch %s keeps a retained gradient on the node it was retained at" % torch.__version__})
+    NOTES.append(
         "PyTorch %s's DivBackward0 unpacks the dividend before the divisor, the current release the divisor "
         "first: with both modified in place, this driver names the dividend in the saved-tensor-modified message "
         "where the current release names the divisor; it cannot answer the current release's" % torch.__version__)
+    NOTES.append(
+        "PyTorch %s's MulBackward0 unpacks self before the other operand, the current release the other "
+        "first: with both modified in place, this driver names self in the saved-tensor-modified message "
+        "where the current release names the other; it cannot answer the current release's" % torch.__version__)
+    DEPARTURES.append({
+        "name": "mul-backward-unpack-order", "op": "backward", "field": "message", "after": ["mul"],
+        "message": "modified by an inplace operation", "other": "modified by an inplace operation",
+        "note": "PyTorch %s's MulBackward0 names self where the current release names the other operand" % torch.__version__})
+    DEPARTURES.append({
+        "name": "div-backward-unpack-order", "op": "backward", "field": "message", "after": ["div"],
+        "message": "modified by an inplace operation", "other": "modified by an inplace operation",
+        "note": "PyTorch %s's DivBackward0 names the dividend where the current release names the divisor" % torch.__version__})
     NOTES.append(
         "node names other than reshape's are PyTorch %s's own: its matmul of a vector by a matrix "
         "ends with SqueezeBackward3 (squeeze_), which later releases, with more overloads of squeeze, "
@@ -785,7 +811,8 @@ def main(argv):
     src = "PyTorch %s (CPU), two worlds, over tlcheck-drive" % torch.__version__
     if faults:
         src += ", fault " + ", ".join(sorted(faults))
-    out.write(json.dumps({"protocol": "tlcheck-drive", "version": 1, "layers": [5], "source": src, "notes": NOTES},
+    out.write(json.dumps({"protocol": "tlcheck-drive", "version": 1, "layers": [5], "source": src, "notes": NOTES,
+                          "departures": DEPARTURES},
                          separators=(",", ":")) + "\n")
     out.flush()
     d = Driver(faults)

@@ -21,8 +21,9 @@ func (a *Tensor) Sub(b *Tensor) (*Tensor, error) {
 		func(g, _, _ float64) (float64, float64) { return g, -g })
 }
 
-// Mul returns a * b (MulBackward0; saves b if a's gradient is wanted
-// and a if b's is, as PyTorch's formula needs; see edge).
+// Mul returns a * b (MulBackward0; saves b if a's gradient is wanted,
+// then a if b's is, as PyTorch's formula needs (see edge); backward
+// unpacks b first, as the current release's does).
 func (a *Tensor) Mul(b *Tensor) (*Tensor, error) {
 	return a.binary("mul", "MulBackward0", b, func(x, y float64) float64 { return x * y }, saveCross,
 		func(g, x, y float64) (float64, float64) { return g * y, g * x })
@@ -38,7 +39,7 @@ func (a *Tensor) Div(b *Tensor) (*Tensor, error) {
 
 // What a binary node saves.
 const (
-	saveCross = 1 // each operand if the other requires grad (mul)
+	saveCross = 1 // each operand if the other requires grad, the other operand first (mul)
 	saveDiv   = 2 // the divisor, then the dividend if the divisor requires grad
 )
 
@@ -74,11 +75,14 @@ func (a *Tensor) binary(op, name string, b *Tensor, f func(x, y float64) float64
 	}
 	switch saves {
 	case saveCross:
-		if b.edge() {
-			ia, err = e.save(nd, a, false)
-		}
-		if a.edge() && err == nil {
+		// The other operand first: the current release's MulBackward0
+		// unpacks it before self, so that of the two, both modified, the
+		// other is named (PyTorch 2.11; 1.13 unpacked self first).
+		if a.edge() {
 			ib, err = e.save(nd, b, false)
+		}
+		if b.edge() && err == nil {
+			ia, err = e.save(nd, a, false)
 		}
 	case saveDiv:
 		// The divisor first: the current release's DivBackward0 unpacks

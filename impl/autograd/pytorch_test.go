@@ -491,8 +491,9 @@ func TestPyTorchAllowed(t *testing.T) {
 }
 
 // TestPyTorchOrder: backward runs nodes in PyTorch's order (of the ready
-// ones, the newest first) and DivBackward0 unpacks the dividend before
-// the divisor, so that of several saved tensors modified the one PyTorch
+// ones, the newest first) and DivBackward0 and MulBackward0 unpack their
+// saved operands in the current release's order (the divisor, the other
+// operand first), so that of several saved tensors modified the one PyTorch
 // names is named; and gradients add in PyTorch's order, to the last bit.
 func TestPyTorchOrder(t *testing.T) {
 	cases := []struct {
@@ -535,6 +536,19 @@ func TestPyTorchOrder(t *testing.T) {
 			}
 			return m(y.Sum()).Backward(false)
 		}, "[torch.DoubleTensor [2]], which is output 0 of AddBackward0, is at version 1; expected version 0 instead."}, // 1.13: [] (the dividend)
+		{"a = p.neg(); b = q.neg(); y = a * b; a.add_(1); b.add_(1); b.add_(1); y.sum().backward()", func(t *testing.T, e *Engine) error {
+			m := must[*Tensor](t)
+			p, q := leaf(t, e, true, 1, 2), m(e.Leaf([]int{}, []float64{3}, true))
+			a, b := m(p.Neg()), m(q.Neg())
+			y := m(a.Mul(b))
+			if err := first(a.AddScalarInPlace(1), b.AddScalarInPlace(1), b.AddScalarInPlace(1)); err != nil {
+				return err
+			}
+			return m(y.Sum()).Backward(false)
+			// The current release's MulBackward0 unpacks the other
+			// operand first and names it (PyTorch 2.11: b, at version 2);
+			// 1.13 unpacked self first and named a, [2] at version 1.
+		}, "[torch.DoubleTensor []], which is output 0 of AddBackward0, is at version 2; expected version 0 instead."},
 	}
 	const prefix = "one of the variables needed for gradient computation has been modified by an inplace operation: "
 	for _, c := range cases {
