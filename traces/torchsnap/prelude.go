@@ -1,0 +1,66 @@
+package torchsnap
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// prelude makes the events of what was live when the trace began: a
+// dev_malloc for each segment and a dev_map for each mapped range, by
+// address, then a pool_get for each block.
+//
+// A thing made before recording began has no frames of its own where
+// PyTorch kept none, but its neighbours in the snapshot's segments often
+// name the site: a block without a site takes its segment's (the
+// allocation that reserved it), and a segment or mapped range without one
+// takes the site of the live block that holds the most of its bytes, so
+// that a profile of reserved bytes by site names what holds them.
+func (sh *shaper) prelude(segs map[uint64]live, mapped []span, blocks map[uint64]live) []traces.Event {
+	holders := make([]span, 0, len(segs)+len(mapped)) // what holds blocks, by address
+	for a, s := range segs {
+		holders = append(holders, span{a, a + s.size, s.site})
+	}
+	holders = append(holders, mapped...)
+	slices.SortFunc(holders, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	isSeg := func(h span) bool { s, ok := segs[h.lo]; return ok && h.hi == h.lo+s.size }
+
+	addrs := slices.Sorted(maps.Keys(blocks))
+	// The largest block with a site in each holder, for holders without one.
+	best := make([]live, len(holders))
+	for i := range best {
+		best[i].site = -1
+	}
+	j := 0
+	for _, a := range addrs {
+		for j < len(holders) && holders[j].hi <= a {
+			j++
+		}
+		if j == len(holders) || holders[j].lo > a {
+			continue // in no holder: the model will say so
+		}
+		b := blocks[a]
+		if b.site < 0 && holders[j].site >= 0 {
+			blocks[a] = live{b.size, holders[j].site}
+		} else if b.site >= 0 && b.size > best[j].size {
+			best[j] = b
+		}
+	}
+	evs := make([]traces.Event, 0, len(holders)+len(blocks))
+	for i, h := range holders {
+		if h.site < 0 {
+			h.site = best[i].site
+		}
+		op := traces.OpDevMap
+		if isSeg(h) {
+			op = traces.OpDevMalloc
+		}
+		evs = append(evs, traces.Event{Op: op, Addr: traces.Addr(h.lo), Size: h.hi - h.lo, HasSize: true, Site: sh.site(h.site)})
+	}
+	for _, a := range addrs {
+		evs = append(evs, traces.Event{Op: traces.OpPoolGet, Addr: traces.Addr(a), Size: blocks[a].size, HasSize: true, Site: sh.site(blocks[a].site)})
+	}
+	return evs
+}
