@@ -84,10 +84,10 @@ func deviceEvents(t *testing.T, file, from string) []traces.Event {
 			t.Fatal(err)
 		}
 		switch ev.Op {
-		case traces.OpDevMalloc, traces.OpDevFree, traces.OpPoolGet, traces.OpPoolPut:
+		case traces.OpDevMalloc, traces.OpDevFree, traces.OpPoolGet, traces.OpPoolPut, traces.OpDevMap, traces.OpDevUnmap:
 			// A free's frames are those of the allocation that made the
 			// thing, and a snapshot keeps no thread (stream).
-			if ev.Op == traces.OpDevFree || ev.Op == traces.OpPoolPut {
+			if ev.Op == traces.OpDevFree || ev.Op == traces.OpPoolPut || ev.Op == traces.OpDevUnmap {
 				ev.Site = ""
 			}
 			ev.Thread, ev.HasSize = "", false // readers differ on HasSize where size is required
@@ -106,6 +106,7 @@ func TestExportTorchSnapshotRoundTrip(t *testing.T) {
 		snapFile("real-cuda.pickle"),
 		filepath.Join(corpus, "clean-layer4.jsonl"),
 		filepath.Join(corpus, "leak-pool.jsonl"),
+		filepath.Join(corpus, "clean-expandable-segment.jsonl"),
 	} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "snap.pickle")
