@@ -41,6 +41,9 @@ func TestReplayTorchSnapshots(t *testing.T) {
 		{"a block handed out before its free completed", []string{snapFile("reuse.pickle")}, exitViolation,
 			[]string{"ERROR: overlap at event 2 (train.py:51)", "allocated here: event 1 (train.py:42)", snapNote}, ""},
 		{"two devices", []string{snapFile("twodev.pickle")}, exitClean, []string{"events 6,"}, ""},
+		{"expandable segments", []string{snapFile("expandable.pickle")}, exitClean, []string{"OK: no violations", snapNote}, ""},
+		{"expandable segments, a block in unmapped bytes", []string{snapFile("expandable-bug.pickle")}, exitViolation,
+			[]string{"ERROR: use-after-free at event 95", "which was unmapped at event 94"}, ""},
 		{"real, from an H200", []string{snapFile("real-cuda.pickle")}, exitClean, []string{"OK: no violations", "events 129,", snapNote}, ""},
 		{"a pickle read as a trace", []string{"--from", "trace", snapFile("clean-p4.pickle")}, exitInput, nil, "looks like a pickle, such as a PyTorch memory snapshot"},
 		{"a trace read as a snapshot", []string{"--from", "torch-snapshot", filepath.Join("..", "..", "traces", "testdata", "corpus", "clean-layer4.jsonl")}, exitInput, nil, "clean-layer4.jsonl: reading a PyTorch memory snapshot: byte 0: unknown pickle opcode 0x7b"},
@@ -107,6 +110,7 @@ func TestExportTorchSnapshotRoundTrip(t *testing.T) {
 		filepath.Join(corpus, "clean-layer4.jsonl"),
 		filepath.Join(corpus, "leak-pool.jsonl"),
 		filepath.Join(corpus, "clean-expandable-segment.jsonl"),
+		snapFile("expandable.pickle"),
 	} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "snap.pickle")
