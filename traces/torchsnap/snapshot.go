@@ -52,7 +52,7 @@ const (
 	aSegmentFree
 	aSegmentMap   // expandable segments: pages mapped
 	aSegmentUnmap // and unmapped
-	aOther // oom, snapshot, annotate: no change of state
+	aOther        // oom, snapshot, annotate: no change of state
 )
 
 // live is a segment or block live at some point, with where it was made.
