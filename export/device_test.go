@@ -39,3 +39,31 @@ func TestDeviceAllocatedAndReserved(t *testing.T) {
 		}
 	}
 }
+
+// The Perfetto export names its device counters: reserved, and allocated
+// beside it.
+func TestPerfettoNamesAllocatedAndReserved(t *testing.T) {
+	trace := `{"format":"tlcheck-trace","version":1}
+{"op":"dev_map","addr":"0x800000","size":2097152}
+{"op":"pool_get","addr":"0x800000","size":8192}
+{"op":"pool_get","addr":"0x802000","size":4096}
+{"op":"pool_put","addr":"0x800000"}
+`
+	var out bytes.Buffer
+	src, err := traces.NewReader(strings.NewReader(trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := export.Write(&out, export.Perfetto, src, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		`"name":"device reserved bytes","pid":1,"ts":0,"args":{"bytes":2097152}`,
+		`"name":"device allocated bytes","pid":1,"ts":2,"args":{"bytes":12288}`,
+		`"name":"device allocated bytes","pid":1,"ts":3,"args":{"bytes":4096}`,
+	} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("the export lacks %s:\n%s", s, out.String())
+		}
+	}
+}
