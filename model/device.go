@@ -48,7 +48,7 @@ func (c *Checker) poolGet(op traces.Op, a traces.Addr, size uint64) {
 		seg = nil
 	case seg.kind() == kMapping && hi > c.mappedEnd(seg):
 		c.report(traces.InvalidAddress, a, seg, what()+": the pool block runs past the end of the mapped bytes it starts in, in "+seg.String(),
-			seg.madeAt().related("mapped"))
+			seg.madeAt().related("allocated"))
 	case seg.kind() == kSegment && hi > seg.hi():
 		c.report(traces.InvalidAddress, a, seg, what()+": the pool block runs past the end of "+seg.String(),
 			seg.madeAt().related("allocated"))
