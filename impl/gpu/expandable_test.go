@@ -2,12 +2,16 @@ package gpu_test
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/gpu"
 	"github.com/tlcheck/tlcheck/traces"
+	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
 
 // TestExpandableSegments follows a run under expandable_segments:True
@@ -73,5 +77,93 @@ func TestExpandableSegments(t *testing.T) {
 	want := []string{"dev_map +0MiB 40MiB", "dev_map +40MiB 20MiB", "dev_unmap +20MiB 40MiB", "dev_unmap +0MiB 20MiB"}
 	if !slices.Equal(got, want) {
 		t.Errorf("maps and unmaps %q, want %q", got, want)
+	}
+}
+
+// TestExpandableAgreesWithSnapshot replays the allocations and frees of
+// traces/torchsnap/testdata/expandable.pickle (a training loop under
+// expandable segments, written by make_expandable_snapshot.py, which
+// follows PyTorch's rules) on a CachingAllocator with
+// ExpandableSegments, its reservations placed where the snapshot's are:
+// every block lands at the snapshot's address, and every map and unmap
+// is the snapshot's, an empty_cache before each run of unmaps.
+func TestExpandableAgreesWithSnapshot(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "..", "traces", "torchsnap", "testdata", "expandable.pickle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := torchsnap.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []traces.Event
+	for {
+		var ev traces.Event
+		if err := r.Next(&ev); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, ev)
+	}
+	const capacity = 1 << 30 // reservations of 1152 MiB (small pool) and 1160 MiB (large)
+	var rec impl.Recording
+	d := gpu.NewDevice(capacity, rec.Record)
+	d.PlaceWith(func(size uint64) traces.Addr {
+		if size%gpu.LargeBuffer == 0 {
+			return 0x7F3C00000000 // the script's large pool
+		}
+		return 0x7F3A00000000
+	})
+	c, err := gpu.NewCaching(d, gpu.CachingOptions{ExpandableSegments: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantMaps []string
+	unmapping := false
+	for i, ev := range want {
+		switch ev.Op {
+		case traces.OpPoolGet:
+			a, err := c.Malloc(ev.Size, 0)
+			if err != nil || a != ev.Addr {
+				t.Fatalf("event %d: Malloc(%d) = %s, %v; the snapshot has %s", i, ev.Size, a, err, ev.Addr)
+			}
+		case traces.OpPoolPut:
+			if err := c.Free(ev.Addr); err != nil {
+				t.Fatalf("event %d: %v", i, err)
+			}
+		case traces.OpDevUnmap:
+			if !unmapping {
+				c.EmptyCache()
+			}
+		}
+		unmapping = ev.Op == traces.OpDevUnmap
+		if ev.Op == traces.OpDevMap || ev.Op == traces.OpDevUnmap {
+			wantMaps = append(wantMaps, fmt.Sprintf("%s %s %d", ev.Op, ev.Addr, ev.Size))
+		}
+	}
+	var got []string
+	for _, ev := range rec.Events() {
+		if ev.Op == traces.OpDevMap || ev.Op == traces.OpDevUnmap {
+			got = append(got, fmt.Sprintf("%s %s %d", ev.Op, ev.Addr, ev.Size))
+		}
+	}
+	// The prelude's maps are by address, the allocator's as the weights
+	// were made: compare those as sets, the rest in order.
+	n := r.Stats().Prelude
+	preludeMaps := 0
+	for _, ev := range want[:n] {
+		if ev.Op == traces.OpDevMap {
+			preludeMaps++
+		}
+	}
+	if len(got) < preludeMaps {
+		t.Fatalf("maps and unmaps %q, want %q", got, wantMaps)
+	}
+	slices.Sort(got[:preludeMaps])
+	slices.Sort(wantMaps[:preludeMaps])
+	if !slices.Equal(got, wantMaps) {
+		t.Errorf("maps and unmaps\n%q\nwant\n%q", got, wantMaps)
 	}
 }

@@ -44,7 +44,7 @@ func TestReadExpandableSnapshot(t *testing.T) {
 	if mappedAtStart != 42<<20 {
 		t.Errorf("mapped before the trace began: %d bytes, want 42 MiB", mappedAtStart)
 	}
-	if ops[traces.OpDevMap] != 11+2 || ops[traces.OpDevUnmap] != 1 || ops[traces.OpPoolGet] != 40+4 || ops[traces.OpPoolPut] != 36 {
+	if ops[traces.OpDevMap] != 13+2 || ops[traces.OpDevUnmap] != 2 || ops[traces.OpPoolGet] != 49+4 || ops[traces.OpPoolPut] != 45 {
 		t.Errorf("events by op: %v", ops)
 	}
 	// The weights' blocks have no frames; their ranges' sites are none
