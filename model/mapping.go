@@ -17,7 +17,10 @@ import (
 // hands out blocks in mapped bytes as in a segment, across ranges mapped
 // one after another. dev_unmap may take any part of the mapped bytes: the
 // ranges it meets die, and what it leaves of one it cuts lives on as a new
-// range (made by the unmap, remembered as mapped where the range was).
+// range (made by the unmap, remembered as mapped where the range was),
+// placed while the range cut is still live so that the index keeps the
+// range, dead, for the bytes unmapped: a later use of them is then a
+// use-after-free (or double-free) naming the unmap, as for a segment.
 
 // devMap maps a range. NULL is a failed map.
 func (c *Checker) devMap(op traces.Op, a traces.Addr, size uint64) {
@@ -45,14 +48,27 @@ func (c *Checker) devUnmap(op traces.Op, a traces.Addr, size uint64) {
 				c.kill(p, c.here)
 			}
 		}
-		c.kill(m, c.here)
+		var left [2]*thing // what the unmap leaves of m, placed before m dies
 		if m.Lo < lo {
-			c.remnant(op, m, m.Lo, lo)
+			left[0] = c.place(kMapping, m.Lo, lo)
 		}
 		if hi < m.hi() {
-			c.remnant(op, m, hi, m.hi())
+			left[1] = c.place(kMapping, hi, m.hi())
+		}
+		c.kill(m, c.here)
+		for _, t := range left {
+			if t != nil {
+				c.remnant(t, m)
+			}
 		}
 	}
+}
+
+// place puts a new thing of kind k over [lo, hi) in the index, overlaps
+// and all, and does nothing else: the caller counts it.
+func (c *Checker) place(k kind, lo, hi uint64) *thing {
+	t, _, _ := c.mem.make(k, lo, hi, hi-lo, func(kind, uint64, []*thing) *thing { return nil })
+	return t
 }
 
 // unmapGap reports the first bytes of [lo, hi) that no range in ranges
@@ -81,11 +97,11 @@ func (c *Checker) unmapGap(op traces.Op, a traces.Addr, size uint64, lo, hi uint
 	c.report(traces.InvalidAddress, a, nil, msg+": nothing was mapped there")
 }
 
-// remnant makes what an unmap left of the range m, [lo, hi), a live
-// mapped range of its own, remembered as mapped where m was. It is told
-// of at once: an unmap may leave two.
-func (c *Checker) remnant(op traces.Op, m *thing, lo, hi uint64) {
-	t := c.make(op, kMapping, traces.Addr(lo), hi-lo)
+// remnant counts t, placed for what an unmap left of the range m, as a
+// live mapped range of its own, remembered as mapped where m was. It is
+// told of at once: an unmap may leave two.
+func (c *Checker) remnant(t, m *thing) {
+	c.count(t)
 	t.made, t.madeWhere = m.made, m.madeWhere
 	if c.born != nil {
 		c.watchBorn()
