@@ -112,8 +112,9 @@
 // # Writing
 //
 // Writer writes a snapshot from segments' and blocks' lives: trace entries
-// as they happen, then the segments live at the end with their blocks
-// (gaps as inactive blocks). It uses only the opcodes memory_viz's own
+// as they happen (segment_map and segment_unmap for mapped ranges), then
+// the segments live at the end with their blocks (gaps as inactive
+// blocks), a mapped run as a segment with is_expandable True. It uses only the opcodes memory_viz's own
 // unpickler reads (protocol 4 without FRAME; no BINUNICODE8, BINBYTES or
 // LONG4; integers of at most 8 bytes), memoizes repeated strings as
 // Python's pickle does, and appends at most 1000 items at a time.
