@@ -201,7 +201,9 @@ func (sh *shaper) finishSegment(o *obj, pl place) error {
 	if expandable {
 		// One contiguous mapped range of an expandable segment, as
 		// PyTorch reports them: it holds what was mapped there.
-		sh.mapped = addSpan(sh.mapped, span{addr, addr + total, siteField(o, 3)})
+		if total > 0 {
+			sh.mapped = addSpan(sh.mapped, spanOf(addr, total, siteField(o, 3)))
+		}
 	} else {
 		sh.segs[addr] = live{total, siteField(o, 3)}
 	}

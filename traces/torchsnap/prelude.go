@@ -19,13 +19,24 @@ import (
 // takes the site of the live block that holds the most of its bytes, so
 // that a profile of reserved bytes by site names what holds them.
 func (sh *shaper) prelude(segs map[uint64]live, mapped []span, blocks map[uint64]live) []traces.Event {
-	holders := make([]span, 0, len(segs)+len(mapped)) // what holds blocks, by address
-	for a, s := range segs {
-		holders = append(holders, span{a, a + s.size, s.site})
+	// What holds blocks, by address: segments (those of no bytes hold
+	// none, but are events all the same) and mapped ranges.
+	type holder struct {
+		span
+		seg bool
 	}
-	holders = append(holders, mapped...)
-	slices.SortFunc(holders, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
-	isSeg := func(h span) bool { s, ok := segs[h.lo]; return ok && h.hi == h.lo+s.size }
+	var holders, empty []holder
+	for a, s := range segs {
+		if s.size == 0 {
+			empty = append(empty, holder{span{a, a, s.site}, true})
+			continue
+		}
+		holders = append(holders, holder{spanOf(a, s.size, s.site), true})
+	}
+	for _, m := range mapped {
+		holders = append(holders, holder{m, false})
+	}
+	slices.SortFunc(holders, func(a, b holder) int { return cmp.Compare(a.lo, b.lo) })
 
 	addrs := slices.Sorted(maps.Keys(blocks))
 	// The largest block with a site in each holder, for holders without one.
@@ -35,7 +46,7 @@ func (sh *shaper) prelude(segs map[uint64]live, mapped []span, blocks map[uint64
 	}
 	j := 0
 	for _, a := range addrs {
-		for j < len(holders) && holders[j].hi <= a {
+		for j < len(holders) && holders[j].last < a {
 			j++
 		}
 		if j == len(holders) || holders[j].lo > a {
@@ -48,16 +59,21 @@ func (sh *shaper) prelude(segs map[uint64]live, mapped []span, blocks map[uint64
 			best[j] = b
 		}
 	}
+	for i := range holders {
+		if holders[i].site < 0 {
+			holders[i].site = best[i].site
+		}
+	}
+	holders = append(holders, empty...)
+	slices.SortStableFunc(holders, func(a, b holder) int { return cmp.Compare(a.lo, b.lo) })
 	evs := make([]traces.Event, 0, len(holders)+len(blocks))
-	for i, h := range holders {
-		if h.site < 0 {
-			h.site = best[i].site
+	for _, h := range holders {
+		ev := traces.Event{Op: traces.OpDevMap, Addr: traces.Addr(h.lo), Size: h.size(), HasSize: true, Site: sh.site(h.site)}
+		if h.seg {
+			ev.Op = traces.OpDevMalloc
+			ev.Size = segs[h.lo].size
 		}
-		op := traces.OpDevMap
-		if isSeg(h) {
-			op = traces.OpDevMalloc
-		}
-		evs = append(evs, traces.Event{Op: op, Addr: traces.Addr(h.lo), Size: h.hi - h.lo, HasSize: true, Site: sh.site(h.site)})
+		evs = append(evs, ev)
 	}
 	for _, a := range addrs {
 		evs = append(evs, traces.Event{Op: traces.OpPoolGet, Addr: traces.Addr(a), Size: blocks[a].size, HasSize: true, Site: sh.site(blocks[a].site)})

@@ -159,9 +159,13 @@ func (sh *shaper) events() *Reader {
 				segs[e.addr] = live{e.size, e.site}
 			}
 		case aSegmentMap:
-			mapped = cutSpan(mapped, e.addr, e.addr+e.size)
+			if e.size > 0 {
+				mapped = cutSpan(mapped, spanOf(e.addr, e.size, -1))
+			}
 		case aSegmentUnmap:
-			mapped = addSpan(mapped, span{e.addr, e.addr + e.size, e.site})
+			if e.size > 0 {
+				mapped = addSpan(mapped, spanOf(e.addr, e.size, e.site))
+			}
 		}
 	}
 	r.prelude = sh.prelude(segs, mapped, blocks)
