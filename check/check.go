@@ -26,10 +26,30 @@ func File(name string, opts input.Options, p *Policy, max int) Outcome {
 		return Outcome{File: name, Err: err}
 	}
 	defer in.Close()
-	o := Source(name, in, p, max)
+	var o Outcome
+	if in.Format() == input.TorchSnapshot {
+		o = deviceSource(name, in, p, max)
+		o.Snapshot = true
+	} else {
+		o = Source(name, in, p, max)
+	}
 	if o.Err != nil {
 		o.Err = in.Explain(o.Err)
 	}
-	o.Snapshot = in.Format() == input.TorchSnapshot
+	return o
+}
+
+// deviceSource checks src as Source does, and sums its device memory as
+// allocated and reserved (Outcome.Device) from the model's lives. Only
+// snapshots pay for the watch: a heap log of millions of blocks would.
+func deviceSource(file string, src traces.Source, p *Policy, max int) Outcome {
+	c := newCollector(file, p, max)
+	d := new(model.DeviceBytes)
+	w := &model.Watch{Born: d.Born, Died: func(t model.Thing, _ int) { d.Died(t) }}
+	rep, err := model.ReplayWatched(src, w, c.add)
+	o := c.finish(rep, err)
+	if o.Err == nil {
+		o.Device = d
+	}
 	return o
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/tlcheck/tlcheck/internal/plural"
+	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -13,6 +14,10 @@ type Outcome struct {
 	Err      error         // the file could not be read: nothing was checked
 	Report   traces.Report // the model's totals and the violations listed
 	Snapshot bool          // a PyTorch memory snapshot, taken mid-run
+	// Device is a snapshot's device memory, allocated (pool blocks) and
+	// reserved (segments and mapped ranges), which Report's peak live
+	// bytes does not tell apart; nil for other inputs.
+	Device *model.DeviceBytes
 
 	// By[i] is the rule that suppresses Report.Violations[i], or nil.
 	By []*Rule

@@ -23,4 +23,8 @@
 //     the device layer's lives end (torch-snapshot).
 //   - Leaks count where the model counts them: those found up to the first
 //     end, less the missed frees freed late before it.
+//   - Device memory is named as PyTorch names it: reserved (segments and
+//     mapped ranges, what the device's live bytes count) and allocated
+//     (pool blocks, inside them); Summary.Device holds both, peaks and
+//     ends, and each view labels which it shows.
 package export

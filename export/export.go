@@ -31,7 +31,11 @@ type Summary struct {
 	Report     traces.Report // Violations left nil: they stream
 	Violations int
 	ByKind     map[traces.Kind]int
-	snapshot   bool // the trace is a snapshot (Options.Snapshot)
+	// Device is the trace's device memory, allocated (pool blocks) and
+	// reserved (segments and mapped ranges), which the device plot's
+	// live bytes (reserved) do not tell apart.
+	Device   model.DeviceBytes
+	snapshot bool // the trace is a snapshot (Options.Snapshot)
 }
 
 // WriteError is the writer's failure, which is no fault of the input.
@@ -138,12 +142,14 @@ func run(src traces.Source, v view, opts Options) (*Summary, error) {
 			cur = clock.stamp(ev, pos)
 		},
 		Born: func(t model.Thing) {
+			sum.Device.Born(t)
 			if t.Kind.Counted() {
 				bytes[t.Kind.Space()] += t.Size
 			}
 			v.born(&t, cur)
 		},
 		Died: func(t model.Thing, event int) {
+			sum.Device.Died(t)
 			if t.Kind.Counted() {
 				bytes[t.Kind.Space()] -= t.Size
 			}

@@ -139,6 +139,8 @@ type htmlPage struct {
 
 type htmlPlot struct {
 	Space      string
+	Shows      string // what the line measures, for the device: "reserved"
+	Also       string // the device's allocated bytes, which the line does not show
 	Line, Area string
 	Top        string // the highest value, as text
 	Now        string // the value at the end
@@ -168,8 +170,14 @@ func (h *htmlExport) finish(sum *Summary, _ []model.Thing, last stamp) error {
 			s.extend(events - 1)
 		}
 		line, area := s.path(events, s.top)
+		var shows, also string
+		if sp == traces.SpaceDevice {
+			d := sum.Device
+			shows = "reserved (segments and mapped ranges)"
+			also = "allocated (pool blocks): peak " + bytesText(d.PeakAllocated) + ", at the end " + bytesText(d.Allocated)
+		}
 		page.Plots = append(page.Plots, htmlPlot{
-			Space: sp.String(), Line: line, Area: area,
+			Space: sp.String(), Shows: shows, Also: also, Line: line, Area: area,
 			Top: bytesText(s.top), Now: bytesText(s.now),
 			YTop: shortBytes(s.top), YMid: shortBytes(s.top / 2),
 			Events: events, W: plotW, H: plotH,
@@ -261,7 +269,7 @@ table.sites td.n { text-align: right; }
 
 <h2>Live bytes</h2>
 {{range .Plots}}<figure class="space" data-space="{{.Space}}">
-<figcaption>{{.Space}}: peak {{.Top}}, at the end {{.Now}}</figcaption>
+<figcaption>{{.Space}}{{if .Shows}}, {{.Shows}}{{end}}: peak {{.Top}}, at the end {{.Now}}{{if .Also}}; {{.Also}}{{end}}</figcaption>
 <div class="plotrow">
 <div class="yaxis" aria-hidden="true"><span>{{.YTop}}</span><span>{{.YMid}}</span><span>0</span></div>
 <svg class="plot" viewBox="0 0 {{.W}} {{.H}}" preserveAspectRatio="none" role="img" aria-label="live bytes of the {{.Space}} over the trace">

@@ -20,13 +20,19 @@ import (
 // an async slice ("b" at its making, "e" at its death, matched by id, the
 // model's object number), named by its kind and site, so that the viewers
 // group lives by where they were made; its category is its address space.
-// The live bytes of each space are a counter track ("C"). Violations are
+// The live bytes of each space are a counter track ("C"): the device's
+// are named "device reserved bytes" (segments and mapped ranges), beside a
+// track "device allocated bytes" (pool blocks), as PyTorch names them.
+// Violations are
 // instant events ("i") on a thread of their own (tid 1).
 type perfetto struct {
 	w     *bufio.Writer
 	name  string
 	buf   []byte
 	first bool // no event written yet: no comma before the next
+	// allocated is the bytes of the live pool blocks, the device's
+	// allocated memory, a counter of its own.
+	allocated uint64
 }
 
 // perfettoPid and the tids place the events. Async slices belong to the
@@ -134,9 +140,19 @@ func (p *perfetto) born(l *model.Thing, at stamp) {
 	}
 	b = append(b, "}}"...)
 	p.flush(b)
+	if l.Kind == model.PoolBlock {
+		p.allocated += l.Size
+		p.counterNamed(at, "device allocated bytes", p.allocated)
+	}
 }
 
 func (p *perfetto) died(l *model.Thing, at stamp) {
+	if l.Kind == model.PoolBlock {
+		defer func() {
+			p.allocated -= l.Size
+			p.counterNamed(at, "device allocated bytes", p.allocated)
+		}()
+	}
 	b := p.lifeEvent("e", l, at)
 	b = append(b, `,"args":{"ended_at_event":`...)
 	b = strconv.AppendInt(b, int64(at.event), 10)
@@ -145,7 +161,15 @@ func (p *perfetto) died(l *model.Thing, at stamp) {
 }
 
 func (p *perfetto) counter(at stamp, sp traces.Space, bytes uint64) {
-	b := p.open("C", sp.String()+" live bytes", "")
+	name := sp.String() + " live bytes"
+	if sp == traces.SpaceDevice {
+		name = "device reserved bytes"
+	}
+	p.counterNamed(at, name, bytes)
+}
+
+func (p *perfetto) counterNamed(at stamp, name string, bytes uint64) {
+	b := p.open("C", name, "")
 	b = appendTS(b, at)
 	b = append(b, `,"args":{"bytes":`...)
 	b = strconv.AppendUint(b, bytes, 10)

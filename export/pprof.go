@@ -152,6 +152,9 @@ func (p *pprofExport) finish(*Summary, []model.Thing, stamp) error {
 		DefaultSampleType: pprofSampleTypes[0].Type,
 		PeriodType:        &profile.ValueType{Type: "space", Unit: "bytes"},
 		Period:            1,
+		// What the bytes are, for pprof -comments: on the device they
+		// are reserved, not allocated.
+		Comments: []string{"peak_live_bytes: on the device, reserved bytes (segments and mapped ranges, at the site that reserved them); the pool blocks handed out (allocated bytes) lie inside them and are not counted there; alloc_bytes counts both"},
 	}
 	for i, name := range names {
 		s := p.sites[name]

@@ -175,6 +175,10 @@ func (c *Checker) dispatch(ev *traces.Event) error {
 		c.poolPut(ev.Op, ev.Addr)
 	case traces.OpRecordStream:
 		c.recordStream(ev.Op, ev.Addr)
+	case traces.OpDevMap:
+		c.devMap(ev.Op, ev.Addr, ev.Size)
+	case traces.OpDevUnmap:
+		c.devUnmap(ev.Op, ev.Addr, ev.Size)
 	case traces.OpSave:
 		c.save(ev.Op, ev.Name, ev.Addr, ev.Kind == "data")
 	case traces.OpUnpack:

@@ -22,22 +22,27 @@ func (c *Checker) make(op traces.Op, k kind, a traces.Addr, size uint64) *thing 
 			b.madeAt().related("allocated"))
 		return nil
 	}
-	// Number the new thing and count it live.
+	c.count(t)
+	if len(met) > 0 {
+		c.reportOverlap(op, t, met)
+	}
+	return t
+}
+
+// count numbers the new thing t, made by the current event, and counts
+// it live.
+func (c *Checker) count(t *thing) {
 	c.made++
 	t.setID(c.made)
 	t.made, t.madeWhere = c.here.event, c.hereWhere()
 	c.nlive++
-	if k.counted() {
-		c.liveBytes += size
+	if t.kind().counted() {
+		c.liveBytes += t.Size
 		c.peak = max(c.peak, c.liveBytes)
 	}
 	if c.watch != nil {
 		c.born = t // told of once the event is done with it
 	}
-	if len(met) > 0 {
-		c.reportOverlap(op, t, met)
-	}
-	return t
 }
 
 // blockAt returns, for a new block at lo, the live block among met that

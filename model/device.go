@@ -29,29 +29,32 @@ func (c *Checker) devFree(op traces.Op, a traces.Addr) {
 	}
 }
 
-// poolGet hands out a pool block, which must lie inside a live segment.
-// The block is made in any case, taking the runtime's word, so that its
-// put is checked too.
+// poolGet hands out a pool block, which must lie inside a live segment,
+// or in mapped bytes (mapping.go). The block is made in any case, taking
+// the runtime's word, so that its put is checked too.
 func (c *Checker) poolGet(op traces.Op, a traces.Addr, size uint64) {
 	if a == 0 {
 		return
 	}
 	lo, hi := span(a, size)
-	seg := c.mem.inside(deviceSpace, lo, kSegment.mask())
+	seg := c.mem.inside(deviceSpace, lo, kSegment.mask()|kMapping.mask())
 	what := func() string { return op.String() + " of " + a.String() } // only for a report
 	switch {
 	case seg == nil:
-		c.report(traces.InvalidAddress, a, nil, what()+": the pool block lies outside every device segment")
+		c.report(traces.InvalidAddress, a, nil, what()+": the pool block lies outside every device segment and mapped range")
 	case seg.state() != live:
 		c.report(traces.UseAfterFree, a, seg, what()+": the pool block lies in "+seg.String()+seg.deathPhrase(),
 			seg.history(nil)...)
 		seg = nil
-	case hi > seg.hi():
+	case seg.kind() == kMapping && hi > c.mappedEnd(seg):
+		c.report(traces.InvalidAddress, a, seg, what()+": the pool block runs past the end of the mapped bytes it starts in, in "+seg.String(),
+			seg.madeAt().related("allocated"))
+	case seg.kind() == kSegment && hi > seg.hi():
 		c.report(traces.InvalidAddress, a, seg, what()+": the pool block runs past the end of "+seg.String(),
 			seg.madeAt().related("allocated"))
 	}
 	t := c.make(op, kPool, a, size)
-	if seg != nil && seg.state() == live {
+	if seg != nil && seg.state() == live && seg.kind() == kSegment {
 		t.ext().seg = seg
 		seg.ext().poolLive++
 	}

@@ -18,6 +18,7 @@ const (
 	kArena               // arena_get: an arena buffer
 	kSegment             // dev_malloc: a device segment
 	kPool                // pool_get: a pool block inside a segment
+	kMapping             // dev_map: a mapped range of a reservation
 	nKinds
 )
 
@@ -52,6 +53,10 @@ var kinds = [nKinds]kindRow{
 		diedVerb: "was freed", diedWhat: "freed", atEnd: held, leak: "was never freed", keep: plain, thing: traces.ThingSegment},
 	kPool: {noun: "pool block", what: "a pool block", space: deviceSpace, class: poolClass, bytes: inside,
 		diedVerb: "was put back", diedWhat: "put back", atEnd: leaked, leak: "was never put back", keep: plain, thing: traces.ThingPool},
+	// A mapped range shares the segments' class: mapping bytes a live
+	// segment or range holds is an overlap (a double map).
+	kMapping: {noun: "mapped range", what: "a mapped range", space: deviceSpace, class: segmentClass, bytes: counted,
+		diedVerb: "was unmapped", diedWhat: "unmapped", atEnd: held, leak: "was never unmapped", keep: plain, thing: traces.ThingMapping},
 }
 
 func (k kind) row() *kindRow { return &kinds[k] }

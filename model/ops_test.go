@@ -55,6 +55,9 @@ var thingSetups = []thingSetup{
 	{traces.ThingPool, "pool block",
 		evs(traces.Event{Op: traces.OpDevMalloc, Addr: 0xf00, Size: 8192}, traces.Event{Op: traces.OpPoolGet, Addr: 0x1000, Size: 64}),
 		evs(traces.Event{Op: traces.OpPoolPut, Addr: 0x1000})},
+	{traces.ThingMapping, "mapped range",
+		evs(traces.Event{Op: traces.OpDevMap, Addr: 0x1000, Size: 4096}),
+		evs(traces.Event{Op: traces.OpDevUnmap, Addr: 0x1000, Size: 4096})},
 }
 
 func evs(e ...traces.Event) []traces.Event { return e }

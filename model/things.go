@@ -163,7 +163,11 @@ func (t *thing) String() string {
 	case t.kind() == kObject && t.x != nil && t.x.tag != "" && t.x.tag != "tensor":
 		s += "kind " + strconv.Quote(t.x.tag) + ", "
 	}
-	return s + strconv.FormatUint(t.Size, 10) + " bytes, allocated at " + t.madeAt().at() + ")"
+	made := ", allocated at "
+	if t.kind() == kMapping {
+		made = ", mapped at "
+	}
+	return s + strconv.FormatUint(t.Size, 10) + " bytes" + made + t.madeAt().at() + ")"
 }
 
 // deathPhrase is ", which died at event 5 a.tl:3", for a thing no longer live.

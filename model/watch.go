@@ -57,6 +57,7 @@ const (
 	ArenaBuffer = ThingKind(kArena)   // arena_get
 	Segment     = ThingKind(kSegment) // dev_malloc: a device segment
 	PoolBlock   = ThingKind(kPool)    // pool_get: a block inside a segment
+	Mapping     = ThingKind(kMapping) // dev_map: a mapped range of a reservation (what is left of one that dev_unmap cut is a new one)
 )
 
 // String is the kind's noun: "block", "pool block".

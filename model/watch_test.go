@@ -84,3 +84,26 @@ func watchAgrees(src traces.Source) error {
 	}
 	return nil
 }
+
+// TestDeviceBytes: allocated counts pool blocks, reserved segments and
+// mapped ranges, each at its peak and at the end, from a Watch.
+func TestDeviceBytes(t *testing.T) {
+	var d model.DeviceBytes
+	w := &model.Watch{Born: d.Born, Died: func(th model.Thing, _ int) { d.Died(th) }}
+	src := mustStream([]byte(`{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x10","size":1000}
+{"op":"dev_malloc","addr":"0x1000000","size":4096}
+{"op":"dev_map","addr":"0x2000000","size":8192}
+{"op":"pool_get","addr":"0x1000000","size":1024}
+{"op":"pool_get","addr":"0x2000000","size":2048}
+{"op":"pool_put","addr":"0x1000000"}
+{"op":"dev_unmap","addr":"0x2001000","size":4096}
+`))
+	if _, err := model.ReplayWatched(src, w, func(traces.Violation, uint64) {}); err != nil {
+		t.Fatal(err)
+	}
+	want := model.DeviceBytes{PeakAllocated: 3072, Allocated: 2048, PeakReserved: 12288, Reserved: 8192}
+	if d != want {
+		t.Errorf("%+v, want %+v", d, want)
+	}
+}

@@ -227,6 +227,12 @@ func writeSummary(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
 		fmt.Fprintf(w, "  %s not listed above (--max-findings %d; 0 lists all)\n", plural.Count(k, "more violation"), o.Max)
 	}
 	fmt.Fprintf(w, "  events %d, objects %d, peak live bytes %d\n", rep.Events, rep.Objects, rep.PeakLiveBytes)
+	if d := o.Device; d != nil {
+		// A snapshot's two measures: the peak live bytes above count
+		// what was reserved, the tensors hold what was allocated.
+		fmt.Fprintf(w, "  device memory: peak allocated %s / peak reserved %s; at the end allocated %s / reserved %s\n",
+			humanBytes(d.PeakAllocated), humanBytes(d.PeakReserved), humanBytes(d.Allocated), humanBytes(d.Reserved))
+	}
 	switch {
 	case !rep.Complete:
 		// Effects can find a leak before the trace stops (a free missed
@@ -292,8 +298,19 @@ type fileReport struct {
 	// biggest first, every one of them.
 	Unlisted  map[traces.Kind]int `json:"unlisted,omitempty"`
 	LeakSites []check.LeakSite    `json:"leak_sites,omitempty"`
+	// A snapshot's device memory, named as PyTorch names it: allocated
+	// (pool blocks) and reserved (segments and mapped ranges).
+	Device *deviceJSON `json:"device_memory,omitempty"`
 	*gateJSON
 	Error string `json:"error,omitempty"`
+}
+
+// deviceJSON is check.Outcome.Device, each measure named.
+type deviceJSON struct {
+	PeakAllocated uint64 `json:"peak_allocated_bytes"`
+	EndAllocated  uint64 `json:"allocated_bytes_at_end"`
+	PeakReserved  uint64 `json:"peak_reserved_bytes"`
+	EndReserved   uint64 `json:"reserved_bytes_at_end"`
 }
 
 // suppressedJSON is a suppressed finding and the rule that suppressed it.
@@ -330,6 +347,9 @@ func writeJSONOutcome(w io.Writer, o *check.Outcome, p *check.Policy, withFile b
 		rep = contractShape(rep)
 		line.Report = &rep
 		line.Unlisted, line.LeakSites = o.Unlisted, o.LeakSites
+		if d := o.Device; d != nil {
+			line.Device = &deviceJSON{d.PeakAllocated, d.Allocated, d.PeakReserved, d.Reserved}
+		}
 		if o.Gated {
 			line.gateJSON = newGateJSON(o, p, known)
 		}
@@ -355,4 +375,20 @@ func contractViolation(v traces.Violation) traces.Violation {
 		v.Related = []traces.Related{}
 	}
 	return v
+}
+
+// humanBytes writes n in bytes and, from 1 KiB, in the largest binary
+// unit below it: "1811939328 bytes (1.7 GiB)".
+func humanBytes(n uint64) string {
+	s := strconv.FormatUint(n, 10) + " bytes"
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	if n < 1<<10 {
+		return s
+	}
+	i, v := 0, float64(n)/(1<<10)
+	for v >= 1<<10 && i < len(units)-1 {
+		v /= 1 << 10
+		i++
+	}
+	return s + " (" + strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i] + ")"
 }

@@ -48,7 +48,7 @@
 //	                        param_register name addr [count] · param_release name [count] · end
 //	layer 3, arena frames:  fn_enter slots · fn_exit · arena_get slot addr size [var]
 //	layer 4, device:        dev_malloc addr size · dev_free addr · pool_get addr size ·
-//	                        pool_put addr · record_stream addr stream
+//	                        pool_put addr · record_stream addr stream · dev_map/dev_unmap addr size
 //	layer 5, autograd:      save name addr [kind] · unpack/unsave name · bump addr [kind] ·
 //	                        leaf_grad addr · snapshot/restore name addr · recompute name
 //

@@ -54,6 +54,10 @@ func lookupOp(name []byte) Op {
 		return OpPoolPut
 	case "record_stream":
 		return OpRecordStream
+	case "dev_map":
+		return OpDevMap
+	case "dev_unmap":
+		return OpDevUnmap
 	case "save":
 		return OpSave
 	case "unpack":

@@ -50,6 +50,8 @@ const (
 	OpPoolGet
 	OpPoolPut
 	OpRecordStream
+	OpDevMap
+	OpDevUnmap
 
 	// Layer 5: autograd.
 	OpSave
@@ -74,6 +76,7 @@ const (
 	ThingArena                      // an arena buffer (arena_get)
 	ThingSegment                    // a device segment (dev_malloc)
 	ThingPool                       // a pool block (pool_get)
+	ThingMapping                    // a mapped range of a reservation (dev_map)
 )
 
 // opRow is one op's row.
@@ -132,6 +135,14 @@ var opRows = [opCount]opRow{
 	// Tensor.record_stream); the pool must not reuse it before that
 	// stream's work is done.
 	OpRecordStream: {name: "record_stream", layer: 4, required: fl(fieldAddr, fieldStream), names: ThingPool},
+	// dev_map, dev_unmap: pages of a virtual reservation are backed by
+	// physical memory, or no longer (cuMemMap, cuMemUnmap: PyTorch's
+	// expandable segments, whose snapshots write segment_map and
+	// segment_unmap). An unmap may take any part of what was mapped, or
+	// several maps at once, so dev_unmap carries a size and names the
+	// mapped ranges its range meets.
+	OpDevMap:   {name: "dev_map", layer: 4, required: fl(fieldAddr, fieldSize)},
+	OpDevUnmap: {name: "dev_unmap", layer: 4, required: fl(fieldAddr, fieldSize), endsLife: true, names: ThingMapping},
 
 	// Layer 5: a node of the autograd graph saves a tensor for backward
 	// (save), backward reads it (unpack), the node lets it go (unsave);

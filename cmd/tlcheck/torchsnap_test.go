@@ -41,6 +41,12 @@ func TestReplayTorchSnapshots(t *testing.T) {
 		{"a block handed out before its free completed", []string{snapFile("reuse.pickle")}, exitViolation,
 			[]string{"ERROR: overlap at event 2 (train.py:51)", "allocated here: event 1 (train.py:42)", snapNote}, ""},
 		{"two devices", []string{snapFile("twodev.pickle")}, exitClean, []string{"events 6,"}, ""},
+		{"expandable segments", []string{snapFile("expandable.pickle")}, exitClean, []string{"OK: no violations", snapNote,
+			"device memory: peak allocated 222233088 bytes (211.9 MiB) / peak reserved 232783872 bytes (222.0 MiB); at the end allocated 94994432 bytes (90.6 MiB) / reserved 232783872 bytes (222.0 MiB)"}, ""},
+		{"allocated and reserved, named in json", []string{"--json", snapFile("real-cuda.pickle")}, exitClean,
+			[]string{`"device_memory":{"peak_allocated_bytes":135879684,"allocated_bytes_at_end":68770820,"peak_reserved_bytes":140509184,"reserved_bytes_at_end":69206016}`}, ""},
+		{"expandable segments, a block in unmapped bytes", []string{snapFile("expandable-bug.pickle")}, exitViolation,
+			[]string{"ERROR: use-after-free at event 116", "which was unmapped at event 115"}, ""},
 		{"real, from an H200", []string{snapFile("real-cuda.pickle")}, exitClean, []string{"OK: no violations", "events 129,", snapNote}, ""},
 		{"a pickle read as a trace", []string{"--from", "trace", snapFile("clean-p4.pickle")}, exitInput, nil, "looks like a pickle, such as a PyTorch memory snapshot"},
 		{"a trace read as a snapshot", []string{"--from", "torch-snapshot", filepath.Join("..", "..", "traces", "testdata", "corpus", "clean-layer4.jsonl")}, exitInput, nil, "clean-layer4.jsonl: reading a PyTorch memory snapshot: byte 0: unknown pickle opcode 0x7b"},
@@ -84,10 +90,10 @@ func deviceEvents(t *testing.T, file, from string) []traces.Event {
 			t.Fatal(err)
 		}
 		switch ev.Op {
-		case traces.OpDevMalloc, traces.OpDevFree, traces.OpPoolGet, traces.OpPoolPut:
+		case traces.OpDevMalloc, traces.OpDevFree, traces.OpPoolGet, traces.OpPoolPut, traces.OpDevMap, traces.OpDevUnmap:
 			// A free's frames are those of the allocation that made the
 			// thing, and a snapshot keeps no thread (stream).
-			if ev.Op == traces.OpDevFree || ev.Op == traces.OpPoolPut {
+			if ev.Op == traces.OpDevFree || ev.Op == traces.OpPoolPut || ev.Op == traces.OpDevUnmap {
 				ev.Site = ""
 			}
 			ev.Thread, ev.HasSize = "", false // readers differ on HasSize where size is required
@@ -106,6 +112,8 @@ func TestExportTorchSnapshotRoundTrip(t *testing.T) {
 		snapFile("real-cuda.pickle"),
 		filepath.Join(corpus, "clean-layer4.jsonl"),
 		filepath.Join(corpus, "leak-pool.jsonl"),
+		filepath.Join(corpus, "clean-expandable-segment.jsonl"),
+		snapFile("expandable.pickle"),
 	} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "snap.pickle")

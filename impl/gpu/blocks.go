@@ -22,6 +22,7 @@ type block struct {
 	stream     Stream // the stream it was allocated on; free blocks serve only it
 	allocated  bool
 	pending    int             // events not yet complete (record_stream)
+	unmapped   bool            // expandable segments: bytes of the reservation not mapped
 	uses       map[Stream]bool // streams other than its own that used it
 	prev, next *block
 	seg        *segment
@@ -37,13 +38,15 @@ type segment struct {
 	small  bool
 	stream Stream
 	head   *block
+	resv   *Reservation // an expandable segment's reservation; nil for a cudaMalloc
 }
 
 // freeSet holds a pool's free blocks ordered by (stream, size, address),
 // PyTorch's BlockComparatorSize, so that the first block not below
 // (stream, size) is the best fit.
 type freeSet struct {
-	blocks []*block
+	blocks   []*block
+	unmapped []*block // expandable segments' unmapped blocks, by (stream, address)
 }
 
 // below reports whether b comes before the key (s, n, a).
@@ -104,23 +107,33 @@ type SegmentInfo struct {
 	Small  bool   // segment_type "small" (else "large")
 	Stream Stream
 	Blocks []BlockInfo
+	// Expandable: a contiguous mapped run of an expandable segment,
+	// which PyTorch reports as a segment of its own (is_expandable).
+	Expandable bool
 }
 
 // Snapshot returns every segment with its blocks, by address: the
 // allocator's books as they are, for a checker to recount.
 func (c *CachingAllocator) Snapshot() []SegmentInfo {
 	out := make([]SegmentInfo, 0, len(c.segs))
+	info := func(b *block) BlockInfo {
+		state := StateInactive
+		switch {
+		case b.allocated:
+			state = StateAllocated
+		case b.pending > 0:
+			state = StatePendingFree
+		}
+		return BlockInfo{b.addr, b.size, b.requested, state}
+	}
 	for _, seg := range c.segs {
+		if seg.resv != nil {
+			out = append(out, seg.mappedRuns(info)...)
+			continue
+		}
 		si := SegmentInfo{Addr: seg.addr, Size: seg.size, Small: seg.small, Stream: seg.stream}
 		for b := seg.head; b != nil; b = b.next {
-			state := StateInactive
-			switch {
-			case b.allocated:
-				state = StateAllocated
-			case b.pending > 0:
-				state = StatePendingFree
-			}
-			si.Blocks = append(si.Blocks, BlockInfo{b.addr, b.size, b.requested, state})
+			si.Blocks = append(si.Blocks, info(b))
 		}
 		out = append(out, si)
 	}

@@ -36,7 +36,12 @@ type CachingOptions struct {
 	// "max_split_size_mb too small, must be >= 20"), and NewCaching
 	// refuses anything else.
 	MaxSplitSize uint64
-	Faults       []impl.Fault // pool faults of impl.Catalog to switch on
+	// ExpandableSegments is PYTORCH_CUDA_ALLOC_CONF's
+	// expandable_segments:True: each pool and stream maps pages of one
+	// reservation as it grows instead of reserving segments
+	// (expandable.go).
+	ExpandableSegments bool
+	Faults             []impl.Fault // pool faults of impl.Catalog to switch on
 }
 
 // CachingAllocator is PyTorch's CUDA caching allocator on a simulated
@@ -45,6 +50,7 @@ type CachingOptions struct {
 type CachingAllocator struct {
 	dev          *Device
 	maxSplit     uint64
+	expandable   bool
 	small, large freeSet
 	live         map[traces.Addr]*block // blocks handed out, by address
 	segs         map[traces.Addr]*segment
@@ -74,7 +80,7 @@ func NewCaching(dev *Device, opts CachingOptions) (*CachingAllocator, error) {
 		return nil, fmt.Errorf("gpu: CachingOptions.MaxSplitSize %d: max_split_size_mb must be a whole number of MiB, at least %d", m, LargeBuffer>>20)
 	}
 	c := &CachingAllocator{
-		dev: dev, maxSplit: opts.MaxSplitSize, f: f,
+		dev: dev, maxSplit: opts.MaxSplitSize, expandable: opts.ExpandableSegments, f: f,
 		live: map[traces.Addr]*block{}, segs: map[traces.Addr]*segment{}, gen: map[Stream]uint64{},
 	}
 	if c.maxSplit == 0 {
@@ -135,13 +141,13 @@ func (c *CachingAllocator) Malloc(size uint64, s Stream) (traces.Addr, error) {
 	pool := c.pool(small)
 	b := c.freeBlock(pool, s, n)
 	if b == nil {
-		b = c.allocBlock(AllocationSize(n), small, s, false)
+		b = c.allocBlock(n, small, s, false)
 	}
 	if b == nil && !c.f.releaseWhole && c.releaseAvailable(pool, s, n) {
-		b = c.allocBlock(AllocationSize(n), small, s, false)
+		b = c.allocBlock(n, small, s, false)
 	}
 	if b == nil && c.releaseCached() {
-		b = c.allocBlock(AllocationSize(n), small, s, true)
+		b = c.allocBlock(n, small, s, true)
 	}
 	if b == nil {
 		c.stats.NumOOMs++
@@ -165,6 +171,9 @@ func (c *CachingAllocator) freeBlock(pool *freeSet, s Stream, n uint64) *block {
 	if c.f.worstFit { // the largest block of the stream, not the first that fits
 		i = pool.search(s+1, 0, 0) - 1
 	}
+	if c.expandable {
+		i = pool.expandableFit(i, s)
+	}
 	b := pool.blocks[i]
 	if n < c.maxSplit && b.size >= c.maxSplit {
 		return nil
@@ -176,11 +185,17 @@ func (c *CachingAllocator) freeBlock(pool *freeSet, s Stream, n uint64) *block {
 	return b
 }
 
-// allocBlock is alloc_block: a new segment, as one block not in any pool.
+// allocBlock is alloc_block: for a rounded request of n bytes, a new
+// segment (AllocationSize(n)), as one block not in any pool, or under
+// expandable segments a block of at least n bytes mapped for it.
 func (c *CachingAllocator) allocBlock(n uint64, small bool, s Stream, retry bool) *block {
 	if retry {
 		c.stats.NumAllocRetries++
 	}
+	if c.expandable {
+		return c.allocExpandable(n, small, s)
+	}
+	n = AllocationSize(n)
 	a, err := c.dev.DevMalloc(n)
 	if err != nil {
 		return nil
@@ -200,7 +215,7 @@ func (c *CachingAllocator) allocBlock(n uint64, small bool, s Stream, retry bool
 // oversize block.
 func (c *CachingAllocator) shouldSplit(b *block, n uint64) bool {
 	rest := b.size - n
-	if b.seg.small {
+	if b.seg.small || c.expandable {
 		return rest >= MinBlockSize
 	}
 	return n < c.maxSplit && rest > SmallSize
@@ -318,7 +333,7 @@ func (c *CachingAllocator) release(b *block) {
 // merge is try_merge_blocks: src, a neighbour of dst, is absorbed if it is
 // free and waits for no event. It returns the bytes absorbed.
 func (c *CachingAllocator) merge(dst, src *block, pool *freeSet) uint64 {
-	if src == nil || src.allocated || src.pending > 0 || c.f.noMerge {
+	if src == nil || src.allocated || src.pending > 0 || src.unmapped != dst.unmapped || c.f.noMerge {
 		return 0
 	}
 	if dst.prev == src {
@@ -337,7 +352,11 @@ func (c *CachingAllocator) merge(dst, src *block, pool *freeSet) uint64 {
 		}
 	}
 	dst.size += src.size
-	pool.erase(src)
+	if src.unmapped {
+		pool.eraseUnmapped(src)
+	} else {
+		pool.erase(src)
+	}
 	n := src.size
 	*src = block{}
 	c.spare = append(c.spare, src)

@@ -66,8 +66,9 @@ type Device struct {
 	capacity uint64
 	used     uint64
 	segs     map[traces.Addr]uint64 // live segments: address -> size
-	holes    []span                 // free address ranges below top, by address
-	top      traces.Addr            // everything from here up is unused
+	resv     map[traces.Addr]*Reservation
+	holes    []span      // free address ranges below top, by address
+	top      traces.Addr // everything from here up is unused
 	record   func(traces.Event)
 	placer   func(size uint64) traces.Addr // PlaceWith's; nil: first fit
 }
@@ -80,13 +81,13 @@ type span struct {
 // NewDevice returns a device of capacity bytes. record, if not nil,
 // receives every event of the device and of the allocators built on it.
 func NewDevice(capacity uint64, record func(traces.Event)) *Device {
-	return &Device{capacity: capacity, segs: map[traces.Addr]uint64{}, top: Base, record: record}
+	return &Device{capacity: capacity, segs: map[traces.Addr]uint64{}, resv: map[traces.Addr]*Reservation{}, top: Base, record: record}
 }
 
 // Capacity returns the device's capacity in bytes.
 func (d *Device) Capacity() uint64 { return d.capacity }
 
-// Used returns the bytes of the live segments.
+// Used returns the bytes of the live segments and mapped pages.
 func (d *Device) Used() uint64 { return d.used }
 
 // Segments returns how many segments are live.
@@ -140,6 +141,11 @@ func (d *Device) room(a traces.Addr, n uint64) bool {
 	}
 	for b, m := range d.segs {
 		if a < b+traces.Addr(m) && b < a+traces.Addr(n) {
+			return false
+		}
+	}
+	for b, r := range d.resv {
+		if a < b+traces.Addr(r.Size) && b < a+traces.Addr(n) {
 			return false
 		}
 	}

@@ -10,7 +10,8 @@
 // # The device
 //
 // NewDevice makes a device with a capacity; DevMalloc and DevFree are
-// cudaMalloc and cudaFree. Addresses start at Base, are 512-byte aligned
+// cudaMalloc and cudaFree; Reserve, DevMap, DevUnmap and Release are
+// CUDA's virtual memory calls (reserve.go). Addresses start at Base, are 512-byte aligned
 // and deterministic (first fit), and a request past the capacity is an
 // *OutOfMemoryError.
 //
@@ -58,7 +59,13 @@
 // recorded there (testdata/cuda) replay here step by step, every counter
 // and every block alike.
 //
-// Simplified: one device; no expandable segments, CUDA graphs, garbage
+// With CachingOptions.ExpandableSegments, each pool and stream maps pages
+// of one reservation instead (expandable.go; Device.Reserve, DevMap and
+// DevUnmap, recorded as dev_map and dev_unmap), as PyTorch does with
+// expandable_segments:True; the recordings of package cudarec do not
+// cover it.
+//
+// Simplified: one device; no CUDA graphs, garbage
 // collection threshold, per-process memory fraction (a Device's capacity
 // is its cap), free-memory callbacks or roundup_power2_divisions; no
 // oversize_*, num_sync_all_streams or max_split_size counters. A stream's

@@ -25,7 +25,7 @@ func (c *CachingAllocator) releaseCached() bool {
 	for _, pool := range []*freeSet{&c.small, &c.large} {
 		var whole []*block
 		for _, b := range pool.blocks {
-			if !b.split() && b.seg.head == b && b.size == b.seg.size {
+			if b.seg.resv == nil && !b.split() && b.seg.head == b && b.size == b.seg.size {
 				whole = append(whole, b)
 			}
 		}
@@ -33,6 +33,7 @@ func (c *CachingAllocator) releaseCached() bool {
 			pool.erase(b)
 			c.releaseSegment(b.seg)
 		}
+		c.releaseExpandable(pool)
 	}
 	return true
 }
@@ -53,7 +54,7 @@ func (c *CachingAllocator) releaseAvailable(pool *freeSet, s Stream, n uint64) b
 	}
 	want := max(n, c.maxSplit)
 	i := pool.search(s, want, 0)
-	if i < len(pool.blocks) && pool.blocks[i].stream == s {
+	if i < len(pool.blocks) && pool.blocks[i].stream == s && pool.blocks[i].seg.resv == nil {
 		c.releaseWhole(pool, i)
 		return true
 	}
@@ -62,6 +63,9 @@ func (c *CachingAllocator) releaseAvailable(pool *freeSet, s Stream, n uint64) b
 		b := pool.blocks[j]
 		if b.stream != s || b.size < c.maxSplit {
 			break
+		}
+		if b.seg.resv != nil {
+			continue // an expandable segment's: never released here
 		}
 		freed += b.size
 		c.releaseWhole(pool, j)

@@ -9,8 +9,10 @@
 // One pickled dict (any protocol from 0 to 5) with, among other keys:
 //
 //	segments       the allocator's segments when the snapshot was taken, each
-//	               {address, total_size, stream, frames, blocks: [{address,
-//	               size, state, frames}, ...]}, blocks tiling the segment
+//	               {address, total_size, stream, is_expandable, frames,
+//	               blocks: [{address, size, state, frames}, ...]}, blocks
+//	               tiling the segment; an expandable segment is reported as
+//	               one segment for each contiguous mapped range of it
 //	device_traces  one list per device of trace entries, oldest first, each
 //	               {action, addr, size, stream, frames, time_us}; frames are
 //	               [{filename, line, name}, ...], innermost first
@@ -23,7 +25,17 @@
 //	segment_free    dev_free addr          (cudaFree)
 //	alloc           pool_get addr size     (a block handed to a tensor)
 //	free_completed  pool_put addr          (the block is back in the pool)
+//	segment_map     dev_map addr size      (pages of an expandable segment mapped)
+//	segment_unmap   dev_unmap addr size    (and unmapped)
 //	free_requested, oom, snapshot, annotate: no event
+//
+// With PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True the allocator
+// reserves one range of addresses per pool and stream and maps pages of it
+// as it grows (segment_map) and unmaps free ones (segment_unmap, on
+// empty_cache or before an out-of-memory retry); the reservation itself is
+// in no entry. An unmap may take part of what one map mapped, or what
+// several did, so the model keeps mapped bytes, not segments (FORMAT.md,
+// dev_map).
 //
 // free_requested yields no event because the block is not yet free: the
 // caching allocator keeps a block freed on one stream while another still
@@ -53,8 +65,13 @@
 // (max_entries) dropped the oldest entries. The reader rebuilds what was
 // live when the trace began as memory_viz does, undoing the entries newest
 // first from the segments at the snapshot, and yields it first: a
-// dev_malloc for each segment and a pool_get for each block, by address,
-// with the site the snapshot gives them. So a free of a block allocated
+// dev_malloc for each segment and a dev_map for each mapped range, by
+// address, then a pool_get for each block, with the site the snapshot
+// gives them. Where PyTorch kept no frames for a thing made before
+// recording began, the snapshot's segments name it through its neighbours:
+// a block takes its segment's site, and a segment its largest live
+// block's, so that the bytes reserved before recording began are not
+// without a site in a profile. So a free of a block allocated
 // before recording began is no violation; a free of something that was
 // never live is indistinguishable from one and is not reported either
 // (unless it lies outside every segment), which is a limit of snapshots,
@@ -86,7 +103,7 @@
 // "Limits"). A snapshot of another shape (a missing key, a value of the
 // wrong type, a list that holds itself, an integer over 64 bits for an
 // address, an address plus size past 2^64, an unknown action or block
-// state, expandable segments' segment_map) is an *Error naming the path
+// state) is an *Error naming the path
 // ("device_traces[0][17].addr"). Strings longer than Limits.MaxString are
 // read past, checked, and not held; one in a field tlcheck reads is an
 // error. The tests hold the reader to Python's own pickle module and to
@@ -95,8 +112,9 @@
 // # Writing
 //
 // Writer writes a snapshot from segments' and blocks' lives: trace entries
-// as they happen, then the segments live at the end with their blocks
-// (gaps as inactive blocks). It uses only the opcodes memory_viz's own
+// as they happen (segment_map and segment_unmap for mapped ranges), then
+// the segments live at the end with their blocks (gaps as inactive
+// blocks), a mapped run as a segment with is_expandable True. It uses only the opcodes memory_viz's own
 // unpickler reads (protocol 4 without FRAME; no BINUNICODE8, BINBYTES or
 // LONG4; integers of at most 8 bytes), memoizes repeated strings as
 // Python's pickle does, and appends at most 1000 items at a time.

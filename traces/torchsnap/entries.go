@@ -115,9 +115,20 @@ func (sh *shaper) finishEntry(o *obj, pl place) (val, error) {
 		// No change of state: see the package comment.
 		e.action = aOther
 	case "segment_map", "segment_unmap":
-		return val{}, &Error{Where: pl.fieldOf("action").String(), Err: fmt.Errorf("%q: snapshots of expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) map parts of one reservation, which tlcheck's segments cannot express; record without expandable segments", act)}
+		// Expandable segments: pages of one reservation mapped or
+		// unmapped, addr and size the pages'.
+		e.action = aSegmentMap
+		if act == "segment_unmap" {
+			e.action = aSegmentUnmap
+		}
+		if e.size, err = uintField(o, 2, "size", pl); err != nil {
+			return val{}, err
+		}
+		if e.addr, err = uintField(o, 1, "addr", pl); err != nil {
+			return val{}, err
+		}
 	default:
-		return val{}, &Error{Where: pl.fieldOf("action").String(), Err: fmt.Errorf("unknown action %q (want alloc, free_requested, free_completed, segment_alloc, segment_free, oom or snapshot)", act)}
+		return val{}, &Error{Where: pl.fieldOf("action").String(), Err: fmt.Errorf("unknown action %q (want alloc, free_requested, free_completed, segment_alloc, segment_free, segment_map, segment_unmap, oom, snapshot or annotate)", act)}
 	}
 	if wraps(e.addr, e.size) {
 		return val{}, errWraps(pl, e.addr, e.size)
@@ -179,7 +190,23 @@ func (sh *shaper) finishSegment(o *obj, pl place) error {
 	if wraps(addr, total) {
 		return errWraps(pl, addr, total)
 	}
-	sh.segs[addr] = live{total, siteField(o, 3)}
+	expandable := false
+	if o.has(4) {
+		v := o.field(4)
+		if v.k != kBool {
+			return &Error{Where: pl.fieldOf("is_expandable").String(), Err: fmt.Errorf("want a bool, got %s", typeName(v))}
+		}
+		expandable = v.i == 1
+	}
+	if expandable {
+		// One contiguous mapped range of an expandable segment, as
+		// PyTorch reports them: it holds what was mapped there.
+		if total > 0 {
+			sh.mapped = addSpan(sh.mapped, spanOf(addr, total, siteField(o, 3)))
+		}
+	} else {
+		sh.segs[addr] = live{total, siteField(o, 3)}
+	}
 	sh.stats.LiveSegments++
 	if !o.has(2) {
 		return nil

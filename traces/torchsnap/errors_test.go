@@ -74,7 +74,8 @@ func TestBadSnapshots(t *testing.T) {
 		{"negative size", pickled(t, snap(map[any]any{"action": "alloc", "addr": int64(16), "size": int64(-8)})), torchsnap.Limits{}, "device_traces[0][0].size: want a non-negative integer"},
 		{"no addr", pickled(t, snap(map[any]any{"action": "free_completed"})), torchsnap.Limits{}, `device_traces[0][0]: missing "addr"`},
 		{"unknown action", pickled(t, snap(map[any]any{"action": "explode"})), torchsnap.Limits{}, `device_traces[0][0].action: unknown action "explode"`},
-		{"expandable", pickled(t, snap(map[any]any{"action": "segment_map", "addr": int64(16), "size": int64(8)})), torchsnap.Limits{}, "expandable segments"},
+		{"segment_map without size", pickled(t, snap(map[any]any{"action": "segment_map", "addr": int64(16)})), torchsnap.Limits{}, `device_traces[0][0]: missing "size"`},
+		{"is_expandable not a bool", pickled(t, map[any]any{"device_traces": []any{}, "segments": []any{map[any]any{"address": int64(0), "total_size": int64(8), "is_expandable": int64(1)}}}), torchsnap.Limits{}, `segments[0].is_expandable: want a bool, got int 1`},
 		{"bad frames", pickled(t, snap(map[any]any{"action": "alloc", "addr": int64(16), "size": int64(8), "frames": []any{int64(1)}})), torchsnap.Limits{}, "device_traces[0][0].frames[0]: want a dict, got int 1"},
 		{"bad state", pickled(t, map[any]any{"device_traces": []any{}, "segments": []any{map[any]any{"address": int64(0), "total_size": int64(8), "blocks": []any{map[any]any{"size": int64(8), "state": "weird"}}}}}), torchsnap.Limits{}, `segments[0].blocks[0].state: unknown block state "weird"`},
 	}

@@ -62,6 +62,10 @@ func FuzzSnapshot(f *testing.F) {
 				e.Action = ActionAlloc
 			case traces.OpPoolPut:
 				e.Action = ActionFreeCompleted
+			case traces.OpDevMap:
+				e.Action = ActionSegmentMap
+			case traces.OpDevUnmap:
+				e.Action = ActionSegmentUnmap
 			default:
 				t.Fatalf("event %+v is not of layer 4", ev)
 			}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 
@@ -149,7 +148,7 @@ func (sh *shaper) events() *Reader {
 	// first, from the state at the snapshot (as memory_viz does to draw
 	// its first frame). An entry that contradicts the state (a free of
 	// what is not live) is left for the model to judge going forward.
-	segs, blocks := sh.segs, sh.live
+	segs, blocks, mapped := sh.segs, sh.live, sh.mapped
 	for i := len(all) - 1; i >= 0; i-- {
 		e := &sh.ents[all[i]]
 		switch e.action {
@@ -165,15 +164,18 @@ func (sh *shaper) events() *Reader {
 			if _, ok := segs[e.addr]; !ok {
 				segs[e.addr] = live{e.size, e.site}
 			}
+		case aSegmentMap:
+			if e.size > 0 {
+				mapped = cutSpan(mapped, spanOf(e.addr, e.size, -1))
+			}
+		case aSegmentUnmap:
+			if e.size > 0 {
+				mapped = addSpan(mapped, spanOf(e.addr, e.size, e.site))
+			}
 		}
 	}
-	for _, a := range slices.Sorted(maps.Keys(segs)) {
-		r.prelude = append(r.prelude, traces.Event{Op: traces.OpDevMalloc, Addr: traces.Addr(a), Size: segs[a].size, HasSize: true, Site: sh.site(segs[a].site)})
-	}
-	for _, a := range slices.Sorted(maps.Keys(blocks)) {
-		r.prelude = append(r.prelude, traces.Event{Op: traces.OpPoolGet, Addr: traces.Addr(a), Size: blocks[a].size, HasSize: true, Site: sh.site(blocks[a].site)})
-	}
-	sh.segs, sh.live = nil, nil
+	r.prelude = sh.prelude(segs, mapped, blocks)
+	sh.segs, sh.live, sh.mapped = nil, nil, nil
 	sh.stats.Prelude = len(r.prelude)
 
 	r.order = all[:0]
@@ -229,6 +231,10 @@ func (r *Reader) Next(ev *traces.Event) error {
 			ev.Op, ev.Size, ev.HasSize = traces.OpPoolGet, e.size, true
 		case aFreeCompleted:
 			ev.Op = traces.OpPoolPut
+		case aSegmentMap:
+			ev.Op, ev.Size, ev.HasSize = traces.OpDevMap, e.size, true
+		case aSegmentUnmap:
+			ev.Op, ev.Size, ev.HasSize = traces.OpDevUnmap, e.size, true
 		}
 	default:
 		return io.EOF

@@ -51,8 +51,9 @@ func dev(op traces.Op, addr uint64, size uint64, site string, t int64, thread st
 func TestReadPythonSnapshots(t *testing.T) {
 	a, b, c := uint64(seg+2*mib), uint64(seg+4*mib), uint64(seg+6*mib)
 	clean := []traces.Event{
-		// live before the trace began: rebuilt from segments
-		dev(traces.OpDevMalloc, seg, 20*mib, "", 0, ""),
+		// live before the trace began: rebuilt from segments; the
+		// segment, which has no frames, takes its block's site
+		dev(traces.OpDevMalloc, seg, 20*mib, "train.py:42", 0, ""),
 		dev(traces.OpPoolGet, seg, 2*mib, "train.py:42", 0, ""),
 		// the trace; free_requested, oom and snapshot yield nothing
 		dev(traces.OpPoolGet, a, 2*mib, "train.py:42", 10, ""),

@@ -103,7 +103,7 @@ func (r role) fits(k byte) bool {
 // The fields of each dict role that tlcheck reads, by index in obj.f.
 var fieldIndex = map[role]map[string]int{
 	rTop:     {"segments": 0, "device_traces": 1},
-	rSegment: {"address": 0, "total_size": 1, "blocks": 2, "frames": 3},
+	rSegment: {"address": 0, "total_size": 1, "blocks": 2, "frames": 3, "is_expandable": 4},
 	rBlock:   {"address": 0, "size": 1, "state": 2, "frames": 3},
 	rEntry:   {"action": 0, "addr": 1, "size": 2, "stream": 3, "time_us": 4, "frames": 5},
 	rFrame:   {"filename": 0, "line": 1, "name": 2},

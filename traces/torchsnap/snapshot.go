@@ -18,6 +18,7 @@ type shaper struct {
 
 	blocks []blockRec         // every block read
 	segs   map[uint64]live    // segments live at the snapshot
+	mapped []span             // expandable segments' mapped ranges then, by address
 	live   map[uint64]live    // blocks allocated at the snapshot
 	frames []frameRec         // distinct frames
 	frameN map[frameKey]int32 // frames by file, line and whether shown
@@ -49,7 +50,9 @@ const (
 	aFreeCompleted
 	aSegmentAlloc
 	aSegmentFree
-	aOther // oom, snapshot, annotate: no change of state
+	aSegmentMap   // expandable segments: pages mapped
+	aSegmentUnmap // and unmapped
+	aOther        // oom, snapshot, annotate: no change of state
 )
 
 // live is a segment or block live at some point, with where it was made.
@@ -120,6 +123,8 @@ func fieldOf(r role, key string) int {
 			return 2
 		case "frames":
 			return 3
+		case "is_expandable":
+			return 4
 		}
 	case rBlock:
 		switch key {

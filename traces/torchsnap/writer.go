@@ -18,6 +18,8 @@ const (
 	ActionFreeCompleted = "free_completed"
 	ActionSegmentAlloc  = "segment_alloc"
 	ActionSegmentFree   = "segment_free"
+	ActionSegmentMap    = "segment_map"   // an expandable segment's pages mapped
+	ActionSegmentUnmap  = "segment_unmap" // and unmapped
 )
 
 // Entry is one trace entry to write.
@@ -34,6 +36,9 @@ type Segment struct {
 	Addr, Size uint64
 	Site       string
 	Blocks     []Block // allocated blocks inside it, in any order
+	// Expandable: a contiguous mapped range of an expandable segment,
+	// which PyTorch reports as a segment of its own.
+	Expandable bool
 }
 
 // Block is an allocated block.
@@ -175,7 +180,11 @@ func (w *Writer) segment(s Segment) {
 	w.int(0)
 	w.op(0x86) // TUPLE2
 	w.str("is_expandable")
-	w.op(0x89) // NEWFALSE
+	if s.Expandable {
+		w.op(0x88) // NEWTRUE
+	} else {
+		w.op(0x89) // NEWFALSE
+	}
 	w.str("frames")
 	w.frames(s.Site)
 	w.str("blocks")
