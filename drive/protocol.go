@@ -24,6 +24,12 @@ type Hello struct {
 	Calls    []string `json:"calls,omitempty"`  // the calls it takes; empty: every call of its layers
 	Source   string   `json:"source,omitempty"` // free text, the header's source in its traces
 	Notes    []string `json:"notes,omitempty"`  // free text: where the runtime knowingly departs from what it stands for
+	// Misuse: the runtime promises to refuse misuse (PROTOCOL.md, "Correct
+	// use and misuse"), and asks for programs that misuse it.
+	Misuse bool `json:"misuse,omitempty"`
+	// Restart: the driver cannot make reset give the same answers whatever
+	// ran before, and asks to be started again for every program.
+	Restart bool `json:"restart,omitempty"`
 }
 
 // Autograd reports whether the driver takes layer-5 programs.

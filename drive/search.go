@@ -20,6 +20,8 @@ type Runner struct {
 	hello  Hello
 	offers map[traces.Op]bool
 	starts int
+	misuse bool // programs may misuse the runtime (see Options.Misuse)
+	steps  int  // programs of at least this many steps (see Options.Steps)
 }
 
 // NewRunner starts the driver and returns a Runner over it.
@@ -29,6 +31,7 @@ func NewRunner(cfg Config) (*Runner, error) {
 		return nil, err
 	}
 	r.hello, r.offers = r.d.Hello(), r.d.Hello().offers()
+	r.misuse = r.hello.Misuse
 	return r, nil
 }
 
@@ -78,8 +81,12 @@ func (r *Runner) Run(calls []Call) (*Result, error) {
 
 // RunProgram lowers p to calls the driver takes (see Lower) and runs them.
 // It returns p as run, its refs canonical.
+//
+// Unless the runner's programs may misuse the runtime (the driver's hello
+// says "misuse", or Search's Options.Misuse), p is first made a program
+// of correct use (Correct) of the calls the driver takes.
 func (r *Runner) RunProgram(p properties.Program) (properties.Program, *Result, error) {
-	made, calls := Lower(p, r.offers)
+	made, calls := r.lower(p)
 	res, err := r.Run(calls)
 	return made, res, err
 }
@@ -115,6 +122,45 @@ type Options struct {
 	// Found, if set, is handed each finding as it is made, and Search
 	// keeps none: a long search with Restart holds no more than one.
 	Found func(*Finding)
+	// Misuse says whether programs may misuse the runtime; by default
+	// they may if the driver's hello says "misuse": true, and otherwise
+	// every call is one a correct caller makes (Correct).
+	Misuse Misuse
+	// Steps asks for programs of at least Steps steps (0: the default mix
+	// of GenerateProgram, or properties.Generate's with misuse).
+	Steps int
+}
+
+// Misuse says whether a search's programs may misuse the runtime.
+type Misuse uint8
+
+const (
+	MisuseAsHello Misuse = iota // as the driver's hello says
+	MisuseOff                   // correct use only, whatever the hello says
+	MisuseOn                    // misuse too, whatever the hello says
+)
+
+// lower makes p a program the driver takes (see RunProgram) and lowers it.
+func (r *Runner) lower(p properties.Program) (properties.Program, []Call) {
+	if !r.misuse {
+		if r.offers != nil {
+			p = filter(p, r.offers)
+		}
+		p = Correct(p)
+	}
+	return Lower(p, r.offers)
+}
+
+// generate draws the search's next program.
+func (r *Runner) generate(rng *rand.Rand) properties.Program {
+	if !r.misuse {
+		return GenerateProgram(rng, r.steps)
+	}
+	p := properties.Generate(rng)
+	for len(p.Steps) < r.steps {
+		p.Steps = append(p.Steps, properties.Generate(rng).Steps...)
+	}
+	return p
 }
 
 // Stream runs the programs next gives, each lowered (see Lower) and run
@@ -137,7 +183,7 @@ func (r *Runner) Stream(next func() (properties.Program, bool), got func(made pr
 		if !ok {
 			return lowered{}, false
 		}
-		made, calls := Lower(p, r.offers)
+		made, calls := r.lower(p)
 		return lowered{made, calls}, true
 	},
 		func(l lowered) (*batch, error) { return r.d.send(l.calls) },
@@ -219,6 +265,13 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 	if more == nil {
 		more = func(n int) bool { return n < 1000 }
 	}
+	switch opts.Misuse {
+	case MisuseOn, MisuseOff:
+		r.misuse = opts.Misuse == MisuseOn
+	default:
+		r.misuse = r.hello.Misuse
+	}
+	r.steps = opts.Steps
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x746c636865636b)) // as properties.Search
 	start := time.Now()
 	var found []*Finding
@@ -231,7 +284,7 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 				return properties.Program{}, false
 			}
 			generated++
-			return properties.Generate(rng), true
+			return r.generate(rng), true
 		}, func(made properties.Program, res *Result) bool {
 			judged++
 			if res.Failure != nil {
@@ -260,7 +313,7 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 		generated = judged // the program in flight behind the failure was not judged: run it again
 		rng = rand.New(rand.NewPCG(opts.Seed, 0x746c636865636b))
 		for range judged {
-			properties.Generate(rng)
+			r.generate(rng)
 		}
 	}
 }
