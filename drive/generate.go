@@ -42,6 +42,26 @@ func GenerateProgram(r *rand.Rand, steps int) properties.Program {
 	return g.p
 }
 
+// GenerateMisuse draws a program that may misuse the runtime, for a
+// driver whose runtime promises to refuse misuse: properties.Generate's
+// programs, each after one of GenerateProgram's deep episodes one time in
+// three, until it has steps steps (0: one). An episode made after a
+// program of misuse may act on other objects than it meant to, but its
+// shape (one object acquired past 256, a scope of many records, one size
+// freed and allocated again) stays.
+func GenerateMisuse(r *rand.Rand, steps int) properties.Program {
+	var p properties.Program
+	for first := true; first || len(p.Steps) < steps; first = false {
+		if r.IntN(3) == 0 {
+			g := &gen{r: r}
+			g.episode()
+			p.Steps = append(p.Steps, g.p.Steps...)
+		}
+		p.Steps = append(p.Steps, properties.Generate(r).Steps...)
+	}
+	return p
+}
+
 // gen builds a correct program step by step, knowing its state (owner).
 type gen struct {
 	r *rand.Rand

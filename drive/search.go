@@ -156,11 +156,7 @@ func (r *Runner) generate(rng *rand.Rand) properties.Program {
 	if !r.misuse {
 		return GenerateProgram(rng, r.steps)
 	}
-	p := properties.Generate(rng)
-	for len(p.Steps) < r.steps {
-		p.Steps = append(p.Steps, properties.Generate(rng).Steps...)
-	}
-	return p
+	return GenerateMisuse(rng, r.steps)
 }
 
 // Stream runs the programs next gives, each lowered (see Lower) and run
@@ -321,7 +317,10 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 // Shrink returns the smallest program it finds that fails on the driver
 // the way p did with failure (the same kind, at the same op), by
 // properties.ShrinkWith's passes, each candidate lowered and run on the
-// driver; first the steps after the failing one go.
+// driver (and made correct use first, unless the runner's programs may
+// misuse the runtime); first the steps after the failing one go, then
+// whole scope blocks and acquire-release pairs (the deep shapes of long
+// programs, which delta debugging over contiguous chunks cannot remove).
 func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*Finding, error) {
 	limit, until := opts.ShrinkRuns, opts.ShrinkTime
 	if limit <= 0 {
@@ -351,6 +350,7 @@ func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*
 			best = made
 		}
 	}
+	best = shrinkLong(best, fails)
 	best = properties.ShrinkWith(best, fails)
 	if runErr != nil {
 		return nil, fmt.Errorf("drive: shrinking: %w", runErr)
