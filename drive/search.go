@@ -72,11 +72,15 @@ func (r *Runner) Close() error {
 // Run runs calls on the driver (see Driver.Run), starting it again first
 // if the last run broke it. A driver that cannot be started again is an
 // error.
+//
+// A driver whose hello asks for "restart" is started for every program:
+// Run ends it after the program (see retire).
 func (r *Runner) Run(calls []Call) (*Result, error) {
 	if err := r.ensure(); err != nil {
 		return nil, err
 	}
-	return r.d.Run(calls)
+	res, err := r.d.Run(calls)
+	return r.retire(res, err)
 }
 
 // RunProgram lowers p to calls the driver takes (see Lower) and runs them.
@@ -101,6 +105,12 @@ type Finding struct {
 	Steps    int                // its steps before shrinking
 	Shrinks  int                // the runs shrinking made
 	Duration time.Duration      // from the search's start to the finding, shrinking not included
+	// Reproduced: the shrunk calls, run alone in a driver started for
+	// them (as --replay runs a calls file), failed the same way; Result
+	// is then that run. Determinism says what that run showed of a driver
+	// that is not deterministic ("" when it answered the same).
+	Reproduced  bool
+	Determinism string
 }
 
 // Failure returns the shrunk run's failure.
@@ -203,6 +213,21 @@ func stream[P any](r *Runner, next func() (P, bool), send func(P) (*batch, error
 		f.b, err = send(f.p)
 		return err
 	}
+	if r.hello.Restart { // one program a process: none in flight behind another
+		for {
+			p, ok := next()
+			if !ok {
+				return nil
+			}
+			res, err := alone(p)
+			if err != nil {
+				return err
+			}
+			if !got(p, res) {
+				return nil
+			}
+		}
+	}
 	var prev *flight
 	for {
 		var cur *flight
@@ -295,6 +320,9 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 		took := time.Since(start)
 		f, err := r.Shrink(failedP, failed.Failure, opts)
 		if err != nil {
+			return found, judged, err
+		}
+		if err := r.reproduce(f); err != nil {
 			return found, judged, err
 		}
 		f.Seed, f.Index, f.Duration = opts.Seed, judged, took
