@@ -21,13 +21,21 @@ import (
 // every program.
 
 // AnswersDiffer compares two runs of the same calls and describes where
-// the driver answered differently: another outcome, other events (an
-// address included), or fewer answers; "" if every answer is the same.
+// the driver answered differently: another outcome, other events, or
+// fewer answers; "" if every answer is the same (a refusal's message,
+// free text that often names an address, is not compared). Addresses are compared up
+// to a renaming, one to one, as a process started again has its heap
+// elsewhere (address space layout randomisation): the same program must
+// give the same address where it gave the same address, and another
+// where another, which is what decides the model's verdicts (a reuse, a
+// stale record), whatever the numbers.
 func AnswersDiffer(a, b *Result) string {
+	rn := renaming{ab: map[traces.Addr]traces.Addr{}, ba: map[traces.Addr]traces.Addr{}}
+	seenA, seenB := map[traces.Addr]int{}, map[traces.Addr]int{} // the call that first gave each address
 	n := min(len(a.Outcomes), len(b.Outcomes))
 	for i := range n {
 		oa, ob := a.Outcomes[i], b.Outcomes[i]
-		if oa.Refused != ob.Refused || oa.Message != ob.Message {
+		if oa.Refused != ob.Refused || !slices.Equal(oa.Kinds, ob.Kinds) { // a message is free text, often with addresses
 			return fmt.Sprintf("at call %d: %s, then %s", i, answerText(oa), answerText(ob))
 		}
 		ea, eb := events(a, oa), events(b, ob)
@@ -35,15 +43,38 @@ func AnswersDiffer(a, b *Result) string {
 			return fmt.Sprintf("at call %d: %d events, then %d", i, len(ea), len(eb))
 		}
 		for k := range ea {
-			if !sameEvent(&ea[k], &eb[k]) {
-				return fmt.Sprintf("at call %d: %s, then %s", i, traces.AppendEvent(nil, &ea[k]), traces.AppendEvent(nil, &eb[k]))
+			if !rn.sameEvent(&ea[k], &eb[k]) {
+				return fmt.Sprintf("at call %d: %s%s, then %s%s", i, traces.AppendEvent(nil, &ea[k]), seen(seenA, ea[k].Addr, i),
+					traces.AppendEvent(nil, &eb[k]), seen(seenB, eb[k].Addr, i))
 			}
+			note(seenA, &ea[k], i)
+			note(seenB, &eb[k], i)
 		}
 	}
 	if len(a.Outcomes) != len(b.Outcomes) {
 		return fmt.Sprintf("%d calls answered, then %d", len(a.Outcomes), len(b.Outcomes))
 	}
 	return ""
+}
+
+// note keeps the call that first gave each address of ev.
+func note(seen map[traces.Addr]int, ev *traces.Event, call int) {
+	for _, a := range append([]traces.Addr{ev.Addr, ev.NewAddr}, ev.Fields...) {
+		if _, ok := seen[a]; !ok && a != 0 {
+			seen[a] = call
+		}
+	}
+}
+
+// seen says where in its run an address was first given, for a message.
+func seen(seen map[traces.Addr]int, a traces.Addr, call int) string {
+	if a == 0 {
+		return ""
+	}
+	if c, ok := seen[a]; ok {
+		return fmt.Sprintf(" (an address it gave at call %d)", c)
+	}
+	return " (an address new in that run)"
 }
 
 func answerText(o Outcome) string {
@@ -61,12 +92,41 @@ func events(r *Result, o Outcome) []traces.Event {
 	return r.Trace[o.Event : o.Event+o.Events]
 }
 
+// renaming is a one-to-one map between the addresses of two runs, built
+// as they are compared.
+type renaming struct{ ab, ba map[traces.Addr]traces.Addr }
+
+// same reports whether a (of the first run) and b (of the second) are
+// the same address under the renaming, extending it if neither is mapped
+// yet. NULL is only NULL.
+func (rn renaming) same(a, b traces.Addr) bool {
+	if a == 0 || b == 0 {
+		return a == b
+	}
+	if x, ok := rn.ab[a]; ok {
+		return x == b
+	}
+	if _, ok := rn.ba[b]; ok {
+		return false
+	}
+	rn.ab[a], rn.ba[b] = b, a
+	return true
+}
+
 // sameEvent compares what a driver answers in an event: the op, the
-// addresses, and what it says of them (line positions are tlcheck's).
-func sameEvent(a, b *traces.Event) bool {
-	return a.Op == b.Op && a.Addr == b.Addr && a.NewAddr == b.NewAddr && a.Size == b.Size &&
-		a.Name == b.Name && slices.Equal(a.Fields, b.Fields) && a.Count == b.Count && a.HasCount == b.HasCount &&
-		a.Slot == b.Slot && a.Slots == b.Slots && a.Var == b.Var
+// addresses (renamed), and what it says of them.
+func (rn renaming) sameEvent(a, b *traces.Event) bool {
+	if a.Op != b.Op || a.Size != b.Size || a.Name != b.Name || len(a.Fields) != len(b.Fields) ||
+		a.Count != b.Count || a.HasCount != b.HasCount || a.Slot != b.Slot || a.Slots != b.Slots || a.Var != b.Var ||
+		!rn.same(a.Addr, b.Addr) || !rn.same(a.NewAddr, b.NewAddr) {
+		return false
+	}
+	for i := range a.Fields {
+		if !rn.same(a.Fields[i], b.Fields[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // fresh runs a finding's calls alone in a driver started for them, as

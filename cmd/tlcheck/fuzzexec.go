@@ -18,7 +18,7 @@ import (
 
 const fuzzExecUsage = `usage: tlcheck fuzz --exec 'CMD ARGS' [--time D] [--seed N] [--out DIR]
                     [--call-timeout D] [--restart] [--replay FILE]
-                    [--against 'CMD ARGS']
+                    [--against 'CMD ARGS'] [--misuse] [--steps N]
 
 Drives a runtime in another process, in any language, over the protocol of
 drive/PROTOCOL.md: CMD is its driver, which reads calls on stdin and answers
@@ -42,6 +42,14 @@ not the protocol is a finding too, shown with its last stderr.
                      of searching, and report
   --against 'CMD'    a second driver of layer-5 programs: the same programs
                      run on both, their answers compared call by call (drive.Diff)
+  --misuse           programs that misuse the runtime too (a release past the
+                     count, a call on a dead object), for a runtime that
+                     promises to refuse misuse; the default is what the
+                     driver's hello says ("misuse": true), and without it
+                     every call is one a correct caller makes. --misuse=false
+                     forces correct use
+  --steps N          programs of at least N steps (default: 4 to about 700,
+                     with deep counts, deep scopes and reused addresses)
 
 Exit status: 0 no failure, 1 a failure found, 2 bad usage, a driver that
 cannot be started, or an unreadable --replay file.
@@ -57,6 +65,8 @@ type fuzzExecOptions struct {
 	restart     bool
 	replay      string
 	against     string
+	misuse      drive.Misuse
+	steps       int
 }
 
 // wantsExec reports whether fuzz's arguments ask for a driver (--exec).
@@ -85,8 +95,14 @@ func parseFuzzExecArgs(args []string) (fuzzExecOptions, error) {
 	fs.BoolVar(&opts.restart, "restart", false, "")
 	fs.StringVar(&opts.replay, "replay", "", "")
 	fs.StringVar(&opts.against, "against", "", "")
+	misuse := fs.Bool("misuse", false, "")
+	fs.IntVar(&opts.steps, "steps", 0, "")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
+	}
+	opts.misuse = misuseFlag(fs, *misuse)
+	if opts.steps < 0 {
+		return opts, fmt.Errorf("--steps %d: want a number of steps, 0 or more", opts.steps)
 	}
 	if fs.NArg() > 0 {
 		return opts, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -132,6 +148,8 @@ func runFuzzExec(e *env, args []string) int {
 	_, n, err := r.Search(drive.Options{
 		Seed:    opts.seed,
 		Restart: opts.restart,
+		Misuse:  opts.misuse,
+		Steps:   opts.steps,
 		More: func(n int) bool {
 			prog.update(n)
 			return time.Since(start) < opts.time
@@ -179,6 +197,9 @@ func showFinding(e *env, f *drive.Finding, opts fuzzExecOptions) {
 		f.Steps, f.Size(), len(f.Result.Calls)+len(f.Result.TensorCalls), f.Shrinks, f.Result.Listing())
 	if fail.Stderr != "" {
 		fmt.Fprintf(w, "the driver's last stderr:\n%s\n\n", strings.TrimRight(fail.Stderr, "\n"))
+	}
+	if f.Determinism != "" {
+		fmt.Fprintf(w, "warning: %s\n\n", f.Determinism)
 	}
 	files, err := f.Write(opts.out, "tlcheck-drive-seed"+strconv.FormatUint(f.Seed, 10), opts.line)
 	if err != nil {
@@ -236,7 +257,7 @@ func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
 		return exitViolation
 	}
 	fmt.Fprintf(e.stdout, "\n%d calls replayed on %s: no failure\n", calls, describeDriver(r.Hello(), opts.line))
-	return exitClean
+	return replayedTwice(e, cfg, opts, res)
 }
 
 // splitWords splits a command line into words as a POSIX shell would,
