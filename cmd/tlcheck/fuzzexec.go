@@ -14,6 +14,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 const fuzzExecUsage = `usage: tlcheck fuzz --exec 'CMD ARGS' [--time D] [--seed N] [--out DIR]
@@ -208,7 +209,14 @@ func showFinding(e *env, f *drive.Finding, opts fuzzExecOptions) {
 	}
 	fmt.Fprintf(w, "calls written to %s\ntrace written to %s\n", files.Calls, files.Trace)
 	fmt.Fprintf(w, "reproduce: tlcheck fuzz --exec %s --replay %s\n", shellQuote(opts.line), shellQuote(files.Calls))
-	fmt.Fprintf(w, "check the trace: tlcheck replay %s\n", shellQuote(files.Trace))
+	if !slices.Contains(traces.Kinds(), traces.Kind(fail.What)) {
+		fmt.Fprintf(w, "(a %s failure is in the driver's answers, not in its runtime's events: --replay shows it, and tlcheck replay of the trace finds only what the events show)\n", fail.What)
+	}
+	if files.Suppress != "" { // the violations the run found explained: replay agrees with the run
+		fmt.Fprintf(w, "check the trace: tlcheck replay --suppressions %s %s\n", shellQuote(files.Suppress), shellQuote(files.Trace))
+	} else {
+		fmt.Fprintf(w, "check the trace: tlcheck replay %s\n", shellQuote(files.Trace))
+	}
 }
 
 // replayCalls runs a calls file once on the driver: calls of layers 2

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -86,5 +87,32 @@ func TestFuzzExecReplayDeterminism(t *testing.T) {
 	code, out, errOut := tlcheck(false, "fuzz", "--exec", shellQuote(bin), "--replay", calls)
 	if code != exitClean || !strings.Contains(out, "deterministic: the calls run twice in one driver process, and in another fresh driver, got the same answers") {
 		t.Errorf("the C runtime: exit %d, want 0 and deterministic\n%s%s", code, out, errOut)
+	}
+}
+
+var checkTrace = regexp.MustCompile(`(?m)^check the trace: tlcheck replay (?:--suppressions (\S+) )?(\S+)$`)
+
+// TestFuzzExecTraceAgrees: the trace written beside a counterexample, with
+// the suppressions written beside it where the run found violations the
+// program explained (misuse the runtime refused), replays to what the run
+// reported: its failure's kind, and nothing else.
+func TestFuzzExecTraceAgrees(t *testing.T) {
+	bin := cDriver(t)
+	for _, fault := range []string{"param-reregister-no-release-old", "stale-record-not-purged"} {
+		dir := t.TempDir()
+		code, out, errOut := tlcheck(false, "fuzz", "--exec", shellQuote(bin)+" --faults="+fault, "--seed", "3", "--time", "20s", "--out", dir)
+		m := checkTrace.FindStringSubmatch(out)
+		if code != exitViolation || m == nil {
+			t.Fatalf("%s: exit %d, no check-the-trace line\n%s%s", fault, code, out, errOut)
+		}
+		what := strings.Fields(out[strings.Index(out, "\n")+1:])[0] // "leak at call 4: ..."
+		args := []string{"replay", m[2]}
+		if m[1] != "" {
+			args = []string{"replay", "--suppressions", m[1], m[2]}
+		}
+		code, rout, rerr := tlcheck(false, args...)
+		if code != exitViolation || !strings.Contains(rout, "SUMMARY: 1 violation: 1 "+what) {
+			t.Errorf("%s: the run failed with %s; %q: exit %d\n%s%s", fault, what, args, code, rout, rerr)
+		}
 	}
 }
