@@ -68,16 +68,16 @@ func (f *Failure) Trouble() bool {
 
 // checker judges a driver's answers as they come, with the model.
 type checker struct {
-	chk       *model.Checker
-	res       *Result
-	eventCall []int         // Trace index -> Calls index
-	addrs     []traces.Addr // by handle: the address the driver's runtime gave it
-	verdicts  []verdict
-	before    traces.State   // the model's state before end, for its leaks
-	rule      modelRule      // tests only: a wrong rule of the model, to be caught
-	refusedState string      // a refused call: what the model held for it before it (see modelSays)
-	attempts  []int          // layer 5: Trace indexes of refused accesses, in order
-	scratch   *model.Checker // layer 5: judges a refused access (see probe)
+	chk          *model.Checker
+	res          *Result
+	eventCall    []int         // Trace index -> Calls index
+	addrs        []traces.Addr // by handle: the address the driver's runtime gave it
+	verdicts     []verdict
+	before       traces.State   // the model's state before end, for its leaks
+	rule         modelRule      // tests only: a wrong rule of the model, to be caught
+	refusedState string         // a refused call: what the model held for it before it (see modelSays)
+	attempts     []int          // layer 5: Trace indexes of refused accesses, in order
+	scratch      *model.Checker // layer 5: judges a refused access (see probe)
 }
 
 type verdict struct {
