@@ -48,6 +48,11 @@ type object struct {
 	loose   int       // references the program holds itself
 	records int       // scope records of it
 	fields  []*object // a struct's non-NULL fields, each holding a reference
+	dead    bool
+	// pinned: the object takes part in a move into a struct (see
+	// movable) and must die at the top scope's exit as it stands: no call
+	// may name it until then.
+	pinned bool
 }
 
 // owner is what a correct program knows: the objects alive, oldest first
@@ -78,7 +83,9 @@ func (o *owner) fix(s properties.Step) (properties.Step, bool) {
 		o.scopes = o.scopes[:len(o.scopes)-1]
 		for i := len(top) - 1; i >= 0; i-- { // newest first
 			top[i].records--
-			o.release(top[i])
+			if !top[i].dead { // a stale record does nothing
+				o.release(top[i])
+			}
 		}
 	case traces.OpAlloc, traces.OpStructInit:
 		if len(o.scopes) == 0 || len(o.alive) >= maxAlive {
@@ -116,11 +123,20 @@ func (o *owner) fix(s properties.Step) (properties.Step, bool) {
 		if s.Op == traces.OpRegister && len(o.scopes) == 0 {
 			return s, false
 		}
-		obj, ok := o.target(&s, func(b *object) bool { return b.loose > 0 }, nil)
+		holds := func(b *object) bool { return b.loose > 0 }
+		if s.Op == traces.OpRelease {
+			holds = func(b *object) bool { return b.loose > 0 || o.movable(b) != nil }
+		}
+		obj, ok := o.target(&s, holds, nil)
 		if !ok {
 			return s, false
 		}
 		if obj == nil {
+			break
+		}
+		if obj.loose == 0 { // a move into the struct that holds it
+			obj.pinned, o.movable(obj).pinned = true, true
+			obj.count--
 			break
 		}
 		obj.loose--
@@ -226,11 +242,13 @@ func (o *owner) pick(r properties.Ref, ok, in func(*object) bool) *object {
 	if r.Pick == properties.Null {
 		return nil
 	}
-	accepts := func(f func(*object) bool, b *object) bool { return f == nil || f(b) }
+	// A pinned object is no call's to name (see movable), but it counts
+	// among those the session picks from.
+	accepts := func(f func(*object) bool, b *object) bool { return !b.pinned && (f == nil || f(b)) }
 	if r.Pick == properties.Live {
 		k := 0
 		for _, b := range o.alive {
-			if !accepts(in, b) {
+			if in != nil && !in(b) {
 				continue
 			}
 			if k == int(r.Index) {
@@ -276,12 +294,52 @@ func (o *owner) release(obj *object) {
 	if obj.count > 0 {
 		return
 	}
+	obj.dead = true
 	if i := slices.Index(o.alive, obj); i >= 0 {
 		o.alive = slices.Delete(o.alive, i, i+1)
 	}
 	for _, f := range obj.fields {
 		o.release(f)
 	}
+}
+
+// movable returns the struct that t can be moved into, or nil. The
+// contract's own example of scope order (FORMAT.md: a struct made after
+// its field, the field released once after the struct took it, so the
+// struct holds its only count) is correct though the program releases a
+// reference it does not hold: at the scope's exit, newest first, the
+// struct dies and takes the field with it, and the field's own record is
+// then stale and does nothing. That is safe only when nothing else holds
+// either: t has exactly its record in the top scope and one struct's
+// hold; the struct, made after that record in the same scope, has only
+// its record. Both are then pinned until that exit.
+func (o *owner) movable(t *object) *object {
+	n := len(o.scopes)
+	if n == 0 || t.pinned || t.loose != 0 || t.count != 2 || t.records != 1 {
+		return nil
+	}
+	top := o.scopes[n-1]
+	at := slices.Index(top, t)
+	if at < 0 {
+		return nil
+	}
+	for _, s := range top[at+1:] {
+		if s.count == 1 && s.records == 1 && s.loose == 0 && !s.pinned && slices.Index(s.fields, t) >= 0 &&
+			len(s.fields) == 1 && !o.held(s) && !o.held(t) {
+			return s
+		}
+	}
+	return nil
+}
+
+// held reports whether a parameter holds b.
+func (o *owner) held(b *object) bool {
+	for _, p := range o.params {
+		if p == b {
+			return true
+		}
+	}
+	return false
 }
 
 // unrecord removes obj's newest record from the scope stack.

@@ -15,7 +15,8 @@ import (
 // one object and back (a count kept in a byte), a scope of 9 to 40 records
 // (a record array that spills), one address freed and handed out again
 // many times (books kept by address), an object held by a parameter while
-// everything around it churns (a long life). A longer program is more of
+// everything around it churns (a long life), a field moved into the struct
+// that holds it (the order of a scope's exit). A longer program is more of
 // the same: chunks of both until it has steps steps. Three programs in
 // four end by releasing the references the program still holds, as a
 // correct caller does; the fourth leaks them, which the model explains.
@@ -106,16 +107,41 @@ func (g *gen) chunk() {
 
 // episode is one of the deep shapes.
 func (g *gen) episode() {
-	switch g.r.IntN(4) {
+	switch g.r.IntN(5) {
 	case 0:
 		g.deepCount()
 	case 1:
 		g.deepScope()
 	case 2:
 		g.reuse()
+	case 3:
+		g.move()
 	default:
 		g.longLived()
 	}
+}
+
+// move is the contract's example of scope order (FORMAT.md): a struct
+// made after its field, and the field released once after the struct
+// took it, so that the struct holds its only count and the field dies
+// with it at the scope's exit, its own record then stale (see movable).
+// Some calls of a program come before the exit.
+func (g *gen) move() {
+	g.op(traces.OpScopeEnter)
+	t := g.alloc(sizes[g.r.IntN(len(sizes))])
+	if t == nil {
+		return
+	}
+	n := len(g.o.alive)
+	g.emit(properties.Step{Op: traces.OpStructInit, Size: 32, Fields: []properties.Ref{g.o.ref(t, nil)}})
+	if len(g.o.alive) == n {
+		return
+	}
+	g.on(traces.OpRelease, t)
+	if g.r.IntN(2) == 0 {
+		g.chunk()
+	}
+	g.op(traces.OpScopeExit)
 }
 
 // deepCount takes one object's count past 256 and back: by acquires, or
