@@ -204,12 +204,12 @@ func (g *gen) deepScope() {
 	g.op(traces.OpScopeExit)
 }
 
-// reuse frees and allocates objects of one size, 16 to 47 times, so that
+// reuse frees and allocates objects of one size, 24 to 63 times, so that
 // the allocator hands one address out again and again, each time to an
 // object held another way: a scope record, a loose reference, a
 // parameter, a struct's field.
 func (g *gen) reuse() {
-	n := 16 + g.r.IntN(32)
+	n := 24 + g.r.IntN(40)
 	for range n {
 		switch g.r.IntN(4) {
 		case 0:
