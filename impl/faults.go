@@ -32,7 +32,9 @@ type Fault string
 // pool's by the pool property of package properties, which drives the
 // allocators of impl/gpu, the codegen faults by source programs
 // (EngineSource), and the autograd faults by autograd programs
-// (EngineAutograd). A fault may be caught by a second engine too
+// (EngineAutograd); the runtime's faults that need programs longer than
+// the flat engines' 256 steps (a count past 256) by package drive's long
+// programs (EngineDrive). A fault may be caught by a second engine too
 // (FaultInfo.Also): source programs keep their tensor variables in
 // planned arena slots, so they catch the slot planner's and the arena's
 // faults as well.
