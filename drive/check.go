@@ -300,12 +300,14 @@ func (c *checker) checkRefusal(i int, kinds []traces.Kind) {
 }
 
 // judge turns the first unexplained violation into the run's failure.
+// The violations the program explains are kept, after the failure too,
+// for the suppressions written beside a counterexample's trace.
 func (c *checker) judge() {
-	for len(c.verdicts) > 0 && c.res.Failure == nil {
+	for len(c.verdicts) > 0 {
 		v := c.verdicts[0]
 		if c.explained(v) {
 			c.res.explained = append(c.res.explained, v)
-		} else {
+		} else if c.res.Failure == nil {
 			msg := fmt.Sprintf("%s at event %d: %s", v.Kind, v.Event, v.Message)
 			if out := c.res.Outcomes[v.call]; out.Event == v.Event && !out.Refused {
 				msg += "; the runtime accepted the call"
