@@ -137,11 +137,14 @@ type Options struct {
 	// every call is one a correct caller makes (Correct).
 	Misuse Misuse
 	// Steps asks for programs of at least Steps steps (0: the default mix
-	// of GenerateProgram, or properties.Generate's with misuse).
+	// of GenerateProgram, or of GenerateMisuse with misuse).
 	Steps int
 }
 
-// Misuse says whether a search's programs may misuse the runtime.
+// Misuse says whether a search's programs may misuse the runtime
+// (PROTOCOL.md, "Correct use and misuse"): by default they may when the
+// driver's hello asks for it, for a runtime that promises to refuse
+// misuse; tlcheck fuzz --exec's --misuse and --misuse=false decide instead.
 type Misuse uint8
 
 const (
