@@ -3,6 +3,7 @@ package drive
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -181,7 +182,9 @@ func (r *Runner) reproduce(f *Finding) error {
 		f.Reproduced, f.Result = true, again
 		return nil
 	}
-	f.Result.Failure.Message += " (" + f.Determinism + ")"
+	if !strings.Contains(f.Result.Failure.Message, "not deterministic") { // Shrink may have said so already
+		f.Result.Failure.Message += " (" + f.Determinism + ")"
+	}
 	return nil
 }
 
