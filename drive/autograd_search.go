@@ -13,7 +13,8 @@ func (r *Runner) RunTensor(calls []TensorCall) (*Result, error) {
 	if err := r.ensure(); err != nil {
 		return nil, err
 	}
-	return r.d.RunTensor(calls)
+	res, err := r.d.RunTensor(calls)
+	return r.retire(res, err)
 }
 
 // StreamTensor runs the layer-5 programs next gives and hands each one's
@@ -68,6 +69,9 @@ func (r *Runner) searchTensor(opts Options) ([]*Finding, int, error) {
 		}
 		f, err := r.ShrinkTensor(failed.TensorCalls, failed.Failure, opts)
 		if err != nil {
+			return found, judged, err
+		}
+		if err := r.reproduce(f); err != nil {
 			return found, judged, err
 		}
 		f.Seed, f.Index, f.Duration = opts.Seed, judged, took

@@ -17,6 +17,8 @@ type Result struct {
 	Header      traces.Header
 	Trace       []traces.Event // every event the runtime recorded, in order
 	Failure     *Failure       // nil: the run is clean
+
+	explained []verdict // the model's violations the program explained (see outcometrace.go)
 }
 
 // Outcome is the driver's answer to one call, without its events.
@@ -66,15 +68,16 @@ func (f *Failure) Trouble() bool {
 
 // checker judges a driver's answers as they come, with the model.
 type checker struct {
-	chk       *model.Checker
-	res       *Result
-	eventCall []int         // Trace index -> Calls index
-	addrs     []traces.Addr // by handle: the address the driver's runtime gave it
-	verdicts  []verdict
-	before    traces.State   // the model's state before end, for its leaks
-	rule      modelRule      // tests only: a wrong rule of the model, to be caught
-	attempts  []int          // layer 5: Trace indexes of refused accesses, in order
-	scratch   *model.Checker // layer 5: judges a refused access (see probe)
+	chk          *model.Checker
+	res          *Result
+	eventCall    []int         // Trace index -> Calls index
+	addrs        []traces.Addr // by handle: the address the driver's runtime gave it
+	verdicts     []verdict
+	before       traces.State   // the model's state before end, for its leaks
+	rule         modelRule      // tests only: a wrong rule of the model, to be caught
+	refusedState string         // a refused call: what the model held for it before it (see modelSays)
+	attempts     []int          // layer 5: Trace indexes of refused accesses, in order
+	scratch      *model.Checker // layer 5: judges a refused access (see probe)
 }
 
 type verdict struct {
@@ -133,11 +136,11 @@ func (c *checker) answer(i int, a *Answer) {
 		}
 		c.addrs[call.Handle] = first.Addr
 		if first.Addr != 0 && call.Size == 0 && (call.Op == traces.OpAlloc || call.Op == traces.OpStructInit) {
-			c.mismatch(i, "zero-sized", "%v of a zero-sized object returned %v; a zero-sized object is NULL", call.Op, first.Addr)
+			c.mismatch(i, "zero-sized", "%v of a zero-sized object returned %v; a zero-sized object is NULL: the answer is %s, and no object is made", call.Op, first.Addr, zeroSizedAnswer(call))
 		}
 	}
-	if msg := c.differs(call, &first); msg != "" {
-		c.mismatch(i, "record", "the runtime recorded %s for the call %s", msg, c.describe(call))
+	if msg, field := c.differs(call, &first); msg != "" {
+		c.mismatch(i, "record", "the runtime recorded %s for the call %s: %s", msg, c.describe(call), field)
 	}
 	for _, ev := range a.Events[1:] {
 		if ev.Op != traces.OpFree {
@@ -147,6 +150,9 @@ func (c *checker) answer(i int, a *Answer) {
 	}
 	if call.Op == traces.OpEnd {
 		c.chk.StateInto(&c.before)
+	}
+	if a.Refused {
+		c.refusedState = c.modelSays(call, &first) // before the model takes the call
 	}
 	for k := range a.Events {
 		n := len(c.res.Trace)
@@ -181,26 +187,61 @@ func (c *checker) kindsAt(e int) []traces.Kind {
 }
 
 // differs compares the call's own event with the call made, and says how
-// it differs ("" if it does not).
-func (c *checker) differs(call *Call, ev *traces.Event) string {
+// it differs ("" if it does not): the event, and which field differs from
+// what the call asked.
+func (c *checker) differs(call *Call, ev *traces.Event) (string, string) {
 	f := callRows[call.Op].fields
-	bad := ev.Op != call.Op ||
-		f&cTarget != 0 && ev.Addr != c.addr(call.Target) ||
-		f&cName != 0 && ev.Name != call.Name ||
-		f&cSize != 0 && ev.Size != call.Size ||
-		f&cSlots != 0 && ev.Slots != call.Slots ||
-		f&cSlot != 0 && ev.Slot != call.Slot ||
-		f&cVar != 0 && ev.Var != call.Var
-	if f&cFields != 0 && !bad {
-		bad = len(ev.Fields) != len(call.Fields)
-		for k := 0; !bad && k < len(ev.Fields); k++ {
-			bad = ev.Fields[k] != c.addr(call.Fields[k])
-		}
+	var field string
+	switch {
+	case ev.Op != call.Op:
+		field = fmt.Sprintf("its op is %v, not %v", ev.Op, call.Op)
+	case f&cTarget != 0 && ev.Addr != c.addr(call.Target):
+		field = fmt.Sprintf("its addr is %v, where target %d is %v", ev.Addr, call.Target, c.addr(call.Target))
+	case f&cName != 0 && ev.Name != call.Name:
+		field = fmt.Sprintf("its name is %q, not %q", ev.Name, call.Name)
+	case f&cSize != 0 && ev.Size != call.Size:
+		field = fmt.Sprintf("its size is %d, not %d", ev.Size, call.Size)
+	case f&cSlots != 0 && ev.Slots != call.Slots:
+		field = fmt.Sprintf("its slots are %d, not %d", ev.Slots, call.Slots)
+	case f&cSlot != 0 && ev.Slot != call.Slot:
+		field = fmt.Sprintf("its slot is %d, not %d", ev.Slot, call.Slot)
+	case f&cVar != 0 && ev.Var != call.Var:
+		field = fmt.Sprintf("its var is %q, not %q", ev.Var, call.Var)
+	case f&cFields != 0:
+		field = c.fieldsDiffer(call, ev)
 	}
-	if !bad {
+	if field == "" {
+		return "", ""
+	}
+	return string(traces.AppendEvent(nil, ev)), field
+}
+
+// fieldsDiffer says how a struct_init's fields differ from the call's
+// ("" if they do not). A struct at NULL whose fields are all NULL does
+// nothing however many it lists (FORMAT.md), so for one such, "fields"
+// of any number of NULLs, [] or none at all, are the same answer.
+func (c *checker) fieldsDiffer(call *Call, ev *traces.Event) string {
+	if ev.Addr == 0 && call.Size == 0 && allNull(ev.Fields) && !slices.ContainsFunc(call.Fields, func(h int) bool { return c.addr(h) != 0 }) {
 		return ""
 	}
-	return string(traces.AppendEvent(nil, ev))
+	if len(ev.Fields) != len(call.Fields) {
+		return fmt.Sprintf("it has %d fields, not %d", len(ev.Fields), len(call.Fields))
+	}
+	for k := range ev.Fields {
+		if ev.Fields[k] != c.addr(call.Fields[k]) {
+			return fmt.Sprintf("its field %d is %v, where handle %d is %v", k, ev.Fields[k], call.Fields[k], c.addr(call.Fields[k]))
+		}
+	}
+	return ""
+}
+
+func allNull(as []traces.Addr) bool {
+	for _, a := range as {
+		if a != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // describe writes the call with its handles' addresses, for messages.
@@ -247,7 +288,7 @@ func (c *checker) checkRefusal(i int, kinds []traces.Kind) {
 		return
 	}
 	if len(kinds) == 0 {
-		c.mismatch(i, "refusal", "the runtime refused %v (%q); the model finds nothing wrong with it", c.res.Calls[i].Op, out.Message)
+		c.mismatch(i, "refusal", "the runtime refused %v (%q); the model finds nothing wrong with it: %s", c.res.Calls[i].Op, out.Message, c.refusedState)
 		return
 	}
 	for _, k := range out.Kinds {
@@ -259,10 +300,14 @@ func (c *checker) checkRefusal(i int, kinds []traces.Kind) {
 }
 
 // judge turns the first unexplained violation into the run's failure.
+// The violations the program explains are kept, after the failure too,
+// for the suppressions written beside a counterexample's trace.
 func (c *checker) judge() {
-	for len(c.verdicts) > 0 && c.res.Failure == nil {
+	for len(c.verdicts) > 0 {
 		v := c.verdicts[0]
-		if !c.explained(v) {
+		if c.explained(v) {
+			c.res.explained = append(c.res.explained, v)
+		} else if c.res.Failure == nil {
 			msg := fmt.Sprintf("%s at event %d: %s", v.Kind, v.Event, v.Message)
 			if out := c.res.Outcomes[v.call]; out.Event == v.Event && !out.Refused {
 				msg += "; the runtime accepted the call"

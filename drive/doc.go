@@ -19,6 +19,12 @@
 //	                       Run, RunProgram, Stream (two programs in flight),
 //	                       Search (generate, check, shrink), Shrink, Last
 //	Lower                  a generated program as the calls the protocol sends
+//	GenerateProgram        a program of correct use, with the deep shapes
+//	                       (counts past 256, deep scopes, reused addresses)
+//	Correct                any program made one of correct use
+//	GenerateMisuse         a program that may misuse the runtime, for a
+//	                       driver whose hello asks ("misuse"; Options.Misuse)
+//	AnswersDiffer          two runs of the same calls compared: determinism
 //	Result, Failure        a run checked: calls, outcomes, trace, what broke
 //	Finding                a failure shrunk, written as NAME.calls.jsonl
 //	                       beside NAME.trace.jsonl
@@ -46,6 +52,15 @@
 //	ShrinkTensor           a failure shrunk to a few calls
 //	Read/WriteTensorCalls  their calls files
 //	FindPython             an interpreter that imports a module (torch)
+//
+// By default every program uses the runtime as its contract says (no
+// release of a reference the program does not hold, no call on an object
+// it let die), so that a runtime that keeps its books by address needs no
+// layer of its own to pass; a driver whose hello says "misuse" gets
+// programs of misuse too. A finding is run once more alone, in a driver
+// started for it, before it is reported, and says so when it does not
+// fail again: the driver is then not deterministic. A hello that says
+// "restart" gets a process per program.
 //
 // Each answer is checked as it comes: its id, the call's own event (the
 // call made, at the handles' addresses, then only frees), every event

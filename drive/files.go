@@ -198,7 +198,11 @@ func (r *Result) WriteTrace(w io.Writer) error {
 		if refused[i] {
 			continue
 		}
-		if err := tw.Write(&r.Trace[i]); err != nil {
+		ev := &r.Trace[i]
+		if r.TensorCalls == nil {
+			ev = r.sited(i)
+		}
+		if err := tw.Write(ev); err != nil {
 			return fmt.Errorf("drive: trace event %d: %w", i, err)
 		}
 	}
@@ -302,9 +306,11 @@ func (f *Finding) Size() int {
 	return len(f.Program.Steps)
 }
 
-// Files are the paths a finding was written to.
+// Files are the paths a finding was written to. Suppress, if the run had
+// violations the program explained, is the suppressions file that
+// `tlcheck replay --suppressions` takes with the trace (see Result.Suppressions).
 type Files struct {
-	Calls, Trace string
+	Calls, Trace, Suppress string
 }
 
 // Write writes the finding into dir: base.calls.jsonl, the shrunk calls,
@@ -342,6 +348,11 @@ func (f *Finding) Write(dir, base string, command string) (Files, error) {
 	stem := strings.TrimSuffix(out.Calls, ".calls.jsonl")
 	if out.Trace, err = atomicfile.CreateNew(filepath.Dir(stem), filepath.Base(stem), ".trace.jsonl", trace.Bytes()); err != nil {
 		return out, fmt.Errorf("drive: writing the trace: %w", err)
+	}
+	if sup := f.Result.Suppressions(); sup != "" {
+		if out.Suppress, err = atomicfile.CreateNew(filepath.Dir(stem), filepath.Base(stem), ".suppress", []byte(sup)); err != nil {
+			return out, fmt.Errorf("drive: writing the suppressions: %w", err)
+		}
 	}
 	return out, nil
 }

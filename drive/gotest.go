@@ -19,8 +19,11 @@ import (
 // with the first failure, shrunk, its calls listed as a calls file that
 // `tlcheck fuzz --exec CMD --replay FILE` runs again. A driver that cannot
 // be started fails the test, and so does one that crashes, or hangs on a
-// call for 5 s (said on stderr at once, as it is shrunk). A driver of
-// layer-5 programs alone gets autograd programs (see Search).
+// call for 5 s (said on stderr at once, as it is shrunk). The programs use
+// the runtime correctly unless the driver's hello asks for misuse (see
+// Options.Misuse), and reach counts past 256, deep scopes and reused
+// addresses (GenerateProgram). A driver of layer-5 programs alone gets
+// autograd programs (see Search).
 //
 //	func TestRuntime(t *testing.T) { drive.Test(t, "./myrt-driver") }
 func Test(t testing.TB, command ...string) {

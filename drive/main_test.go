@@ -127,6 +127,8 @@ func serveAs(kind string) int {
 		fmt.Fprintln(out)
 		time.Sleep(time.Hour)
 		return 0
+	case "nondet", "nondet-restart": // answers that depend on earlier programs (nondet_test.go)
+		return serveNondet(fault, name == "nondet-restart")
 	case "no-hello":
 		fmt.Fprintln(out, `{"protocol":"something-else","version":1}`)
 		time.Sleep(time.Hour)

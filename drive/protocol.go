@@ -29,6 +29,12 @@ type Hello struct {
 	// Departures are the known differences of Notes as data, which the
 	// differential honours (see Departure).
 	Departures []Departure `json:"departures,omitempty"`
+	// Misuse: the runtime promises to refuse misuse (PROTOCOL.md, "Correct
+	// use and misuse"), and asks for programs that misuse it.
+	Misuse bool `json:"misuse,omitempty"`
+	// Restart: the driver cannot make reset give the same answers whatever
+	// ran before, and asks to be started again for every program.
+	Restart bool `json:"restart,omitempty"`
 }
 
 // Autograd reports whether the driver takes layer-5 programs.

@@ -21,6 +21,8 @@ type Runner struct {
 	offers map[traces.Op]bool
 	starts int
 	last   *Result // the last run of the driver closed
+	misuse bool    // programs may misuse the runtime (see Options.Misuse)
+	steps  int     // programs of at least this many steps (see Options.Steps)
 }
 
 // NewRunner starts the driver and returns a Runner over it.
@@ -30,6 +32,7 @@ func NewRunner(cfg Config) (*Runner, error) {
 		return nil, err
 	}
 	r.hello, r.offers = r.d.Hello(), r.d.Hello().offers()
+	r.misuse = r.hello.Misuse
 	return r, nil
 }
 
@@ -80,17 +83,25 @@ func (r *Runner) Last() *Result {
 // Run runs calls on the driver (see Driver.Run), starting it again first
 // if the last run broke it. A driver that cannot be started again is an
 // error.
+//
+// A driver whose hello asks for "restart" is started for every program:
+// Run ends it after the program (see retire).
 func (r *Runner) Run(calls []Call) (*Result, error) {
 	if err := r.ensure(); err != nil {
 		return nil, err
 	}
-	return r.d.Run(calls)
+	res, err := r.d.Run(calls)
+	return r.retire(res, err)
 }
 
 // RunProgram lowers p to calls the driver takes (see Lower) and runs them.
 // It returns p as run, its refs canonical.
+//
+// Unless the runner's programs may misuse the runtime (the driver's hello
+// says "misuse", or Search's Options.Misuse), p is first made a program
+// of correct use (Correct) of the calls the driver takes.
 func (r *Runner) RunProgram(p properties.Program) (properties.Program, *Result, error) {
-	made, calls := Lower(p, r.offers)
+	made, calls := r.lower(p)
 	res, err := r.Run(calls)
 	return made, res, err
 }
@@ -105,6 +116,12 @@ type Finding struct {
 	Steps    int                // its steps before shrinking
 	Shrinks  int                // the runs shrinking made
 	Duration time.Duration      // from the search's start to the finding, shrinking not included
+	// Reproduced: the shrunk calls, run alone in a driver started for
+	// them (as --replay runs a calls file), failed the same way; Result
+	// is then that run. Determinism says what that run showed of a driver
+	// that is not deterministic ("" when it answered the same).
+	Reproduced  bool
+	Determinism string
 }
 
 // Failure returns the shrunk run's failure.
@@ -129,6 +146,44 @@ type Options struct {
 	// Shrinking, if set, is told each failure before it is shrunk
 	// (which, for a hang, takes a while).
 	Shrinking func(*Failure)
+	// Misuse says whether programs may misuse the runtime; by default
+	// they may if the driver's hello says "misuse": true, and otherwise
+	// every call is one a correct caller makes (Correct).
+	Misuse Misuse
+	// Steps asks for programs of at least Steps steps (0: the default mix
+	// of GenerateProgram, or of GenerateMisuse with misuse).
+	Steps int
+}
+
+// Misuse says whether a search's programs may misuse the runtime
+// (PROTOCOL.md, "Correct use and misuse"): by default they may when the
+// driver's hello asks for it, for a runtime that promises to refuse
+// misuse; tlcheck fuzz --exec's --misuse and --misuse=false decide instead.
+type Misuse uint8
+
+const (
+	MisuseAsHello Misuse = iota // as the driver's hello says
+	MisuseOff                   // correct use only, whatever the hello says
+	MisuseOn                    // misuse too, whatever the hello says
+)
+
+// lower makes p a program the driver takes (see RunProgram) and lowers it.
+func (r *Runner) lower(p properties.Program) (properties.Program, []Call) {
+	if !r.misuse {
+		if r.offers != nil {
+			p = filter(p, r.offers)
+		}
+		p = Correct(p)
+	}
+	return Lower(p, r.offers)
+}
+
+// generate draws the search's next program.
+func (r *Runner) generate(rng *rand.Rand) properties.Program {
+	if !r.misuse {
+		return GenerateProgram(rng, r.steps)
+	}
+	return GenerateMisuse(rng, r.steps)
 }
 
 // Stream runs the programs next gives, each lowered (see Lower) and run
@@ -151,7 +206,7 @@ func (r *Runner) Stream(next func() (properties.Program, bool), got func(made pr
 		if !ok {
 			return lowered{}, false
 		}
-		made, calls := Lower(p, r.offers)
+		made, calls := r.lower(p)
 		return lowered{made, calls}, true
 	},
 		func(l lowered) (*batch, error) { return r.d.send(l.calls) },
@@ -174,6 +229,21 @@ func stream[P any](r *Runner, next func() (P, bool), send func(P) (*batch, error
 		var err error
 		f.b, err = send(f.p)
 		return err
+	}
+	if r.hello.Restart { // one program a process: none in flight behind another
+		for {
+			p, ok := next()
+			if !ok {
+				return nil
+			}
+			res, err := alone(p)
+			if err != nil {
+				return err
+			}
+			if !got(p, res) {
+				return nil
+			}
+		}
 	}
 	var prev *flight
 	for {
@@ -233,6 +303,13 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 	if more == nil {
 		more = func(n int) bool { return n < 1000 }
 	}
+	switch opts.Misuse {
+	case MisuseOn, MisuseOff:
+		r.misuse = opts.Misuse == MisuseOn
+	default:
+		r.misuse = r.hello.Misuse
+	}
+	r.steps = opts.Steps
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x746c636865636b)) // as properties.Search
 	start := time.Now()
 	var found []*Finding
@@ -245,7 +322,7 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 				return properties.Program{}, false
 			}
 			generated++
-			return properties.Generate(rng), true
+			return r.generate(rng), true
 		}, func(made properties.Program, res *Result) bool {
 			judged++
 			if res.Failure != nil {
@@ -265,6 +342,9 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 		if err != nil {
 			return found, judged, err
 		}
+		if err := r.reproduce(f); err != nil {
+			return found, judged, err
+		}
 		f.Seed, f.Index, f.Duration = opts.Seed, judged, took
 		if opts.Found != nil {
 			opts.Found(f) // the caller keeps what it wants: a long search holds none
@@ -277,7 +357,7 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 		generated = judged // the program in flight behind the failure was not judged: run it again
 		rng = rand.New(rand.NewPCG(opts.Seed, 0x746c636865636b))
 		for range judged {
-			properties.Generate(rng)
+			r.generate(rng)
 		}
 	}
 }
@@ -285,7 +365,10 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 // Shrink returns the smallest program it finds that fails on the driver
 // the way p did with failure (the same kind, at the same op), by
 // properties.ShrinkWith's passes, each candidate lowered and run on the
-// driver; first the steps after the failing one go.
+// driver (and made correct use first, unless the runner's programs may
+// misuse the runtime); first the steps after the failing one go, then
+// whole scope blocks and acquire-release pairs (the deep shapes of long
+// programs, which delta debugging over contiguous chunks cannot remove).
 func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*Finding, error) {
 	limit, until := opts.ShrinkRuns, opts.ShrinkTime
 	if limit <= 0 {
@@ -317,6 +400,7 @@ func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*
 			best = made
 		}
 	}
+	best = shrinkLong(best, fails)
 	best = properties.ShrinkWith(best, fails)
 	if !failure.Trouble() { // on, towards the smallest failure of the fault, whatever its kind (see anyFailure)
 		exact := accept

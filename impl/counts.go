@@ -12,6 +12,15 @@ import "github.com/tlcheck/tlcheck/traces"
 // to the recorder when the call returns. Without a recorder none of this
 // runs.
 
+// kept returns count as the runtime keeps it: in a byte, wrapping at 256,
+// under FaultU8Count.
+func (r *Runtime) kept(count int) int {
+	if r.HasFault(FaultU8Count) {
+		return count & 0xff
+	}
+	return count
+}
+
 // heldCall is a counted call's event while the call runs.
 type heldCall struct {
 	on    bool

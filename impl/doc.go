@@ -88,7 +88,9 @@
 // theirs. The code built on a Runtime (the lowering of impl/lang, the
 // autograd engine of impl/autograd) asks HasFault for its own (Engine
 // EngineSource, EngineAutograd), and Config refuses those of the GPU pool
-// and the registry, which have no Runtime to break.
+// and the registry, which have no Runtime to break. The runtime's faults
+// that only long programs show (EngineDrive: u8-count, a count kept in a
+// byte) are its own too, hunted by package drive's programs.
 //
 // A Runtime is not safe for concurrent use.
 package impl

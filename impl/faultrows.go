@@ -91,3 +91,12 @@ var (
 		Bug:     "TensorLogic V2.1 compiled method bodies without the function-frame prologue, so a method that asked the arena for a buffer panicked with \"No function frame\" at top level, or, called from a function, took slots of the caller's frame; commit 3e006db gives methods a frame like functions.",
 		Trigger: "MethodEnter(1) [no fn_enter recorded]; ArenaGet(0,16) [No function frame]"})
 )
+
+// The runtime's faults that only long programs show (EngineDrive). A new
+// one goes at the end.
+var (
+	FaultU8Count = DeclareFault(FaultInfo{Name: "u8-count", Engine: EngineDrive,
+		Summary: "the reference count is kept in a byte: at 256 references it wraps to 0, and a release from 257 frees an object still held 256 times",
+		Bug:     "A C runtime written to the TensorLogic strategy kept each object's count in a uint8_t beside its scope flags, to fit its header in 16 bytes; no test held more than a few references, and a tensor shared by 257 graph nodes was freed while 256 of them still pointed at it. Generated programs of 20 to 60 steps never reach the 258 calls that show it (issue 25).",
+		Trigger: "ScopeEnter; a=Alloc(16); Acquire(a) x256 [count 257, kept as 1]; Release(a) [count 256, kept as 0: a freed, still held 256 times]"})
+)

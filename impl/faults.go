@@ -32,7 +32,9 @@ type Fault string
 // pool's by the pool property of package properties, which drives the
 // allocators of impl/gpu, the codegen faults by source programs
 // (EngineSource), and the autograd faults by autograd programs
-// (EngineAutograd). A fault may be caught by a second engine too
+// (EngineAutograd); the runtime's faults that need programs longer than
+// the flat engines' 256 steps (a count past 256) by package drive's long
+// programs (EngineDrive). A fault may be caught by a second engine too
 // (FaultInfo.Also): source programs keep their tensor variables in
 // planned arena slots, so they catch the slot planner's and the arena's
 // faults as well.
@@ -61,11 +63,18 @@ const (
 	// (properties, FuzzAutogradProgram, tlcheck selftest). Like the
 	// codegen faults, they leave the runtime's own calls unchanged.
 	EngineAutograd = "autograd"
+	// EngineDrive: the long programs of package drive's generator
+	// (drive.GenerateProgram: counts past 256, scopes of many records,
+	// addresses handed out again and again), run on Runtime with the model
+	// as oracle, in process (properties/hunt) and over the tlcheck-drive
+	// protocol (tlcheck fuzz --exec, drive.Test). Flat programs of the
+	// program engine are at most 256 steps, too short for these faults.
+	EngineDrive = "drive"
 )
 
 // Engines lists the engines, in the order Catalog lists their faults.
 func Engines() []string {
-	return []string{EngineProgram, EngineRegistry, EnginePool, EngineSource, EngineAutograd}
+	return []string{EngineProgram, EngineRegistry, EnginePool, EngineSource, EngineAutograd, EngineDrive}
 }
 
 // FaultInfo is one fault's row of the catalog.
@@ -224,7 +233,7 @@ func parseFaults(fs []Fault) (faultSet, error) {
 // programs, the autograd engine), which ask HasFault.
 func runtimeCarries(engine string) bool {
 	switch engine {
-	case EngineProgram, EngineSource, EngineAutograd:
+	case EngineProgram, EngineSource, EngineAutograd, EngineDrive:
 		return true
 	}
 	return false

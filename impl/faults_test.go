@@ -86,6 +86,24 @@ var faultTriggers = map[impl.Fault]struct {
 	impl.FaultMethodWithoutFrame: {
 		script{"method 1", "x=get 0 16", "fnexit"},
 		"arena_get 0 16 x@null; fn_exit"},
+	impl.FaultU8Count: {
+		append(append(script{"enter", "a=alloc 16"}, repeat("acquire a", 256)...), "release a"),
+		"scope_enter; alloc a 16; " + strings.Repeat("acquire a; ", 256) + "release a; free a"},
+}
+
+// repeat returns n copies of step, a long trigger's script.
+func repeat(step string, n int) script {
+	s := make(script, n)
+	for i := range s {
+		s[i] = step
+	}
+	return s
+}
+
+// runtimeFault reports whether f is a fault of Runtime's own calls, which
+// its trigger shows: a program fault, or one only long programs show.
+func runtimeFault(f impl.FaultInfo) bool {
+	return f.Engine == impl.EngineProgram || f.Engine == impl.EngineDrive
 }
 
 // TestFaultsShow runs each fault's trigger on a correct runtime and on one
@@ -94,7 +112,7 @@ var faultTriggers = map[impl.Fault]struct {
 // must be clean.
 func TestFaultsShow(t *testing.T) {
 	for _, f := range impl.Catalog() {
-		if f.Engine != impl.EngineProgram {
+		if !runtimeFault(f) {
 			continue // not Runtime's: its engine's package tests its trigger
 		}
 		t.Run(string(f.Name), func(t *testing.T) {
@@ -137,7 +155,7 @@ func TestCatalog(t *testing.T) {
 		}
 		seen[f.Name] = true
 		switch f.Engine {
-		case impl.EngineProgram:
+		case impl.EngineProgram, impl.EngineDrive:
 			program++
 		case impl.EngineRegistry, impl.EngineSource, impl.EngineAutograd:
 		case impl.EnginePool:
@@ -174,7 +192,7 @@ func TestCatalog(t *testing.T) {
 func TestHasFault(t *testing.T) {
 	var runtimes []impl.Fault
 	for _, f := range impl.Catalog() {
-		if f.Engine != impl.EngineProgram && f.Engine != impl.EngineSource && f.Engine != impl.EngineAutograd {
+		if !runtimeFault(f) && f.Engine != impl.EngineSource && f.Engine != impl.EngineAutograd {
 			continue // not Runtime's to have: Config refuses it
 		}
 		runtimes = append(runtimes, f.Name)

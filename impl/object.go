@@ -69,7 +69,7 @@ func (r *Runtime) StructInit(size uint64, fields []traces.Addr) (traces.Addr, er
 		// does; then the field's object is gone.
 		if fb := r.heap.lookup(f.addr); fb != nil && fb.live && fb.gen == f.gen {
 			if !r.HasFault(FaultStructInitNoAcquire) {
-				fb.count++
+				fb.count = r.kept(fb.count + 1)
 			}
 			b.fields = append(b.fields, f)
 		}
@@ -85,7 +85,7 @@ func (r *Runtime) Acquire(a traces.Addr) error {
 		return nil
 	}
 	if b := r.object(traces.OpAcquire, a, ""); b != nil {
-		b.count++
+		b.count = r.kept(b.count + 1)
 	}
 	return r.errs.take()
 }
@@ -150,7 +150,7 @@ func (r *Runtime) object(op traces.Op, a traces.Addr, name string) *block {
 
 // release drops one reference to the live object at a, which dies at 0.
 func (r *Runtime) release(op traces.Op, a traces.Addr, b *block) {
-	b.count--
+	b.count = r.kept(b.count - 1)
 	if b.count == 0 && !r.HasFault(FaultReleaseIgnoresZero) {
 		r.die(op, a, b)
 	}

@@ -31,7 +31,7 @@ func (r *Runtime) ParamRegister(name string, a traces.Addr) error {
 		}
 	}
 	if !r.HasFault(FaultParamRegisterNoAcquire) {
-		b.count++
+		b.count = r.kept(b.count + 1)
 	}
 	r.params[name] = ref{a, b.gen}
 	if had && !r.HasFault(FaultParamReregisterNoRelease) {

@@ -202,8 +202,10 @@ func (s *session) resolve(op traces.Op, r *Ref) traces.Addr {
 			dead = append(dead, a)
 		}
 	}
+	// Moduli in int: a program of package drive's may have 256 objects or
+	// more, and a byte's 256 is 0.
 	if r.Pick == Dead && len(dead) > 0 {
-		r.Index %= uint8(len(dead))
+		r.Index = uint8(int(r.Index) % len(dead))
 		return dead[r.Index]
 	}
 	if op == traces.OpUnregister {
@@ -215,7 +217,7 @@ func (s *session) resolve(op traces.Op, r *Ref) traces.Addr {
 		*r = Ref{Pick: Null}
 		return 0
 	}
-	*r = Ref{Pick: Live, Index: r.Index % uint8(len(live))}
+	*r = Ref{Pick: Live, Index: uint8(int(r.Index) % len(live))}
 	return live[r.Index]
 }
 

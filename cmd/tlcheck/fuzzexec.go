@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,12 +13,13 @@ import (
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/internal/plural"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 const fuzzExecUsage = `usage: tlcheck fuzz --exec 'CMD ARGS' [--time D] [--seed N] [--out DIR]
                     [--call-timeout D] [--start-timeout D] [--restart]
-                    [--replay FILE]
-                    [--against 'CMD ARGS']
+                    [--replay FILE] [--against 'CMD ARGS'] [--misuse]
+                    [--steps N]
 
 Drives a runtime in another process, in any language, over the protocol of
 drive/PROTOCOL.md: CMD is its driver, which reads calls on stdin and answers
@@ -46,6 +48,14 @@ not the protocol is a finding too, shown with its last stderr.
                      protocol's bounds is refused before a driver starts
   --against 'CMD'    a second driver of layer-5 programs: the same programs
                      run on both, their answers compared call by call (drive.Diff)
+  --misuse           programs that misuse the runtime too (a release past the
+                     count, a call on a dead object), for a runtime that
+                     promises to refuse misuse; the default is what the
+                     driver's hello says ("misuse": true), and without it
+                     every call is one a correct caller makes. --misuse=false
+                     forces correct use
+  --steps N          programs of at least N steps (default: 4 to about 700,
+                     with deep counts, deep scopes and reused addresses)
 
 Exit status: 0 no failure, 1 a failure found, 2 bad usage, a driver that
 cannot be started, or an unreadable --replay file.
@@ -62,6 +72,8 @@ type fuzzExecOptions struct {
 	restart      bool
 	replay       string
 	against      string
+	misuse       drive.Misuse
+	steps        int
 }
 
 // wantsExec reports whether fuzz's arguments ask for a driver (--exec).
@@ -91,8 +103,14 @@ func parseFuzzExecArgs(args []string) (fuzzExecOptions, error) {
 	fs.BoolVar(&opts.restart, "restart", false, "")
 	fs.StringVar(&opts.replay, "replay", "", "")
 	fs.StringVar(&opts.against, "against", "", "")
+	misuse := fs.Bool("misuse", false, "")
+	fs.IntVar(&opts.steps, "steps", 0, "")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
+	}
+	opts.misuse = misuseFlag(fs, *misuse)
+	if opts.steps < 0 {
+		return opts, fmt.Errorf("--steps %d: want a number of steps, 0 or more", opts.steps)
 	}
 	if fs.NArg() > 0 {
 		return opts, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -149,6 +167,8 @@ func runFuzzExec(e *env, args []string) int {
 	_, n, err := r.Search(drive.Options{
 		Seed:    opts.seed,
 		Restart: opts.restart,
+		Misuse:  opts.misuse,
+		Steps:   opts.steps,
 		More: func(n int) bool {
 			prog.update(n)
 			return time.Since(start) < opts.time
@@ -224,6 +244,9 @@ func showFinding(e *env, f *drive.Finding, opts fuzzExecOptions) {
 	if fail.Stderr != "" || fail.Trouble() {
 		fmt.Fprintf(w, "%s\n\n", drive.StderrText(fail.Stderr))
 	}
+	if f.Determinism != "" {
+		fmt.Fprintf(w, "warning: %s\n\n", f.Determinism)
+	}
 	files, err := f.Write(opts.out, "tlcheck-drive-seed"+strconv.FormatUint(f.Seed, 10), opts.line)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
@@ -231,7 +254,14 @@ func showFinding(e *env, f *drive.Finding, opts fuzzExecOptions) {
 	}
 	fmt.Fprintf(w, "calls written to %s\ntrace written to %s\n", files.Calls, files.Trace)
 	fmt.Fprintf(w, "reproduce: tlcheck fuzz --exec %s --replay %s\n", shellQuote(opts.line), shellQuote(files.Calls))
-	fmt.Fprintf(w, "check the trace: tlcheck replay %s\n", shellQuote(files.Trace))
+	if !slices.Contains(traces.Kinds(), traces.Kind(fail.What)) {
+		fmt.Fprintf(w, "(a %s failure is in the driver's answers, not in its runtime's events: --replay shows it, and tlcheck replay of the trace finds only what the events show)\n", fail.What)
+	}
+	if files.Suppress != "" { // the violations the run found explained: replay agrees with the run
+		fmt.Fprintf(w, "check the trace: tlcheck replay --suppressions %s %s\n", shellQuote(files.Suppress), shellQuote(files.Trace))
+	} else {
+		fmt.Fprintf(w, "check the trace: tlcheck replay %s\n", shellQuote(files.Trace))
+	}
 }
 
 // splitWords splits a command line into words as a POSIX shell would,

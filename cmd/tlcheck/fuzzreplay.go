@@ -89,7 +89,7 @@ func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
 		return exitViolation
 	}
 	fmt.Fprintf(e.stdout, "\n%s replayed on %s: no failure\n", plural.Count(calls, "call"), describeDriver(r.Hello(), opts.line))
-	return exitClean
+	return replayedTwice(e, cfg, opts, res)
 }
 
 // replayAgainst runs a layer-5 calls file once on the driver of --exec and

@@ -62,7 +62,9 @@ func (s *server) hello(w *bufio.Writer) error {
 	for _, f := range s.cfg.Faults {
 		src += ", fault " + string(f)
 	}
-	_, err := fmt.Fprintf(w, `{"protocol":%q,"version":%d,"layers":[2,3],"calls":[%s],"source":%q}`+"\n",
+	// impl's runtime refuses every misuse the model finds (its errors name
+	// the kinds), so it asks for programs that misuse it.
+	_, err := fmt.Fprintf(w, `{"protocol":%q,"version":%d,"layers":[2,3],"calls":[%s],"source":%q,"misuse":true}`+"\n",
 		drive.ProtocolName, drive.ProtocolVersion, strings.Join(calls, ","), src)
 	return err
 }

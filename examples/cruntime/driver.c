@@ -338,7 +338,7 @@ int main(int argc, char **argv) {
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     printf("{\"protocol\":\"tlcheck-drive\",\"version\":1,\"layers\":[2],"
-           "\"source\":\"tlrt (C, glibc malloc), faults: %s\"}\n",
+           "\"source\":\"tlrt (C, glibc malloc), faults: %s\",\"misuse\":true}\n",
            list && *list ? list : "none");
 
     tl_runtime *rt = tl_new(faults, on_event, NULL);

@@ -11,7 +11,7 @@ const char *const tl_fault_names[] = {
     "stale-record-not-purged", "unregister-releases", "unregister-oldest-record",
     "struct-init-no-acquire", "struct-death-no-field-release", "param-register-no-acquire",
     "param-reregister-no-release-old", "release-ignores-zero", "zst-allocates",
-    "scope-exit-oldest-first", NULL,
+    "scope-exit-oldest-first", "u8-count", NULL,
 };
 
 /* A reference that outlives what it names must know whether it still
@@ -223,8 +223,15 @@ static void die(tl_runtime *rt, const char *op, object *o) {
     emit(rt, "free", addr);
 }
 
+/* counted keeps a count as the runtime's header does: under u8-count, in
+ * a byte, which wraps at 256. */
+static int counted(tl_runtime *rt, int count) { return has(rt, TL_U8_COUNT) ? (uint8_t)count : count; }
+
+static void acquire_object(tl_runtime *rt, object *o) { o->count = counted(rt, o->count + 1); }
+
 static void release_object(tl_runtime *rt, const char *op, object *o) {
-    if (--o->count == 0 && !has(rt, TL_RELEASE_IGNORES_ZERO))
+    o->count = counted(rt, o->count - 1);
+    if (o->count == 0 && !has(rt, TL_RELEASE_IGNORES_ZERO))
         die(rt, op, o);
 }
 
@@ -327,7 +334,7 @@ const char *tl_struct_init(tl_runtime *rt, uint64_t size, void *const *fields, i
         push_record(rt, o->addr);
     for (int i = 0; i < nheld; i++)
         if (!has(rt, TL_STRUCT_INIT_NO_ACQUIRE))
-            lookup(rt, held[i].addr)->count++;
+            acquire_object(rt, lookup(rt, held[i].addr));
     o->fields = held;
     o->nfields = nheld;
     return outcome(rt);
@@ -338,7 +345,7 @@ const char *tl_acquire(tl_runtime *rt, void *p) {
     emit(rt, "acquire", p);
     object *o = p ? live(rt, "acquire", p) : NULL;
     if (o)
-        o->count++;
+        acquire_object(rt, o);
     return outcome(rt);
 }
 
@@ -414,7 +421,7 @@ const char *tl_param_register(tl_runtime *rt, const char *name, void *p) {
         return outcome(rt);
     }
     if (!has(rt, TL_PARAM_REGISTER_NO_ACQUIRE))
-        o->count++;
+        acquire_object(rt, o);
     ref now = {o->addr, o->serial};
     if (i < 0) {
         rt->params[rt->nparams].name = strdup(name);

@@ -44,6 +44,7 @@ enum {
     TL_RELEASE_IGNORES_ZERO = 1 << 7,
     TL_ZST_ALLOCATES = 1 << 8,
     TL_SCOPE_EXIT_OLDEST_FIRST = 1 << 9,
+    TL_U8_COUNT = 1 << 10,
 };
 extern const char *const tl_fault_names[]; /* by bit, NULL-terminated */
 

@@ -88,6 +88,8 @@ var engines = []engine{
 		tally: func(c *Control, r Result) { c.Pool = r.Programs }},
 	{name: impl.EngineAutograd, unit: UnitSteps, search: autograd, control: "the autograd engine: ",
 		tally: func(c *Control, r Result) { c.Autograd = r.Programs }},
+	{name: impl.EngineDrive, unit: UnitEvents, search: long, control: "drive's long programs: ",
+		tally: func(c *Control, r Result) { c.Long = r.Programs }},
 }
 
 // engineNamed returns the engine called name, if there is one.
@@ -139,6 +141,7 @@ type Control struct {
 	HistSeconds float64
 	Pool        int // pool programs the correct allocators ran
 	Autograd    int // autograd programs the correct engine ran
+	Long        int // drive's long programs the correct runtime ran
 }
 
 // RunControl runs the correct code for opts.Budget, at most a second, of

@@ -51,6 +51,27 @@ func TestAutograd(t *testing.T) {
 	}
 }
 
+// TestLong: each fault of the drive engine (u8-count: a count kept in a
+// byte) is caught by drive's long programs in process, and shrunk.
+func TestLong(t *testing.T) {
+	opts := Options{Seed: 1, Budget: 5 * time.Second}
+	n := 0
+	for _, f := range impl.Catalog() {
+		if f.Engine != impl.EngineDrive {
+			continue
+		}
+		n++
+		r := Fault(f, opts)
+		if !r.Caught || r.Unit != UnitEvents || r.Size <= 0 || r.Counterexample == "" {
+			t.Errorf("fault %s: %+v; want caught", f.Name, r)
+		}
+		t.Logf("fault %s: caught after %d programs, a trace of %d events (%s)", f.Name, r.Programs, r.Size, r.Property)
+	}
+	if n == 0 {
+		t.Error("no fault of the drive engine in the catalog")
+	}
+}
+
 // TestUnits: each engine's counterexample comes in its own unit, and is
 // the thing itself: a trace for a program fault, a source program, a
 // pool program, a history.
@@ -81,7 +102,7 @@ func TestUnits(t *testing.T) {
 // fails, and each engine's run is counted where the report reads it.
 func TestControl(t *testing.T) {
 	c := RunControl(Options{Seed: 1, Budget: 200 * time.Millisecond})
-	if c.Failed || c.Programs == 0 || c.Seconds <= 0 || c.Histories == 0 || c.HistSeconds <= 0 || c.Pool == 0 || c.Autograd == 0 {
+	if c.Failed || c.Programs == 0 || c.Seconds <= 0 || c.Histories == 0 || c.HistSeconds <= 0 || c.Pool == 0 || c.Autograd == 0 || c.Long == 0 {
 		t.Errorf("control %+v: want no failure and every engine's programs counted", c)
 	}
 }

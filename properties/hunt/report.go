@@ -79,6 +79,9 @@ func (r Report) Summary() string {
 	if c.Autograd > 0 {
 		s += fmt.Sprintf("; the correct autograd engine ran %d autograd programs", c.Autograd)
 	}
+	if c.Long > 0 {
+		s += fmt.Sprintf("; the correct runtime ran %d of drive's long programs", c.Long)
+	}
 	return s + fmt.Sprintf("; the correct runtime ran %d programs in %.1f s and the correct registry %d histories in %.1f s with no failure",
 		c.Programs, c.Seconds, c.Histories, c.HistSeconds)
 }
