@@ -48,6 +48,9 @@ type Failure struct {
 	Stderr  string // the driver's last stderr
 
 	sig string
+	// shown is what the program before shrinking showed, where it was
+	// another failure (see firstSeen), kept when the finding is run again.
+	shown string
 }
 
 // Error reads "premature-free at call 2: ...".

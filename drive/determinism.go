@@ -175,10 +175,12 @@ func (r *Runner) reproduce(f *Finding) error {
 		}
 		f.Determinism += ". The driver is not deterministic: its answers depend on the programs it ran before (PROTOCOL.md, Determinism)"
 	case diff != "":
+		keepShown(again.Failure, fail)
 		f.Reproduced, f.Result = true, again
 		f.Determinism = "reproduced in a fresh driver, but it answered differently " + diff +
 			": the driver is not deterministic (PROTOCOL.md, Determinism)"
 	default:
+		keepShown(again.Failure, fail)
 		f.Reproduced, f.Result = true, again
 		return nil
 	}
@@ -186,6 +188,15 @@ func (r *Runner) reproduce(f *Finding) error {
 		f.Result.Failure.Message += " (" + f.Determinism + ")"
 	}
 	return nil
+}
+
+// keepShown carries onto the run again what the shrunk program's failure
+// said of the program before shrinking (see firstSeen).
+func keepShown(again, shrunk *Failure) {
+	if shrunk.shown != "" && again.shown == "" {
+		again.shown = shrunk.shown
+		again.Message += shrunk.shown
+	}
 }
 
 // retire ends the driver after a program when its hello asks to be

@@ -270,7 +270,9 @@ var layer2Mutations = []mutation{
 		return true
 	}).fails("record", 0),
 	own("a struct's field added", func(ev *traces.Event) bool {
-		if ev.Op != traces.OpStructInit {
+		// A struct at NULL is the same answer with any number of NULL
+		// fields (PROTOCOL.md): adding its own address, NULL, is no change.
+		if ev.Op != traces.OpStructInit || ev.Addr == 0 {
 			return false
 		}
 		ev.Fields = append(ev.Fields, ev.Addr)

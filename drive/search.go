@@ -482,6 +482,7 @@ func anyFailure(g *Failure) bool { return g != nil && !g.Trouble() }
 // before shrinking showed, where it is another kind or op.
 func firstSeen(got, first *Failure) {
 	if got.sig != first.sig {
-		got.Message += fmt.Sprintf(" (the program before shrinking showed %s at call %d)", first.What, first.Call)
+		got.shown = fmt.Sprintf(" (the program before shrinking showed %s at call %d)", first.What, first.Call)
+		got.Message += got.shown
 	}
 }
