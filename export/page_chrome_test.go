@@ -1,0 +1,317 @@
+package export_test
+
+import (
+	"bytes"
+	"context"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tlcheck/tlcheck/export"
+	"github.com/tlcheck/tlcheck/traces"
+)
+
+// The HTML page's memory view in a real headless Chromium, through the
+// DevTools protocol: what it draws, what a hover and a click show, and
+// that it runs nothing of the trace's and requests nothing. Screenshots go
+// to $TLCHECK_PAGE_SHOTS where set (to look at), else to a temporary
+// folder. It skips where no Chromium is installed (.ci/run installs
+// Debian's) and with -short.
+
+// browser starts one headless Chromium for a test and returns its
+// context, or skips.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := findChromium()
+	if path == "" {
+		t.Skip("no Chromium here (install Debian's chromium package, or set TLCHECK_CHROMIUM, to run this test)")
+	}
+	if testing.Short() {
+		t.Skip("starts a browser; not with -short")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.DisableGPU,
+		chromedp.NoSandbox, // tests may run as root, where Chromium's sandbox refuses to start
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.WindowSize(1400, 1000),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(cancelBrowser)
+	if err := chromedp.Do(bctx); err != nil { // start the browser once, with no timeout on it
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	return bctx
+}
+
+// findChromium returns the path of a Chromium or Chrome, or "".
+func findChromium() string {
+	if p := os.Getenv("TLCHECK_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// openPage writes the HTML export of trace to a file and opens it in a
+// tab of its own; requests collects every URL the tab asks for.
+func openPage(t *testing.T, bctx context.Context, name, trace string, extras *export.PageExtras) (ctx context.Context, requests func() []string, page string) {
+	t.Helper()
+	r, err := traces.NewReader(strings.NewReader(trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := export.Write(&out, export.HTML, r, export.Options{Name: name, Page: extras}); err != nil {
+		t.Fatal(err)
+	}
+	page = filepath.Join(t.TempDir(), name+".html")
+	if err := os.WriteFile(page, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pageURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(page)}).String()
+	tab, cancelTab := chromedp.NewContext(bctx)
+	t.Cleanup(cancelTab)
+	var mu sync.Mutex
+	var seen []string
+	err = chromedp.Listen(tab, func(ev any) {
+		if r, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			seen = append(seen, r.Request.URL)
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.Navigate(pageURL), chromedp.WaitReady(chromedp.CSS(`body[data-mem-chosen]`))); err != nil {
+		t.Fatalf("loading %s: %v", pageURL, err)
+	}
+	return ctx, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), seen...)
+	}, pageURL
+}
+
+// eval evaluates a JavaScript expression in the page.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// mouse moves the pointer to (x, y), and clicks there where click.
+func mouse(t *testing.T, ctx context.Context, x, y float64, click bool) {
+	t.Helper()
+	acts := []chromedp.Action[chromedp.Void]{chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y)}
+	if click {
+		acts = append(acts, chromedp.MouseClickXY(x, y))
+	}
+	if err := chromedp.Do(ctx, acts...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// screenshot saves the page whole as a PNG.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("TLCHECK_PAGE_SHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(png) < 1000 {
+		t.Fatalf("a screenshot of %d bytes", len(png))
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// point is a place in the viewport, in CSS pixels.
+type point struct{ X, Y float64 }
+
+// inView defines inView(id) in the page: it scrolls the element into the
+// viewport and returns its bounding box, so that a point computed from
+// it is one the mouse can reach.
+const inView = `window.inView = (id) => { const e = document.getElementById(id); e.scrollIntoView({block: "center"}); return e.getBoundingClientRect(); }`
+
+func TestPageTimelineInChromium(t *testing.T) {
+	bctx := browser(t)
+	var trace bytes.Buffer
+	if _, err := loopTrace(&trace, 6, 8, true); err != nil {
+		t.Fatal(err)
+	}
+	ctx, requests, pageURL := openPage(t, bctx, "loop", trace.String(), nil)
+	screenshot(t, ctx, "loop")
+	eval[any](t, ctx, inView)
+
+	// Drawn: bands by site, "other", the reserved envelope, the peak.
+	bands := eval[int](t, ctx, `document.querySelectorAll("#mem-timeline path.band").length`)
+	if bands != 13 {
+		t.Errorf("%d bands drawn, want 12 sites and other", bands)
+	}
+	legend := eval[string](t, ctx, `document.getElementById("mem-legend").innerText`)
+	for _, want := range []string{"optim/adamw.py:180", "other sites", "reserved (segments)"} {
+		if !strings.Contains(legend, want) {
+			t.Errorf("the legend does not name %q:\n%s", want, legend)
+		}
+	}
+	if w := eval[float64](t, ctx, `document.getElementById("mem-envelope").getBBox().width`); w < 500 {
+		t.Errorf("the reserved envelope is %v wide", w)
+	}
+	peak := eval[string](t, ctx, `document.querySelector("#mem-timeline .peaklabel").textContent`)
+	if !strings.HasPrefix(peak, "peak ") || !strings.Contains(peak, " ms") {
+		t.Errorf("the peak's label is %q, want its bytes and time", peak)
+	}
+
+	// A hover over the bottom band at the peak shows its site and blocks.
+	at := eval[point](t, ctx, `(() => { const r = inView("mem-peak"); return {X: r.left + 1, Y: r.bottom - 4}; })()`)
+	mouse(t, ctx, at.X, at.Y, false)
+	hover := eval[string](t, ctx, `document.getElementById("mem-hover").innerText`)
+	first := eval[string](t, ctx, `document.querySelector("#mem-legend .legitem code").textContent`)
+	if !strings.Contains(hover, first) || !strings.Contains(hover, "blocks live") || !strings.Contains(hover, " by "+first) {
+		t.Errorf("hovering the bottom band at the peak shows\n%s\nwant the site %s and its blocks", hover, first)
+	}
+	if tip := eval[string](t, ctx, `document.getElementById("mem-tip").innerText`); !strings.Contains(tip, "allocated") || !strings.Contains(tip, "reserved") {
+		t.Errorf("the tooltip shows %q, want allocated and reserved named", tip)
+	}
+	screenshot(t, ctx, "loop-hover")
+
+	// A click early on chooses that moment: the state shows it.
+	before := eval[string](t, ctx, `document.body.dataset.memChosen`)
+	at = eval[point](t, ctx, `(() => { const r = inView("mem-timeline"); return {X: r.left + r.width * 0.2, Y: r.top + r.height * 0.5}; })()`)
+	mouse(t, ctx, at.X, at.Y, true)
+	after := eval[string](t, ctx, `document.body.dataset.memChosen`)
+	state := eval[string](t, ctx, `document.getElementById("mem-state-title").innerText`)
+	if after == before || !strings.Contains(state, "At event "+after) || !strings.Contains(state, "segment") {
+		t.Errorf("a click at 20%% chose event %s (before %s); the state says %q", after, before, state)
+	}
+	if h := eval[float64](t, ctx, `document.getElementById("mem-state").getBoundingClientRect().height`); h < 20 {
+		t.Errorf("the allocator state is %v px high", h)
+	}
+	// A hover on the first segment's first block shows its stack.
+	at = eval[point](t, ctx, `(() => { const r = inView("mem-state"); return {X: r.left + 202, Y: r.top + 12}; })()`)
+	mouse(t, ctx, at.X, at.Y, true)
+	stack := eval[string](t, ctx, `(document.getElementById("mem-stack") || {}).textContent || ""`)
+	if stack != "model.py:20" {
+		t.Errorf("the first block's stack shows %q, want model.py:20 (the first parameter)", stack)
+	}
+	screenshot(t, ctx, "loop-state")
+
+	for _, r := range requests() {
+		if r != pageURL {
+			t.Errorf("the page requested %s", r)
+		}
+	}
+}
+
+func TestPageMarksInChromium(t *testing.T) {
+	bctx := browser(t)
+	const hostile = `<script>window.injected=1</script><img src=x onerror="window.injected=2">`
+	trace := `{"format":"tlcheck-trace","version":1}
+{"op":"dev_malloc","addr":"0x9000","size":4096,"t":1000}
+{"op":"pool_get","addr":"0x9000","size":1024,"site":"` + strings.ReplaceAll(hostile, `"`, `\"`) + `","t":2000}
+{"op":"pool_get","addr":"0x9400","size":512,"site":"train.py:7","t":3000}
+{"op":"pool_put","addr":"0x9400","t":4000}
+{"op":"pool_put","addr":"0x9400","site":"train.py:9","t":5000}
+{"op":"pool_get","addr":"0x9800","size":2048,"site":"train.py:8","t":6000}
+`
+	extras := &export.PageExtras{
+		Suspects: []export.PageSuspect{{Site: "loss.py:3059", Stack: []string{"loss.py:3059", "train.py:40"}, BytesPerIteration: 512, BlocksPerIteration: 1, Iterations: 12, Confidence: "12 iterations, steady", Events: []int{2}}},
+		OOM: &export.PageOOM{Event: 5, Request: 1 << 30, Capacity: 140 << 30, Allocated: 3072, Reserved: 4096,
+			WhatIf: []export.PageWhatIf{{Setting: "expandable_segments:True", PeakReserved: 4096, Fits: true}}},
+	}
+	ctx, requests, pageURL := openPage(t, bctx, "marks", trace, extras)
+	screenshot(t, ctx, "marks")
+
+	if n := eval[int](t, ctx, `document.querySelectorAll("#mem-timeline .mark.finding").length`); n != 1 {
+		t.Errorf("%d findings marked, want the double free", n)
+	}
+	if title := eval[string](t, ctx, `document.querySelector("#mem-timeline .mark.finding title").textContent`); !strings.HasPrefix(title, "double-free at event 4") {
+		t.Errorf("the finding's mark says %q", title)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("#mem-timeline .mark.suspect").length`); n != 1 {
+		t.Errorf("%d suspect marks, want 1", n)
+	}
+	sus := eval[string](t, ctx, `document.getElementById("mem-suspects").hidden ? "" : document.getElementById("mem-suspects").innerText`)
+	if !strings.Contains(sus, "loss.py:3059") || !strings.Contains(sus, "12 iterations, steady") {
+		t.Errorf("the suspects show %q", sus)
+	}
+	oom := eval[string](t, ctx, `document.getElementById("mem-oom").hidden ? "" : document.getElementById("mem-oom").innerText`)
+	if !strings.Contains(oom, "1.00 GiB failed") || !strings.Contains(oom, "expandable_segments:True") || !strings.Contains(oom, "fits") {
+		t.Errorf("the OOM explanation shows %q", oom)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("#mem-timeline .oomline").length`); n != 1 {
+		t.Errorf("%d OOM lines, want 1", n)
+	}
+	legend := eval[string](t, ctx, `document.getElementById("mem-legend").innerText`)
+	if !strings.Contains(legend, hostile) {
+		t.Errorf("the hostile site is not shown as text in the legend:\n%s", legend)
+	}
+	if eval[bool](t, ctx, `window.injected !== undefined`) {
+		t.Error("markup from the trace ran")
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("script:not([type])").length`); n != 1 {
+		t.Errorf("%d scripts, want the page's own", n)
+	}
+	for _, r := range requests() {
+		if r != pageURL {
+			t.Errorf("the page requested %s", r)
+		}
+	}
+}
+
+func TestPageHeapInChromium(t *testing.T) {
+	bctx := browser(t)
+	trace := `{"format":"tlcheck-trace","version":1}
+{"op":"malloc","addr":"0x100","size":100,"site":"a.c:1"}
+{"op":"malloc","addr":"0x200","size":300,"site":"b.c:2"}
+{"op":"free","addr":"0x100"}
+{"op":"malloc","addr":"0x300","size":50,"site":"a.c:1"}
+{"op":"end"}
+`
+	ctx, _, _ := openPage(t, bctx, "heap", trace, nil)
+	screenshot(t, ctx, "heap")
+	if got := eval[string](t, ctx, `document.getElementById("mem-sub").textContent`); !strings.Contains(got, "live bytes bytes of the heap") && !strings.Contains(got, "of the heap") {
+		t.Errorf("the view says %q, want the heap named", got)
+	}
+	if x := eval[string](t, ctx, `document.querySelector("#mem-timeline .xlabel").textContent`); x != "event" {
+		t.Errorf("the x axis is %q, want events (the trace has no times)", x)
+	}
+	peak := eval[string](t, ctx, `document.querySelector("#mem-timeline .peaklabel").textContent`)
+	if peak != "peak 400 B at event 1" {
+		t.Errorf("the peak says %q", peak)
+	}
+	blocks := eval[string](t, ctx, `document.getElementById("mem-block").innerText`)
+	if !strings.Contains(blocks, "2 live") || !strings.Contains(blocks, "b.c:2") {
+		t.Errorf("the state at the peak shows %q, want its two blocks", blocks)
+	}
+}
