@@ -187,6 +187,7 @@ func (p *pageBuilder) violation(v *traces.Violation, at stamp) {
 // '<', '>' and '&' are escaped, so it cannot end its script element).
 type pageView struct {
 	Data   template.JS
+	Lives  template.JS
 	Script template.JS
 	Style  template.CSS
 }
@@ -210,11 +211,16 @@ func (p *pageBuilder) view(events int) (*pageView, error) {
 	if len(p.lives) == 0 && p.extras == nil {
 		return nil, nil
 	}
-	b, err := json.Marshal(p.data(events))
+	d := p.data(events)
+	b, err := json.Marshal(d)
 	if err != nil {
 		return nil, fmt.Errorf("the page's data: %w", err)
 	}
-	return &pageView{Data: template.JS(b), Script: template.JS(pageScript), Style: template.CSS(pageStyle)}, nil
+	l, err := json.Marshal(d.Lives)
+	if err != nil {
+		return nil, fmt.Errorf("the page's lives: %w", err)
+	}
+	return &pageView{Data: template.JS(b), Lives: template.JS(l), Script: template.JS(pageScript), Style: template.CSS(pageStyle)}, nil
 }
 
 // The memory section of the page, a template of htmlTemplate's set.
@@ -232,5 +238,6 @@ var _ = template.Must(htmlTemplate.New("memory").Parse(`{{with .Memory}}<section
 <section id="mem-suspects" class="extra" hidden><h3>Leak suspects</h3></section>
 <section id="mem-oom" class="extra" hidden><h3>Why it ran out of memory</h3></section>
 <script type="application/json" id="mem-data">{{.Data}}</script>
+<script type="application/json" id="mem-lives">{{.Lives}}</script>
 </section>
 {{end}}`))

@@ -7,7 +7,9 @@
   const $ = (id) => document.getElementById(id);
   const dataEl = $("mem-data");
   if (!dataEl) return;
+  const startMs = performance.now();
   const D = JSON.parse(dataEl.textContent);
+  const parsedMs = performance.now();
   const SVGNS = "http://www.w3.org/2000/svg";
   const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#76b7b2", "#edc948", "#b07aa1",
     "#ff9da7", "#9c755f", "#a0cbe8", "#8cd17d", "#f1ce63", "#86bcb6", "#d4a6c8"];
@@ -64,7 +66,7 @@
   }
   // varints decodes count varints; signed ones are zig-zag; delta adds
   // each to the one before.
-  function varints(s, count, signed, delta) {
+  function varints(s, count, signed, delta, unit) {
     const out = new Float64Array(count);
     if (!s) return out;
     const b = unbase64(s);
@@ -74,25 +76,28 @@
       do { c = b[p++]; v += (c & 127) * mul; mul *= 128; } while (c & 128);
       if (signed) v = v % 2 ? -(v + 1) / 2 : v / 2;
       if (delta) { v += prev; prev = v; }
-      out[i] = v;
+      out[i] = unit ? v * unit : v;
     }
     return out;
   }
   function table(c, isBlocks) {
     const t = {
       n: c.n, born: varints(c.born, c.n, false, true), died: varints(c.died, c.n),
-      size: varints(c.size, c.n), addr: varints(c.addr, c.n, true, true), site: varints(c.site, c.n),
+      size: varints(c.size, c.n, false, false, c.unit), addr: varints(c.addr, c.n, true, true, c.unit), site: varints(c.site, c.n),
     };
     if (isBlocks) t.seg = varints(c.seg, c.n);
     if (D.time) {
-      t.bornT = varints(c.bornT, c.n, true, true);
-      t.diedT = varints(c.diedT, c.n);
+      t.bornT = varints(c.bornT, c.n, true, true, c.unitT); // ns since the first event, as x
+      t.diedT = varints(c.diedT, c.n, false, false, c.unitT);
     }
     return t;
   }
   let lives = null;
   function decode() {
-    if (!lives) lives = { blocks: table(D.blocks, true), segs: table(D.segments, false) };
+    if (!lives) {
+      const c = JSON.parse($("mem-lives").textContent);
+      lives = { blocks: table(c.blocks, true), segs: table(c.segments, false) };
+    }
     return lives;
   }
   const liveAt = (t, i, e) => t.born[i] <= e && (t.died[i] === 0 || t.born[i] + t.died[i] - 1 > e);
@@ -497,12 +502,16 @@
   drawLegend();
   drawTimeline();
   drawExtras();
-  if (D.peak.bytes > 0) {
-    let i = 0;
-    while (i + 1 < n && D.sample[i + 1] <= D.peak.event) i++;
-    choose(D.peak.event, i);
-  }
   window.addEventListener("resize", () => { if (state) drawState(); });
-  document.body.dataset.memReady = "1";
-  window.tlcheckPage = { readyMs: performance.now(), choose, decode };
+  const page = window.tlcheckPage = { startMs, parsedMs, drawnMs: performance.now(), readyMs: NaN, stateMs: NaN, choose, decode };
+  // Once the timeline is on screen, the state at the peak: that decodes
+  // the lives, which takes a moment on a big trace.
+  requestAnimationFrame(() => {
+    page.readyMs = performance.now();
+    document.body.dataset.memReady = "1";
+    setTimeout(() => {
+      choose(D.peak.event);
+      page.stateMs = performance.now();
+    }, 0);
+  });
 })();

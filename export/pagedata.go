@@ -31,7 +31,8 @@ type pageData struct {
 	Space     string `json:"space"`     // "device" or "heap"
 	Allocated string `json:"allocated"` // what the bands add up to
 	Reserved  string `json:"reserved"`  // what the envelope is; "" for none
-	// Time says that x is a time in ns; otherwise it is an event number.
+	// Time says that x is a time in ns since the first event's; otherwise
+	// it is an event number.
 	Time     bool        `json:"time"`
 	X0       float64     `json:"x0"`
 	X1       float64     `json:"x1"`
@@ -42,12 +43,20 @@ type pageData struct {
 	Peak     pagePeak    `json:"peak"`
 	Marks    []pageMarkJ `json:"marks"`
 	Sites    []string    `json:"sites"`
-	Blocks   pageColumns `json:"blocks"`
-	Segments pageColumns `json:"segments"`
+	// Lives go in a JSON element of their own, which the page parses only
+	// when it first needs blocks.
+	Lives pageLives `json:"-"`
 	// Cut is the event from which lives were no longer kept
 	// (maxPageLives); -1 where all were.
 	Cut    int         `json:"cut"`
 	Extras *PageExtras `json:"extras,omitempty"`
+}
+
+// pageLives are the lives on the page: the allocated things (blocks) and
+// the reserved (segments).
+type pageLives struct {
+	Blocks   pageColumns `json:"blocks"`
+	Segments pageColumns `json:"segments"`
 }
 
 type pageBand struct {
@@ -76,14 +85,20 @@ type pageMarkJ struct {
 //
 //	born   uvarint, the event after the row before's
 //	died   uvarint, died - born + 1; 0 while live at the end
-//	size   uvarint
-//	addr   varint, after the row before's
+//	size   uvarint, in units of Unit
+//	addr   varint, after the row before's, in units of Unit
 //	site   uvarint, an index of Sites
 //	seg    uvarint, 1 + the row of the block's segment; 0 for none (blocks only)
-//	bornT  varint, ns after the row before's (timed traces only)
-//	diedT  uvarint, ns after bornT (timed traces only; 0 while live)
+//	bornT  varint, after the row before's, in units of UnitT ns (timed traces only)
+//	diedT  uvarint, after bornT, in units of UnitT ns (timed traces only; 0 while live)
+//
+// The units (the largest power of two up to 4096 that divides every size
+// and address; 1000 where every time is whole µs, as a snapshot's are)
+// save a byte or two a row: the page's size is mostly these columns.
 type pageColumns struct {
 	N     int    `json:"n"`
+	Unit  uint64 `json:"unit"`
+	UnitT int64  `json:"unitT"`
 	Born  string `json:"born"`
 	Died  string `json:"died"`
 	Size  string `json:"size"`
@@ -115,7 +130,7 @@ func (p *pageBuilder) data(events int) *pageData {
 	}
 	d.Time = p.hasT && p.lastT() > p.firstT
 	if d.Time {
-		d.X0, d.X1 = float64(p.firstT), float64(p.lastT())
+		d.X0, d.X1 = 0, float64(p.lastT()-p.firstT)
 	} else {
 		d.X0, d.X1 = 0, float64(max(events, 1))
 	}
@@ -131,8 +146,8 @@ func (p *pageBuilder) data(events int) *pageData {
 	for r, i := range res {
 		segRow[i] = r
 	}
-	d.Segments = p.columns(res, nil, d.Time)
-	d.Blocks = p.columns(alloc, segRow, d.Time)
+	d.Lives.Segments = p.columns(res, nil, d.Time)
+	d.Lives.Blocks = p.columns(alloc, segRow, d.Time)
 	return d
 }
 
@@ -151,7 +166,7 @@ func (p *pageBuilder) lastT() int64 {
 // x places an event on the timeline.
 func (p *pageBuilder) x(d *pageData, event int, t int64) float64 {
 	if d.Time {
-		return float64(max(t, p.firstT))
+		return float64(max(t-p.firstT, 0))
 	}
 	return float64(event)
 }
@@ -353,6 +368,16 @@ func bucket(x, x0, x1 float64, n int) int {
 // columns encodes lives as pageColumns. segRow maps a segment's life to
 // its row of the segments' columns; nil for the segments themselves.
 func (p *pageBuilder) columns(lives []int32, segRow map[int32]int, timed bool) pageColumns {
+	unit, unitT := uint64(4096), int64(1000)
+	for _, i := range lives {
+		l := &p.lives[i]
+		for unit > 1 && (l.size%unit != 0 || l.addr%unit != 0) {
+			unit /= 2
+		}
+		if timed && ((l.bornT-p.firstT)%unitT != 0 || (l.died >= 0 && (l.diedT-p.firstT)%unitT != 0)) {
+			unitT = 1
+		}
+	}
 	var born, died, size, addr, site, seg, bornT, diedT []byte
 	var prevBorn int
 	var prevAddr uint64
@@ -366,8 +391,8 @@ func (p *pageBuilder) columns(lives []int32, segRow map[int32]int, timed bool) p
 			d = uint64(l.died-l.born) + 1
 		}
 		died = binary.AppendUvarint(died, d)
-		size = binary.AppendUvarint(size, l.size)
-		addr = binary.AppendVarint(addr, int64(l.addr-prevAddr))
+		size = binary.AppendUvarint(size, l.size/unit)
+		addr = binary.AppendVarint(addr, int64(l.addr/unit-prevAddr/unit))
 		prevAddr = l.addr
 		site = binary.AppendUvarint(site, uint64(l.site))
 		if segRow != nil {
@@ -379,19 +404,19 @@ func (p *pageBuilder) columns(lives []int32, segRow map[int32]int, timed bool) p
 			}
 		}
 		if timed {
-			bt := max(l.bornT, p.firstT)
-			bornT = binary.AppendVarint(bornT, bt-prevT)
+			bt := max(l.bornT, p.firstT) - p.firstT
+			bornT = binary.AppendVarint(bornT, (bt-prevT)/unitT)
 			prevT = bt
 			dt := uint64(0)
 			if l.died >= 0 {
-				dt = uint64(max(l.diedT-bt, 0))
+				dt = uint64(max(l.diedT-p.firstT-bt, 0) / unitT)
 			}
 			diedT = binary.AppendUvarint(diedT, dt)
 		}
 	}
 	enc := base64.StdEncoding.EncodeToString
-	c := pageColumns{N: len(lives), Born: enc(born), Died: enc(died), Size: enc(size), Addr: enc(addr), Site: enc(site)}
-	if segRow != nil {
+	c := pageColumns{N: len(lives), Unit: unit, UnitT: unitT, Born: enc(born), Died: enc(died), Size: enc(size), Addr: enc(addr), Site: enc(site)}
+	if segRow != nil && len(segRow) > 0 {
 		c.Seg = enc(seg)
 	}
 	if timed {

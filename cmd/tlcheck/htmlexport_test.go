@@ -140,9 +140,9 @@ func checkScript(t *testing.T, page string) string {
 		}
 		page = strings.Replace(page, m[0], "", 1)
 	}
-	data := regexp.MustCompile(`(?s)<script type="application/json" id="mem-data">(.*?)</script>`).FindAllStringSubmatch(page, -1)
-	if len(scripts) != len(data) {
-		t.Errorf("%d scripts and %d data, want one of each or none", len(scripts), len(data))
+	data := regexp.MustCompile(`(?s)<script type="application/json" id="mem-(?:data|lives)">(.*?)</script>`).FindAllStringSubmatch(page, -1)
+	if 2*len(scripts) != len(data) {
+		t.Errorf("%d scripts and %d data, want one script and its two data or none", len(scripts), len(data))
 	}
 	for _, m := range data {
 		if !json.Valid([]byte(m[1])) || strings.ContainsAny(m[1], "<>") {
