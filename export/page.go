@@ -81,10 +81,11 @@ type PageWhatIf struct {
 	Fits         bool   `json:"fits"` // the failed request would have fit
 }
 
-// maxPageLives bounds the lives the page keeps (about 48 bytes each
-// here); past it the page says where its detail stops. A 1-million-entry
-// snapshot holds about 340,000.
-const maxPageLives = 4 << 20
+// maxPageLives bounds the lives the page keeps (64 bytes each here, and
+// about 18 on the page, so that the page stays under 50 MB); past it the
+// page says where its detail stops. A 1-million-entry snapshot holds
+// about 340,000. A variable, so that a test can lower it.
+var maxPageLives = 2 << 20
 
 // maxPageMarks bounds the findings marked on the timeline.
 const maxPageMarks = 20000
@@ -229,6 +230,7 @@ var _ = template.Must(htmlTemplate.New("memory").Parse(`{{with .Memory}}<section
 <p id="mem-sub"></p>
 <noscript><p>This part of the page needs JavaScript, which is off.</p></noscript>
 <div id="mem-legend"></div>
+<div id="mem-axis"></div>
 <div id="mem-chart"><svg id="mem-timeline" role="img" aria-label="memory over time, stacked by allocation site"></svg><div id="mem-tip" hidden></div></div>
 <div id="mem-hover" class="panel"><span class="hint">Hover the timeline: the site under the pointer, its bytes and its largest blocks show here.</span></div>
 <h3>Allocator state</h3>

@@ -14,7 +14,9 @@
   const PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#76b7b2", "#edc948", "#b07aa1",
     "#ff9da7", "#9c755f", "#a0cbe8", "#8cd17d", "#f1ce63", "#86bcb6", "#d4a6c8"];
   const OTHER = "#c9c9c9";
-  const n = D.sample.length;
+  // The timeline shown (D.timelines: by time where the trace has times,
+  // then by event), its buckets and its bands stacked.
+  let TL = D.timelines[0], n = 0, cum = [];
 
   // Formats.
   function bytes(v) {
@@ -32,9 +34,18 @@
     if (a >= 1e3) return (ns / 1e3).toFixed(a >= 100e3 ? 0 : 1) + " µs";
     return Math.round(ns) + " ns";
   }
-  const xText = (x) => D.time ? dur(x - D.x0) : "event " + Math.round(x);
+  const xText = (x) => TL.time ? dur(x) : "event " + Math.round(x);
   const hex = (a) => "0x" + a.toString(16);
   const siteName = (s) => s < 0 ? "other sites" : (D.sites[s] || "(no site)");
+  // shortSite keeps a long path's last parts: "…/nn/modules/linear.py:134".
+  function shortSite(s) {
+    const name = siteName(s);
+    if (name.length <= 44) return name;
+    const parts = name.split("/");
+    let out = parts.pop();
+    while (parts.length && out.length + parts[parts.length - 1].length < 40) out = parts.pop() + "/" + out;
+    return "…/" + out;
+  }
   const bandColor = (b) => D.bands[b].site < 0 ? OTHER : PALETTE[b % PALETTE.length];
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -106,14 +117,20 @@
   const W = 1100, H = 340, L = 74, R = 14, T = 22, Bm = 30;
   const PW = W - L - R, PH = H - T - Bm;
   const svg = $("mem-timeline");
-  let yTop = Math.max(D.peak.bytes, D.peak.reserved, 1) * 1.06;
+  const yTop = Math.max(D.peak.bytes, D.peak.reserved, 1) * 1.06;
   const bx = (i) => L + (i / n) * PW;
-  const xOf = (x) => L + ((x - D.x0) / Math.max(D.x1 - D.x0, 1e-9)) * PW;
+  const xOf = (x) => L + ((x - TL.x0) / Math.max(TL.x1 - TL.x0, 1e-9)) * PW;
   const yOf = (v) => T + PH - (v / yTop) * PH;
-  const cum = []; // cum[b][i]: bands 0..b stacked at bucket i
-  D.bands.forEach((band, b) => {
-    cum.push(band.bytes.map((v, i) => v + (b ? cum[b - 1][i] : 0)));
-  });
+  const midX = (i) => TL.x0 + ((i + 0.5) / n) * (TL.x1 - TL.x0); // bucket i's middle, in x
+  // peakX and markX place the peak and a finding on the timeline shown.
+  const peakX = () => TL.time ? D.peak.x : D.peak.event + 0.5;
+  const markX = (m) => TL.time ? m.x : m.event + 0.5;
+  function setTimeline(k) {
+    TL = D.timelines[k];
+    n = TL.sample.length;
+    cum = []; // cum[b][i]: bands 0..b stacked at bucket i
+    TL.bytes.forEach((bytes, b) => cum.push(bytes.map((v, i) => v + (b ? cum[b - 1][i] : 0))));
+  }
   function stepPath(vals) {
     let d = "";
     for (let i = 0; i < n; i++) {
@@ -137,13 +154,13 @@
       svg.append(sv("line", { x1: L, x2: W - R, y1: yOf(v), y2: yOf(v), class: "grid" }));
       svg.append(sv("text", { x: L - 6, y: yOf(v) + 4, class: "ytick" }, bytes(v)));
     }
-    const xs = niceStep(D.x1 - D.x0, 8);
-    for (let x = Math.ceil(D.x0 / xs) * xs; x <= D.x1; x += xs) {
-      if (D.time && x === D.x0) continue;
+    const xs = Math.max(niceStep(TL.x1 - TL.x0, 8), TL.time ? 0 : 1);
+    for (let x = Math.ceil(TL.x0 / xs) * xs; x <= TL.x1; x += xs) {
+      if (x === TL.x0) continue;
       svg.append(sv("line", { x1: xOf(x), x2: xOf(x), y1: T + PH, y2: T + PH + 4, class: "axis" }));
-      svg.append(sv("text", { x: xOf(x), y: T + PH + 17, class: "xtick" }, D.time ? dur(x - D.x0) : String(x)));
+      svg.append(sv("text", { x: xOf(x), y: T + PH + 17, class: "xtick" }, TL.time ? dur(x) : String(x)));
     }
-    svg.append(sv("text", { x: W - R, y: H - 1, class: "xlabel" }, D.time ? "time since the first event" : "event"));
+    svg.append(sv("text", { x: W - R, y: H - 1, class: "xlabel" }, TL.time ? "time since the first event" : "event"));
     // Bands, the biggest at the bottom.
     for (let b = 0; b < D.bands.length; b++) {
       const up = stepPath(cum[b]);
@@ -158,19 +175,19 @@
       svg.append(p);
     }
     svg.append(sv("line", { x1: L, x2: W - R, y1: T + PH, y2: T + PH, class: "axis" }));
-    if (D.envelope) svg.append(sv("path", { d: stepPath(D.envelope), class: "envelope", id: "mem-envelope" }));
+    if (TL.envelope) svg.append(sv("path", { d: stepPath(TL.envelope), class: "envelope", id: "mem-envelope" }));
     if (D.bands.length) {
       const top = cum[D.bands.length - 1];
       svg.append(sv("path", { d: stepPath(top), class: "total" }));
     }
     // The peak.
     if (D.peak.bytes > 0) {
-      const px = xOf(D.peak.x), py = yOf(D.peak.bytes);
+      const px = xOf(peakX()), py = yOf(D.peak.bytes);
       svg.append(sv("line", { x1: px, x2: px, y1: py, y2: T + PH, class: "peak", id: "mem-peak" }));
       svg.append(sv("circle", { cx: px, cy: py, r: 3.5, class: "peakdot" }));
       const right = px < L + PW * 0.75;
-      svg.append(sv("text", { x: px + (right ? 6 : -6), y: Math.max(py - 6, T + 10), class: "peaklabel", "text-anchor": right ? "start" : "end" },
-        "peak " + bytes(D.peak.bytes) + " at " + xText(D.peak.x)));
+      svg.append(sv("text", { x: px + (right ? 8 : -8), y: py + 4, class: "peaklabel", "text-anchor": right ? "start" : "end" },
+        "peak " + bytes(D.peak.bytes) + " at " + (D.time ? dur(D.peak.x) + ", " : "") + "event " + D.peak.event));
     }
     drawMarks();
     svg.append(sv("line", { class: "cursor", id: "mem-cursor", y1: T, y2: T + PH, x1: -10, x2: -10 }));
@@ -188,7 +205,7 @@
       if (!g) groups.set(key, g = { px, cls, texts: [], ref });
       g.texts.push(text);
     };
-    D.marks.forEach((m, i) => add(m.x, "finding", m.kind + " at event " + m.event + ": " + m.message, i));
+    D.marks.forEach((m, i) => add(markX(m), "finding", m.kind + " at event " + m.event + ": " + m.message, i));
     const ex = D.extras || {};
     (ex.suspects || []).forEach((s, si) => (s.events || []).forEach((e) => add(xOfEvent(e), "suspect", "leak suspect " + (s.site || "(no site)") + ": a block made at event " + e, -1 - si)));
     for (const g of groups.values()) {
@@ -208,16 +225,16 @@
     if (ex.oom) {
       const x = xOf(xOfEvent(ex.oom.event));
       svg.append(sv("line", { x1: x, x2: x, y1: T, y2: T + PH, class: "oomline" }));
-      svg.append(sv("text", { x: x - 4, y: T + 12, class: "oomlabel", "text-anchor": "end" }, "out of memory"));
+      svg.append(sv("text", { x: x - 4, y: T + PH - 6, class: "oomlabel", "text-anchor": "end" }, "out of memory"));
     }
   }
   // xOfEvent places an event by the buckets' samples (the page keeps no
   // time per event).
   function xOfEvent(e) {
-    if (!D.time) return e;
+    if (!TL.time) return e + 0.5;
     let lo = 0, hi = n - 1;
-    while (lo < hi) { const m = (lo + hi) >> 1; if (D.sample[m] < e) lo = m + 1; else hi = m; }
-    return D.x0 + (lo / n) * (D.x1 - D.x0);
+    while (lo < hi) { const m = (lo + hi) >> 1; if (TL.sample[m] < e) lo = m + 1; else hi = m; }
+    return midX(lo);
   }
 
   // Hover: the moment, the band under the pointer, its largest blocks.
@@ -245,18 +262,18 @@
     return { count: out.length, top: out.slice(0, k) };
   }
   function showHover(h) {
-    const e = D.sample[h.i], cur = $("mem-cursor"), x = bx(h.i + 0.5);
+    const e = TL.sample[h.i], cur = $("mem-cursor"), x = bx(h.i + 0.5);
     cur.setAttribute("x1", x); cur.setAttribute("x2", x);
     const total = cum.length ? cum[cum.length - 1][h.i] : 0;
     tip.replaceChildren();
-    tip.append(el("div", { class: "tipwhen" }, xText(D.x0 + ((h.i + 0.5) / n) * (D.x1 - D.x0)) + " · event " + e));
+    tip.append(el("div", { class: "tipwhen" }, (TL.time ? dur(midX(h.i)) + " · " : "") + "event " + e));
     tip.append(el("div", {}, D.allocated + ": " + bytes(total)));
-    if (D.envelope) tip.append(el("div", {}, D.reserved + ": " + bytes(D.envelope[h.i])));
+    if (TL.envelope) tip.append(el("div", {}, D.reserved + ": " + bytes(TL.envelope[h.i])));
     if (h.band >= 0) {
       const b = D.bands[h.band];
       const row = el("div", { class: "tipsite" });
       row.append(el("span", { class: "swatch", style: "background:" + bandColor(h.band) }));
-      row.append(document.createTextNode(siteName(b.site) + ": " + bytes(b.bytes[h.i])));
+      row.append(document.createTextNode(shortSite(b.site) + ": " + bytes(TL.bytes[h.band][h.i])));
       tip.append(row);
     }
     tip.hidden = false;
@@ -269,15 +286,15 @@
   // blocks live at the bucket's moment.
   let shownBand = null;
   function showBand(band, i) {
-    const key = band + ":" + i;
+    const key = band + ":" + i + ":" + TL.time;
     if (band < 0 || key === shownBand) return;
     shownBand = key;
-    const b = D.bands[band], e = D.sample[i], box = $("mem-hover");
+    const b = D.bands[band], e = TL.sample[i], box = $("mem-hover");
     box.replaceChildren();
     const head = el("div", { class: "hovhead" });
     head.append(el("span", { class: "swatch", style: "background:" + bandColor(band) }));
     head.append(el("b", {}, siteName(b.site)));
-    head.append(document.createTextNode(" · " + bytes(b.bytes[i]) + " live at event " + e + " · at the peak " + bytes(b.atPeak)));
+    head.append(document.createTextNode(" · " + bytes(TL.bytes[band][i]) + " live at event " + e + " · at the peak " + bytes(b.atPeak)));
     box.append(head);
     const got = largestOf(b.site, e, 6, b.site < 0);
     box.append(el("div", { class: "hovsub" }, got.count + (got.count === 1 ? " block" : " blocks") + " live; the largest:"));
@@ -296,11 +313,11 @@
   }
   const stackOf = (s) => el("code", { class: "stack" }, siteName(s));
   function madeText(t, j) {
-    return "event " + t.born[j] + (D.time ? " (" + dur(t.bornT[j] - D.x0) + ")" : "");
+    return "event " + t.born[j] + (D.time ? " (" + dur(t.bornT[j]) + ")" : "");
   }
   svg.addEventListener("mousemove", (ev) => { const h = at(ev); if (h) showHover(h); else tip.hidden = true; });
   svg.addEventListener("mouseleave", () => { tip.hidden = true; $("mem-cursor").setAttribute("x1", -10); $("mem-cursor").setAttribute("x2", -10); });
-  svg.addEventListener("click", (ev) => { const h = at(ev); if (h) { showHover(h); choose(D.sample[h.i], h.i); } });
+  svg.addEventListener("click", (ev) => { const h = at(ev); if (h) { showHover(h); choose(TL.sample[h.i], h.i); } });
 
   // The allocator's state at a chosen event: each segment a row, its
   // length by its size, its blocks coloured by site; free space grey.
@@ -310,11 +327,13 @@
     for (let b = 0; b < D.bands.length; b++) if (D.bands[b].site === s) return b;
     return D.bands.length - 1;
   }
+  let chosen = -1;
   function choose(e, i) {
     if (i === undefined) {
       i = 0;
-      while (i + 1 < n && D.sample[i + 1] <= e) i++;
+      while (i + 1 < n && TL.sample[i + 1] <= e) i++;
     }
+    chosen = e;
     const c = $("mem-chosen"), x = bx(i + 0.5);
     c.setAttribute("x1", x); c.setAttribute("x2", x);
     const { blocks, segs } = decode();
@@ -343,19 +362,19 @@
     state = { e, rows, loose, blocks };
     const title = $("mem-state-title");
     title.replaceChildren();
-    title.append(el("b", {}, "At event " + e + (D.time ? " (" + xText(D.x0 + ((i + 0.5) / n) * (D.x1 - D.x0)) + ")" : "") + ": "));
+    title.append(el("b", {}, "At event " + e + (TL.time ? " (" + dur(midX(i)) + ")" : "") + ": "));
     const parts = [nb + (nb === 1 ? " block" : " blocks") + " allocated, " + bytes(alloc)];
-    if (D.envelope) parts.push(rows.length + (rows.length === 1 ? " segment" : " segments") + " reserved, " + bytes(res),
+    if (D.reserved) parts.push(rows.length + (rows.length === 1 ? " segment" : " segments") + " reserved, " + bytes(res),
       bytes(Math.max(res - alloc, 0)) + " reserved but free, the largest free range " + bytes(largestFree));
     title.append(document.createTextNode(parts.join("; ") + "."));
     drawState();
-    $("mem-block").replaceChildren(el("span", { class: "hint" }, D.envelope ? "Hover a block for its stack; click to keep it." : ""));
-    if (!D.envelope) heapState();
+    $("mem-block").replaceChildren(el("span", { class: "hint" }, D.reserved ? "Hover a block for its stack; click to keep it." : ""));
+    if (!D.reserved) heapState();
     document.body.dataset.memChosen = String(e);
   }
   const LABEL = 200, ROW = 18, GAP = 5;
   function drawState() {
-    if (!D.envelope) { canvas.hidden = true; return; }
+    if (!D.reserved) { canvas.hidden = true; return; }
     canvas.hidden = false;
     const rows = state.rows, wCss = canvas.parentElement.clientWidth || 1000;
     const maxSize = rows.reduce((m, r) => Math.max(m, r.size), 1);
@@ -394,7 +413,7 @@
     box.replaceChildren(el("div", { class: "hovsub" }, all.length + " live; the largest:"), blockList(all.slice(0, 20)));
   }
   function blockAt(ev) {
-    if (!state || !D.envelope) return -1;
+    if (!state || !D.reserved) return -1;
     const r = canvas.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
     const row = state.rows.find((w) => y >= w.y && y < w.y + ROW);
     if (!row || x < LABEL || x > LABEL + row.w) return -1;
@@ -409,15 +428,30 @@
     return best;
   }
   let pinned = false;
+  // outline draws a frame around block j in the state.
+  function outline(j) {
+    const row = state.rows.find((r) => r.blocks.includes(j));
+    if (!row) return;
+    const g = canvas.getContext("2d"), dpr = window.devicePixelRatio || 1;
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const x0 = LABEL + ((state.blocks.addr[j] - row.addr) / row.size) * row.w;
+    const w = Math.max((state.blocks.size[j] / row.size) * row.w, 1);
+    g.strokeStyle = "#212121";
+    g.lineWidth = 2;
+    g.strokeRect(x0 + 1, row.y + 1, Math.max(w - 2, 1), ROW - 2);
+  }
   function showBlock(j) {
+    drawState();
+    outline(j);
     const t = state.blocks, box = $("mem-block");
     box.replaceChildren();
     const head = el("div", { class: "hovhead" });
     head.append(el("span", { class: "swatch", style: "background:" + bandColor(bandOfSite(t.site[j])) }));
     head.append(el("b", {}, "block " + hex(t.addr[j]) + ", " + bytes(t.size[j])));
     box.append(head);
-    const end = t.died[j] === 0 ? "live at the end" : "freed at event " + (t.born[j] + t.died[j] - 1) + (D.time ? " (" + dur(t.bornT[j] + t.diedT[j] - D.x0) + ")" : "");
-    box.append(el("div", {}, "made at " + madeText(t, j) + "; " + end));
+    const end = t.died[j] === 0 ? "live at the end" : "freed at event " + (t.born[j] + t.died[j] - 1) + (D.time ? " (" + dur(t.bornT[j] + t.diedT[j]) + ")" : "");
+    const seg = t.seg[j] > 0 ? "; in segment " + hex(state.rows.find((r) => r.blocks.includes(j)).addr) : "";
+    box.append(el("div", {}, "made at " + madeText(t, j) + "; " + end + seg));
     const st = el("div", { class: "stackbox" });
     st.append(el("div", { class: "hovsub" }, "stack (the trace's site of the event that made it):"));
     st.append(el("pre", { class: "stack", id: "mem-stack" }, siteName(t.site[j])));
@@ -434,11 +468,11 @@
     D.bands.forEach((b, k) => {
       const it = el("div", { class: "legitem", title: siteName(b.site) });
       it.append(el("span", { class: "swatch", style: "background:" + bandColor(k) }));
-      it.append(el("code", {}, siteName(b.site)));
+      it.append(el("code", {}, shortSite(b.site)));
       it.append(el("span", { class: "legbytes" }, bytes(b.atPeak)));
       box.append(it);
     });
-    if (D.envelope) {
+    if (D.reserved) {
       const it = el("div", { class: "legitem" });
       it.append(el("span", { class: "swatch env" }));
       it.append(el("span", {}, D.reserved + ", peak " + bytes(D.peak.reserved)));
@@ -461,7 +495,7 @@
         const td = el("td");
         td.append(el("code", {}, x.site || "(no site)"));
         if (x.stack && x.stack.length) td.append(el("pre", { class: "stack" }, x.stack.join("\n")));
-        tr.append(td, el("td", {}, bytes(x.bytesPerIteration) + " in " + x.blocksPerIteration + " blocks"),
+        tr.append(td, el("td", {}, bytes(x.bytesPerIteration) + " in " + x.blocksPerIteration + (x.blocksPerIteration === 1 ? " block" : " blocks")),
           el("td", {}, String(x.iterations)), el("td", {}, x.confidence || ""));
         tb.append(tr);
       }
@@ -491,15 +525,34 @@
   function describe() {
     const p = $("mem-sub");
     let s = "The " + D.allocated + " bytes of the " + D.space + ", stacked by allocation site";
-    s += D.envelope ? "; the dashed line is " + D.reserved + ", which holds them." : ".";
-    s += " " + (D.time ? "Time runs along the bottom." : "The trace has no times: events run along the bottom.");
+    s += D.reserved ? "; the dashed line is " + D.reserved + ", which holds them." : ".";
+    s += " " + (D.time ? "Time runs along the bottom (or events: a spike that takes no time is wide by events)." : "The trace has no times: events run along the bottom.");
     s += " Hover for the site under the pointer and its largest blocks; click to see the allocator's state at that moment.";
     if (D.cut >= 0) s += " The page keeps the lives up to event " + D.cut + " only; later ones are not drawn.";
     p.textContent = s;
   }
 
+  // The axis: by time or by event.
+  function drawAxisChoice() {
+    const box = $("mem-axis");
+    if (D.timelines.length < 2) { box.hidden = true; return; }
+    box.append(el("span", {}, "x axis: "));
+    ["time", "events"].forEach((name, k) => {
+      const b = el("button", { type: "button", "data-k": k, "aria-pressed": k === 0 ? "true" : "false" }, name);
+      b.addEventListener("click", () => {
+        setTimeline(k);
+        box.querySelectorAll("button").forEach((x) => x.setAttribute("aria-pressed", x === b ? "true" : "false"));
+        drawTimeline();
+        if (chosen >= 0) choose(chosen);
+      });
+      box.append(b);
+    });
+  }
+
+  setTimeline(0);
   describe();
   drawLegend();
+  drawAxisChoice();
   drawTimeline();
   drawExtras();
   window.addEventListener("resize", () => { if (state) drawState(); });

@@ -188,8 +188,16 @@ func TestPageTimelineInChromium(t *testing.T) {
 		t.Errorf("the reserved envelope is %v wide", w)
 	}
 	peak := eval[string](t, ctx, `document.querySelector("#mem-timeline .peaklabel").textContent`)
-	if !strings.HasPrefix(peak, "peak ") || !strings.Contains(peak, " ms") {
-		t.Errorf("the peak's label is %q, want its bytes and time", peak)
+	if !strings.HasPrefix(peak, "peak ") || !strings.Contains(peak, " ms, event ") {
+		t.Errorf("the peak's label is %q, want its bytes, time and event", peak)
+	}
+	// By events, the axis counts events; back by time, it counts time.
+	for _, axis := range []struct{ button, label string }{{"events", "event"}, {"time", "time since the first event"}} {
+		at := eval[point](t, ctx, `(() => { const b = [...document.querySelectorAll("#mem-axis button")].find((b) => b.textContent === "`+axis.button+`"); b.scrollIntoView({block: "center"}); const r = b.getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.top + r.height / 2}; })()`)
+		mouse(t, ctx, at.X, at.Y, true)
+		if got := eval[string](t, ctx, `document.querySelector("#mem-timeline .xlabel").textContent`); got != axis.label {
+			t.Errorf("after %s, the x axis is %q, want %q", axis.button, got, axis.label)
+		}
 	}
 
 	// A hover over the bottom band at the peak shows its site and blocks.
@@ -272,9 +280,9 @@ func TestPageMarksInChromium(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll("#mem-timeline .oomline").length`); n != 1 {
 		t.Errorf("%d OOM lines, want 1", n)
 	}
-	legend := eval[string](t, ctx, `document.getElementById("mem-legend").innerText`)
-	if !strings.Contains(legend, hostile) {
-		t.Errorf("the hostile site is not shown as text in the legend:\n%s", legend)
+	legend := eval[string](t, ctx, `[...document.querySelectorAll("#mem-legend .legitem")].map((e) => e.title + " | " + e.innerText).join("\n")`)
+	if !strings.Contains(legend, hostile) || !strings.Contains(legend, "…/script><img src=x") {
+		t.Errorf("the hostile site is not shown as text in the legend (in full as its title, its end as its name):\n%s", legend)
 	}
 	if eval[bool](t, ctx, `window.injected !== undefined`) {
 		t.Error("markup from the trace ran")
@@ -307,7 +315,7 @@ func TestPageHeapInChromium(t *testing.T) {
 		t.Errorf("the x axis is %q, want events (the trace has no times)", x)
 	}
 	peak := eval[string](t, ctx, `document.querySelector("#mem-timeline .peaklabel").textContent`)
-	if peak != "peak 400 B at event 1" {
+	if peak != "peak 400 B at event 1" || eval[bool](t, ctx, `!document.getElementById("mem-axis").hidden`) {
 		t.Errorf("the peak says %q", peak)
 	}
 	blocks := eval[string](t, ctx, `document.getElementById("mem-block").innerText`)

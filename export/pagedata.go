@@ -31,18 +31,17 @@ type pageData struct {
 	Space     string `json:"space"`     // "device" or "heap"
 	Allocated string `json:"allocated"` // what the bands add up to
 	Reserved  string `json:"reserved"`  // what the envelope is; "" for none
-	// Time says that x is a time in ns since the first event's; otherwise
-	// it is an event number.
-	Time     bool        `json:"time"`
-	X0       float64     `json:"x0"`
-	X1       float64     `json:"x1"`
-	Events   int         `json:"events"`
-	Sample   []int       `json:"sample"` // per bucket: the event it shows
-	Bands    []pageBand  `json:"bands"`
-	Envelope []uint64    `json:"envelope,omitempty"` // per bucket: reserved's highest
-	Peak     pagePeak    `json:"peak"`
-	Marks    []pageMarkJ `json:"marks"`
-	Sites    []string    `json:"sites"`
+	// Time says that the trace has times: x is then a time in ns since
+	// the first event's, else an event number.
+	Time   bool       `json:"time"`
+	Events int        `json:"events"`
+	Bands  []pageBand `json:"bands"`
+	// Timelines are the bands over time (where the trace has times) and
+	// over events: a spike that lasts no time is wide by events.
+	Timelines []pageTimeline `json:"timelines"`
+	Peak      pagePeak       `json:"peak"`
+	Marks     []pageMarkJ    `json:"marks"`
+	Sites     []string       `json:"sites"`
 	// Lives go in a JSON element of their own, which the page parses only
 	// when it first needs blocks.
 	Lives pageLives `json:"-"`
@@ -60,22 +59,31 @@ type pageLives struct {
 }
 
 type pageBand struct {
-	Site   int      `json:"site"`  // an index of Sites; -1 for "other"
-	Bytes  []uint64 `json:"bytes"` // per bucket
-	AtPeak uint64   `json:"atPeak"`
-	Max    uint64   `json:"max"`
+	Site   int    `json:"site"` // an index of Sites; -1 for "other"
+	AtPeak uint64 `json:"atPeak"`
+	Max    uint64 `json:"max"`
+}
+
+// pageTimeline is the bands sampled over buckets of equal width in x.
+type pageTimeline struct {
+	Time     bool       `json:"time"` // x is ns since the first event; else events
+	X0       float64    `json:"x0"`
+	X1       float64    `json:"x1"`
+	Sample   []int      `json:"sample"`             // per bucket: the event it shows
+	Bytes    [][]uint64 `json:"bytes"`              // per band, per bucket
+	Envelope []uint64   `json:"envelope,omitempty"` // per bucket: reserved's highest
 }
 
 type pagePeak struct {
 	Bytes    uint64  `json:"bytes"`
 	Event    int     `json:"event"`
-	X        float64 `json:"x"`
+	X        float64 `json:"x"`        // its time, ns since the first event's (timed traces)
 	Reserved uint64  `json:"reserved"` // reserved's highest, over the trace
 }
 
 type pageMarkJ struct {
 	Event   int     `json:"event"`
-	X       float64 `json:"x"`
+	X       float64 `json:"x"` // its time, ns since the first event's (timed traces)
 	Kind    string  `json:"kind"`
 	Message string  `json:"message"`
 }
@@ -113,6 +121,13 @@ type pageColumns struct {
 func (p *pageBuilder) data(events int) *pageData {
 	d := &pageData{Space: "heap", Allocated: "live bytes", Events: events, Cut: p.cut, Extras: p.extras,
 		Marks: []pageMarkJ{}, Bands: []pageBand{}} // [] rather than null for the script
+	defer func() {
+		for i := range d.Timelines {
+			if d.Timelines[i].Bytes == nil {
+				d.Timelines[i].Bytes = [][]uint64{}
+			}
+		}
+	}()
 	isAlloc, isRes := func(k model.ThingKind) bool { return k != model.Segment && k != model.PoolBlock }, func(model.ThingKind) bool { return false }
 	if p.device {
 		d.Space, d.Allocated, d.Reserved = "device", "allocated (blocks handed out)", "reserved (segments)"
@@ -129,13 +144,8 @@ func (p *pageBuilder) data(events int) *pageData {
 		}
 	}
 	d.Time = p.hasT && p.lastT() > p.firstT
-	if d.Time {
-		d.X0, d.X1 = 0, float64(p.lastT()-p.firstT)
-	} else {
-		d.X0, d.X1 = 0, float64(max(events, 1))
-	}
 	for _, m := range p.marks {
-		d.Marks = append(d.Marks, pageMarkJ{Event: m.event, X: p.x(d, m.event, m.t), Kind: string(m.kind), Message: m.message})
+		d.Marks = append(d.Marks, pageMarkJ{Event: m.event, X: p.x(true, m.event, m.t), Kind: string(m.kind), Message: m.message})
 	}
 	d.Sites = make([]string, len(p.sites))
 	for i, s := range p.sites {
@@ -163,9 +173,9 @@ func (p *pageBuilder) lastT() int64 {
 	return t
 }
 
-// x places an event on the timeline.
-func (p *pageBuilder) x(d *pageData, event int, t int64) float64 {
-	if d.Time {
+// x places an event on a timeline by time or by event.
+func (p *pageBuilder) x(time bool, event int, t int64) float64 {
+	if time {
 		return float64(max(t-p.firstT, 0))
 	}
 	return float64(event)
@@ -237,7 +247,7 @@ func (p *pageBuilder) sweep(d *pageData, alloc, res []int32) {
 		}
 	}, func(event int, t int64) {
 		if total > d.Peak.Bytes {
-			d.Peak.Bytes, d.Peak.Event, d.Peak.X = total, event, p.x(d, event, t)
+			d.Peak.Bytes, d.Peak.Event, d.Peak.X = total, event, p.x(true, event, t)
 		}
 		d.Peak.Reserved = max(d.Peak.Reserved, reserved)
 	})
@@ -281,39 +291,50 @@ func (p *pageBuilder) sweep(d *pageData, alloc, res []int32) {
 		d.Bands = append(d.Bands, ob)
 	}
 
-	// The second pass samples each bucket at its highest total.
+	if d.Time {
+		// A little past the last time, so that the state after the last
+		// event, which lasts no time, still shows.
+		span := float64(p.lastT() - p.firstT)
+		d.Timelines = append(d.Timelines, p.sample(cs, isRes, bandOf, len(d.Bands), true, span+span/50, len(res) > 0))
+	}
+	d.Timelines = append(d.Timelines, p.sample(cs, isRes, bandOf, len(d.Bands), false, float64(max(d.Events, 1)), len(res) > 0))
+}
+
+// sample makes a timeline over [0, x1] by time or by event, each bucket
+// sampled at its highest total, with the reserved envelope where asked.
+func (p *pageBuilder) sample(cs []change, isRes map[int32]bool, bandOf []int, bands int, time bool, x1 float64, envelope bool) pageTimeline {
 	n := maxPageBuckets
-	if !d.Time {
-		n = min(n, max(d.Events, 1))
+	if !time {
+		n = min(n, int(x1))
 	}
-	for b := range d.Bands {
-		d.Bands[b].Bytes = make([]uint64, n)
+	tl := pageTimeline{Time: time, X1: x1, Sample: make([]int, n)}
+	for range bands {
+		tl.Bytes = append(tl.Bytes, make([]uint64, n))
 	}
-	d.Sample = make([]int, n)
-	if len(res) > 0 {
-		d.Envelope = make([]uint64, n)
+	if envelope {
+		tl.Envelope = make([]uint64, n)
 	}
-	bandNow := make([]uint64, len(d.Bands)+1) // one spare for "other" never made
-	best := make([]uint64, n)                 // each bucket's highest total so far
+	bandNow := make([]uint64, bands+1) // one spare for "other" never made
+	best := make([]uint64, n)          // each bucket's highest total so far
 	set := make([]bool, n)
 	cur := -1 // the bucket last written
-	total, reserved = 0, 0
+	var total, reserved uint64
 	record := func(b int, event int) {
 		if !set[b] || total > best[b] {
-			set[b], best[b], d.Sample[b] = true, total, event
-			for i := range d.Bands {
-				d.Bands[i].Bytes[b] = bandNow[i]
+			set[b], best[b], tl.Sample[b] = true, total, event
+			for i := range bands {
+				tl.Bytes[i][b] = bandNow[i]
 			}
 		}
-		if d.Envelope != nil {
-			d.Envelope[b] = max(d.Envelope[b], reserved)
+		if envelope {
+			tl.Envelope[b] = max(tl.Envelope[b], reserved)
 		}
 	}
 	lastEvent := 0
 	walk(cs, func(event int, t int64) {
 		// The buckets up to this event's, its start included, hold the
 		// value carried in.
-		b := bucket(p.x(d, event, t), d.X0, d.X1, n)
+		b := bucket(p.x(time, event, t), 0, x1, n)
 		for i := cur + 1; i <= b; i++ {
 			record(i, lastEvent)
 		}
@@ -333,12 +354,13 @@ func (p *pageBuilder) sweep(d *pageData, alloc, res []int32) {
 			bandNow[bandOf[l.site]] += l.size
 		}
 	}, func(event int, t int64) {
-		record(bucket(p.x(d, event, t), d.X0, d.X1, n), event)
+		record(bucket(p.x(time, event, t), 0, x1, n), event)
 		lastEvent = event
 	})
 	for i := cur + 1; i < n; i++ {
 		record(i, lastEvent)
 	}
+	return tl
 }
 
 // walk calls step for each change; before the first change of each event

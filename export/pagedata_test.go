@@ -146,6 +146,24 @@ func TestPageColumns(t *testing.T) {
 	if d.Peak.Bytes != 2048+512 || d.Peak.Event != 5 || d.Peak.X != 15000 || d.Peak.Reserved != 65536+131072 {
 		t.Errorf("peak %+v, want 2560 bytes at event 5 (15 µs), reserved 192 KiB", d.Peak)
 	}
+	// Two timelines, by time (to 15 µs and a little more) and by event;
+	// each shows the peak's event in some bucket at the peak's height.
+	if len(d.Timelines) != 2 || !d.Timelines[0].Time || d.Timelines[0].X1 != 15300 || d.Timelines[1].Time || d.Timelines[1].X1 != 6 {
+		t.Fatalf("timelines %+v", d.Timelines)
+	}
+	for _, tl := range d.Timelines {
+		found := false
+		for i, e := range tl.Sample {
+			var sum uint64
+			for _, band := range tl.Bytes {
+				sum += band[i]
+			}
+			found = found || e == 5 && sum == 2560
+		}
+		if !found {
+			t.Errorf("the timeline by time %v never shows the peak: samples %v", tl.Time, tl.Sample)
+		}
+	}
 }
 
 // TestPageTimeline holds the timeline to its promises on a long trace of
@@ -171,20 +189,24 @@ func TestPageTimeline(t *testing.T) {
 		fmt.Fprintf(&b, `{"op":"pool_get","addr":"%#x","size":%d,"site":%q}`+"\n", addr, size, site)
 	}
 	d, _ := pageOf(t, b.String())
-	if len(d.Sample) != maxPageBuckets || len(d.Bands) != maxPageBands+1 || d.Bands[len(d.Bands)-1].Site != -1 {
-		t.Fatalf("%d buckets and %d bands (the last of site %d), want %d and %d, the last other", len(d.Sample), len(d.Bands), d.Bands[len(d.Bands)-1].Site, maxPageBuckets, maxPageBands+1)
+	if len(d.Timelines) != 1 {
+		t.Fatalf("%d timelines, want one by events (the trace has no times)", len(d.Timelines))
+	}
+	tl := d.Timelines[0]
+	if len(tl.Sample) != maxPageBuckets || len(d.Bands) != maxPageBands+1 || len(tl.Bytes) != len(d.Bands) || d.Bands[len(d.Bands)-1].Site != -1 {
+		t.Fatalf("%d buckets and %d bands (the last of site %d), want %d and %d, the last other", len(tl.Sample), len(d.Bands), d.Bands[len(d.Bands)-1].Site, maxPageBuckets, maxPageBands+1)
 	}
 	if d.Sites[d.Bands[0].Site] != "spike.py:1" || d.Bands[0].AtPeak != uint64(big) {
 		t.Errorf("the first band is %s with %d at the peak, want the spike's site", d.Sites[d.Bands[0].Site], d.Bands[0].AtPeak)
 	}
 	var top uint64
-	for i := range d.Sample {
+	for i := range tl.Sample {
 		var sum uint64
-		for _, band := range d.Bands {
-			sum += band.Bytes[i]
+		for _, band := range tl.Bytes {
+			sum += band[i]
 		}
-		if sum > d.Envelope[i] {
-			t.Fatalf("bucket %d: allocated %d above reserved %d", i, sum, d.Envelope[i])
+		if sum > tl.Envelope[i] {
+			t.Fatalf("bucket %d: allocated %d above reserved %d", i, sum, tl.Envelope[i])
 		}
 		top = max(top, sum)
 	}
@@ -198,8 +220,8 @@ func TestPageTimeline(t *testing.T) {
 	if atPeak != d.Peak.Bytes {
 		t.Errorf("the bands hold %d at the peak, the peak is %d", atPeak, d.Peak.Bytes)
 	}
-	if events := 1 + n + n - 4000; d.Time || d.X1 != float64(events) {
-		t.Errorf("x runs to %v (time %v), want events, to %d", d.X1, d.Time, events)
+	if events := 1 + n + n - 4000; d.Time || tl.Time || tl.X1 != float64(events) {
+		t.Errorf("x runs to %v (time %v), want events, to %d", tl.X1, tl.Time, events)
 	}
 }
 
@@ -211,8 +233,8 @@ func TestPageHeap(t *testing.T) {
 {"op":"free","addr":"0x100"}
 {"op":"end"}
 `)
-	if d.Space != "heap" || d.Reserved != "" || d.Envelope != nil || d.Time {
-		t.Errorf("space %s, reserved %q, envelope %v, time %v: want the heap by events, no envelope", d.Space, d.Reserved, d.Envelope, d.Time)
+	if d.Space != "heap" || d.Reserved != "" || len(d.Timelines) != 1 || d.Timelines[0].Envelope != nil || d.Time {
+		t.Errorf("space %s, reserved %q, timelines %+v, time %v: want the heap by events, no envelope", d.Space, d.Reserved, d.Timelines, d.Time)
 	}
 	if d.Peak.Bytes != 400 || d.Peak.Event != 1 {
 		t.Errorf("peak %+v, want 400 at event 1", d.Peak)
@@ -238,5 +260,21 @@ func TestPageNoMemory(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "<script") || strings.Contains(out.String(), `id="memory"`) {
 		t.Error("a page of no memory has the memory view")
+	}
+}
+
+// TestPageCut: past maxPageLives the page keeps no more lives and says
+// from which event.
+func TestPageCut(t *testing.T) {
+	defer func(n int) { maxPageLives = n }(maxPageLives)
+	maxPageLives = 2
+	d, l := pageOf(t, pageHeader+`{"op":"malloc","addr":"0x100","size":100}
+{"op":"malloc","addr":"0x200","size":300}
+{"op":"free","addr":"0x100"}
+{"op":"malloc","addr":"0x300","size":50}
+{"op":"end"}
+`)
+	if d.Cut != 3 || l.Blocks.N != 2 {
+		t.Errorf("cut at event %d with %d lives, want 3 and 2", d.Cut, l.Blocks.N)
 	}
 }
