@@ -13,11 +13,13 @@ import (
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// htmlExport writes one self-contained page: the verdict, each finding
-// with the events that explain it, and a plot of live bytes per address
-// space. It needs no network (inline CSS and SVG, no script), so it opens
+// htmlExport writes one self-contained page: the verdict, the memory view
+// (page.go), each finding with the events that explain it, and a plot of
+// live bytes per address space. It needs no network (inline CSS, SVG and
+// the memory view's script, the only one its policy lets run), so it opens
 // from a CI artifact or a mail. Everything the trace wrote (sites,
-// messages) goes through html/template, which escapes it.
+// messages) goes through html/template, which escapes it, or as JSON data
+// that the script sets as text.
 //
 // It keeps at most maxHTMLFindings findings and maxPlotPoints points per
 // plot, so a trace of any length makes a page a browser opens.

@@ -17,8 +17,8 @@ import (
 
 // TestExportHTMLInChromium loads exported pages in a real headless
 // Chromium and reads what it shows: the verdict, the findings, the plots
-// (drawn, with a size), a hostile site as text, no script run and no
-// request beyond the page itself. It skips where no Chromium is installed
+// (drawn, with a size), a hostile site as text, no script run but the
+// page's own and no request beyond the page itself. It skips where no Chromium is installed
 // (.ci/run installs Debian's).
 func TestExportHTMLInChromium(t *testing.T) {
 	browser := findChromium()
