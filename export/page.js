@@ -327,13 +327,14 @@
     for (let b = 0; b < D.bands.length; b++) if (D.bands[b].site === s) return b;
     return D.bands.length - 1;
   }
-  let chosen = -1;
+  let chosen = -1, chosenAt = -1;
   function choose(e, i) {
     if (i === undefined) {
       i = 0;
       while (i + 1 < n && TL.sample[i + 1] <= e) i++;
     }
     chosen = e;
+    chosenAt = i;
     const c = $("mem-chosen"), x = bx(i + 0.5);
     c.setAttribute("x1", x); c.setAttribute("x2", x);
     const { blocks, segs } = decode();
@@ -527,7 +528,7 @@
     let s = "The " + D.allocated + " bytes of the " + D.space + ", stacked by allocation site";
     s += D.reserved ? "; the dashed line is " + D.reserved + ", which holds them." : ".";
     s += " " + (D.time ? "Time runs along the bottom (or events: a spike that takes no time is wide by events)." : "The trace has no times: events run along the bottom.");
-    s += " Hover for the site under the pointer and its largest blocks; click to see the allocator's state at that moment.";
+    s += " Hover for the site under the pointer and its largest blocks; click to see the allocator's state at that moment, and step with the arrow keys.";
     if (D.cut >= 0) s += " The page keeps the lives up to event " + D.cut + " only; later ones are not drawn.";
     p.textContent = s;
   }
@@ -556,6 +557,15 @@
   drawTimeline();
   drawExtras();
   window.addEventListener("resize", () => { if (state) drawState(); });
+  // The arrow keys step the chosen moment to the next bucket that shows
+  // another event.
+  document.addEventListener("keydown", (ev) => {
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[ev.key];
+    if (!step || chosenAt < 0 || ev.target.closest("input, textarea, button")) return;
+    let i = chosenAt;
+    while (i + step >= 0 && i + step < n && TL.sample[i] === chosen) i += step;
+    if (TL.sample[i] !== chosen) { choose(TL.sample[i], i); ev.preventDefault(); }
+  });
   const page = window.tlcheckPage = { startMs, parsedMs, drawnMs: performance.now(), readyMs: NaN, stateMs: NaN, choose, decode };
   // Once the timeline is on screen, the state at the peak: that decodes
   // the lives, which takes a moment on a big trace.

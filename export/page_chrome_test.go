@@ -3,6 +3,7 @@ package export_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/tlcheck/tlcheck/export"
 	"github.com/tlcheck/tlcheck/traces"
@@ -221,6 +223,17 @@ func TestPageTimelineInChromium(t *testing.T) {
 	state := eval[string](t, ctx, `document.getElementById("mem-state-title").innerText`)
 	if after == before || !strings.Contains(state, "At event "+after) || !strings.Contains(state, "segment") {
 		t.Errorf("a click at 20%% chose event %s (before %s); the state says %q", after, before, state)
+	}
+	// The right arrow steps to the next moment that shows another event.
+	was := eval[int](t, ctx, `+document.body.dataset.memChosen`)
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+		t.Fatal(err)
+	}
+	if next := eval[int](t, ctx, `+document.body.dataset.memChosen`); next <= was {
+		t.Errorf("the right arrow chose event %d after %d", next, was)
+	}
+	if state := eval[string](t, ctx, `document.getElementById("mem-state-title").innerText`); !strings.Contains(state, "At event ") || strings.Contains(state, fmt.Sprintf("At event %d:", was)) {
+		t.Errorf("after the right arrow the state says %q", state)
 	}
 	if h := eval[float64](t, ctx, `document.getElementById("mem-state").getBoundingClientRect().height`); h < 20 {
 		t.Errorf("the allocator state is %v px high", h)

@@ -388,7 +388,7 @@ func pageFigure(rows []pageRow) []byte {
 	for i := 0; i <= 4; i++ {
 		y := float64(t) + ph - float64(i)/4*ph
 		p(`<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#eee"/>`, l, w-r, y, y)
-		p(`<text x="%d" y="%.1f" text-anchor="end" fill="#1f77b4">%.0f MB</text>`, l-4, y+4, maxMB*float64(i)/4)
+		p(`<text x="%d" y="%.1f" text-anchor="end" fill="#1f77b4">%.4g MB</text>`, l-4, y+4, maxMB*float64(i)/4)
 		p(`<text x="%d" y="%.1f" fill="#d62728">%.0f ms</text>`, w-r+4, y+4, maxMs*float64(i)/4)
 	}
 	yMB := func(v float64) float64 { return float64(t) + ph - v/maxMB*ph }
@@ -406,11 +406,12 @@ func pageFigure(rows []pageRow) []byte {
 	line("#1f77b4", func(row pageRow) float64 { return yMB(float64(row.Page) / (1 << 20)) })
 	line("#d62728", func(row pageRow) float64 { return yMs(row.ReadyMs) })
 	line("#ff9896", func(row pageRow) float64 { return yMs(row.StateMs) })
+	line("#7f7f7f", func(row pageRow) float64 { return yMs(row.CPUMs) })
 	for _, row := range rows {
 		p(`<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, lx(row.Entries), h-bm+16, group(row.Entries))
 	}
 	p(`<text x="%d" y="%d" text-anchor="middle">snapshot entries (log scale)</text>`, l+int(pw/2), h-6)
-	p(`<text x="%d" y="%d" fill="#1f77b4">page size</text><text x="%d" y="%d" fill="#d62728">timeline drawn</text><text x="%d" y="%d" fill="#ff9896">state drawn</text>`, l+10, t+14, l+90, t+14, l+190, t+14)
+	p(`<text x="%d" y="%d" fill="#1f77b4">page size</text><text x="%d" y="%d" fill="#d62728">timeline drawn</text><text x="%d" y="%d" fill="#ff9896">state drawn</text><text x="%d" y="%d" fill="#7f7f7f">Chromium CPU time</text>`, l+10, t+30, l+90, t+30, l+190, t+30, l+280, t+30)
 	p(`</svg>`)
 	return b.Bytes()
 }
