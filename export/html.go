@@ -305,7 +305,8 @@ table.sites td.n { text-align: right; }
 {{if .Hidden}}<p id="hidden">and {{.Hidden}} more findings, not shown (the totals count them).</p>{{end}}
 {{else}}<p id="nofindings">None.</p>
 {{end}}
-{{with .Memory}}<script>{{.Script}}</script>{{end}}
+{{with .Memory}}<script>{{.Script}}</script>
+<script type="application/json" id="mem-lives">{{.Lives}}</script>{{end}}
 </body>
 </html>
 `))

@@ -240,6 +240,5 @@ var _ = template.Must(htmlTemplate.New("memory").Parse(`{{with .Memory}}<section
 <section id="mem-suspects" class="extra" hidden><h3>Leak suspects</h3></section>
 <section id="mem-oom" class="extra" hidden><h3>Why it ran out of memory</h3></section>
 <script type="application/json" id="mem-data">{{.Data}}</script>
-<script type="application/json" id="mem-lives">{{.Lives}}</script>
 </section>
 {{end}}`))

@@ -103,6 +103,9 @@
     }
     return t;
   }
+  // The lives' element comes after this script, so that the timeline is
+  // drawn before the browser parses it: decode runs once the document is
+  // parsed.
   let lives = null;
   function decode() {
     if (!lives) {
@@ -131,13 +134,22 @@
     cum = []; // cum[b][i]: bands 0..b stacked at bucket i
     TL.bytes.forEach((bytes, b) => cum.push(bytes.map((v, i) => v + (b ? cum[b - 1][i] : 0))));
   }
+  // stepPath draws vals as steps, left to right, a point only where the
+  // value changes; backPath draws them right to left, from where the path
+  // before it ended, to close a band.
   function stepPath(vals) {
-    let d = "";
-    for (let i = 0; i < n; i++) {
-      const y = yOf(vals[i]).toFixed(1);
-      d += (i ? "L" : "M") + bx(i).toFixed(1) + " " + y + "L" + bx(i + 1).toFixed(1) + " " + y;
+    let d = "M" + L + " " + yOf(vals[0]).toFixed(1);
+    for (let i = 1; i < n; i++) {
+      if (vals[i] !== vals[i - 1]) d += "H" + bx(i).toFixed(1) + "V" + yOf(vals[i]).toFixed(1);
     }
-    return d;
+    return d + "H" + bx(n).toFixed(1);
+  }
+  function backPath(vals) {
+    let d = "V" + yOf(vals[n - 1]).toFixed(1);
+    for (let i = n - 1; i > 0; i--) {
+      if (vals[i] !== vals[i - 1]) d += "H" + bx(i).toFixed(1) + "V" + yOf(vals[i - 1]).toFixed(1);
+    }
+    return d + "H" + L;
   }
   function niceStep(span, want) {
     const raw = span / want, p = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -163,14 +175,8 @@
     svg.append(sv("text", { x: W - R, y: H - 1, class: "xlabel" }, TL.time ? "time since the first event" : "event"));
     // Bands, the biggest at the bottom.
     for (let b = 0; b < D.bands.length; b++) {
-      const up = stepPath(cum[b]);
-      const lowVals = b ? cum[b - 1] : new Array(n).fill(0);
-      let low = "";
-      for (let i = n - 1; i >= 0; i--) {
-        const y = yOf(lowVals[i]).toFixed(1);
-        low += "L" + bx(i + 1).toFixed(1) + " " + y + "L" + bx(i).toFixed(1) + " " + y;
-      }
-      const p = sv("path", { d: up + low + "Z", fill: bandColor(b), class: "band", "data-band": b });
+      const low = b ? cum[b - 1] : new Array(n).fill(0);
+      const p = sv("path", { d: stepPath(cum[b]) + backPath(low) + "Z", fill: bandColor(b), class: "band", "data-band": b });
       p.append(sv("title", {}, siteName(D.bands[b].site)));
       svg.append(p);
     }
@@ -567,14 +573,16 @@
     if (TL.sample[i] !== chosen) { choose(TL.sample[i], i); ev.preventDefault(); }
   });
   const page = window.tlcheckPage = { startMs, parsedMs, drawnMs: performance.now(), readyMs: NaN, stateMs: NaN, choose, decode };
-  // Once the timeline is on screen, the state at the peak: that decodes
-  // the lives, which takes a moment on a big trace.
+  // Once the timeline is on screen and the document parsed, the state at
+  // the peak: that decodes the lives, which takes a moment on a big trace.
   requestAnimationFrame(() => {
     page.readyMs = performance.now();
     document.body.dataset.memReady = "1";
-    setTimeout(() => {
+    const atPeak = () => setTimeout(() => {
       choose(D.peak.event);
       page.stateMs = performance.now();
     }, 0);
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", atPeak);
+    else atPeak();
   });
 })();
