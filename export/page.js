@@ -107,6 +107,7 @@
   // drawn before the browser parses it: decode runs once the document is
   // parsed.
   let lives = null;
+  const parsed = () => document.readyState !== "loading";
   function decode() {
     if (!lives) {
       const c = JSON.parse($("mem-lives").textContent);
@@ -297,6 +298,11 @@
     shownBand = key;
     const b = D.bands[band], e = TL.sample[i], box = $("mem-hover");
     box.replaceChildren();
+    if (!parsed()) {
+      shownBand = null;
+      box.append(el("span", { class: "hint" }, "The blocks are still loading."));
+      return;
+    }
     const head = el("div", { class: "hovhead" });
     head.append(el("span", { class: "swatch", style: "background:" + bandColor(band) }));
     head.append(el("b", {}, siteName(b.site)));
@@ -335,6 +341,10 @@
   }
   let chosen = -1, chosenAt = -1;
   function choose(e, i) {
+    if (!parsed()) {
+      document.addEventListener("DOMContentLoaded", () => choose(e, i), { once: true });
+      return;
+    }
     if (i === undefined) {
       i = 0;
       while (i + 1 < n && TL.sample[i + 1] <= e) i++;

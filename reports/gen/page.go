@@ -301,7 +301,7 @@ func renderPage(rows []pageRow, runs int, svg string) []byte {
 	p("")
 	p("Written by `go run ./reports/gen -only page` on %s; regenerate it, never edit it.", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	p("")
-	p("Each snapshot is a generated training loop (reports/gen/page.go: parameters, per step 24 layers' activations, a loss, gradients, the optimizer's state at the first step; blocks first-fit in 64 MiB segments; one frame an entry), written with traces/torchsnap's writer. `tlcheck export --format html` makes the page; a headless Chromium (%s) opens it %d times and the page reports, from the start of navigation, when its timeline is drawn (the page usable: hover and click answer) and when the allocator's state at the peak is drawn (every life decoded). Medians.", rows[0].BrowserVer, runs)
+	p("Each snapshot is a generated training loop (reports/gen/page.go: parameters, per step 24 layers' activations, a loss, gradients, the optimizer's state at the first step; blocks first-fit in 64 MiB segments; one frame an entry), written with traces/torchsnap's writer. `tlcheck export --format html` makes the page; a headless Chromium (%s) opens it %d times and the page reports, from the start of navigation, when its timeline is drawn (the first frame that shows it) and when the allocator's state at the peak is drawn (the document parsed, every life decoded: from then on a hover or a click answers at once). Medians. The export's time is mostly tlcheck reading and checking the snapshot.", rows[0].BrowserVer, runs)
 	p("")
 	p("![page size and load time by snapshot entries](%s)", svg)
 	p("")
@@ -315,9 +315,9 @@ func renderPage(rows []pageRow, runs int, svg string) []byte {
 		p("| %s | %s | %s | %s | %s | %.0f ms | %.0f ms | %.0f ms | %.1f | %s |", group(r.Entries), mib(r.Snapshot), seconds(r.Export), mib(r.Page), group(r.Blocks), r.ReadyMs, r.StateMs, r.CPUMs, r.Load, target)
 	}
 	p("")
-	p("The times are wall times on the machine named below, whose load average (runnable processes, over a minute) the table gives: on a shared machine a load above its cores stretches them. Chromium's CPU time (every process of the browser, from the navigation to the state drawn, at the kernel's 10 ms resolution) is what the page costs whatever the load.")
+	p("The times are wall times on the machine named below, whose load average (runnable processes, over a minute) the table gives: on a shared machine a load above its cores stretches them. Chromium's CPU time (every process of the browser, from the navigation to the state drawn, at the kernel's 10 ms resolution) is what the page costs whatever the load; the smallest snapshot's is mostly the cost of opening a tab.")
 	p("")
-	p("The page's size grows with the lives (blocks and segments), about %.1f bytes each at the largest size: the timeline is bounded (1,200 points per band, 13 bands), and the lives go as base64 columns of varints that the page decodes only when a hover or a click needs them. Machine: %s.", float64(rows[len(rows)-1].Page)/float64(max(rows[len(rows)-1].Blocks, 1)), machineLine())
+	p("The page's size grows with the lives (blocks and segments), about %.1f bytes each at the largest size: the timeline is bounded (1,200 points per band, 13 bands), and the lives go as base64 columns of varints, after the page's script, which decodes them once the timeline is drawn. Machine: %s.", float64(rows[len(rows)-1].Page)/float64(max(rows[len(rows)-1].Blocks, 1)), machineLine())
 	return b.Bytes()
 }
 
