@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -334,5 +335,70 @@ func TestPageHeapInChromium(t *testing.T) {
 	blocks := eval[string](t, ctx, `document.getElementById("mem-block").innerText`)
 	if !strings.Contains(blocks, "2 live") || !strings.Contains(blocks, "b.c:2") {
 		t.Errorf("the state at the peak shows %q, want its two blocks", blocks)
+	}
+}
+
+// TestPageCorpusInChromium opens the page of every trace of the corpus
+// (each kind of violation, each layer) and fails on any exception the
+// page's script throws, or a page whose memory view never finishes.
+func TestPageCorpusInChromium(t *testing.T) {
+	bctx := browser(t)
+	files, err := filepath.Glob(filepath.Join("..", "traces", "testdata", "corpus", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	tab, cancel := chromedp.NewContext(bctx)
+	defer cancel()
+	var mu sync.Mutex
+	var thrown []string
+	if err := chromedp.Listen(tab, func(ev any) {
+		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
+			mu.Lock()
+			d := e.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			thrown = append(thrown, fmt.Sprintf("%s (line %d)", msg, d.LineNumber+1))
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		trace, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := traces.NewReader(bytes.NewReader(trace))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if _, err := export.Write(&out, export.HTML, r, export.Options{Name: name}); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		page := filepath.Join(dir, name+".html")
+		if err := os.WriteFile(page, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancelT := context.WithTimeout(tab, 30*time.Second)
+		wait := `body`
+		if bytes.Contains(out.Bytes(), []byte(`id="memory"`)) {
+			wait = `body[data-mem-chosen]`
+		}
+		if err := chromedp.Do(ctx, chromedp.Navigate((&url.URL{Scheme: "file", Path: filepath.ToSlash(page)}).String()), chromedp.WaitReady(chromedp.CSS(wait))); err != nil {
+			t.Errorf("%s: the page never got ready (%s): %v", name, wait, err)
+		}
+		cancelT()
+		mu.Lock()
+		if len(thrown) > 0 {
+			t.Errorf("%s: the page threw %s", name, strings.Join(thrown, "; "))
+			thrown = nil
+		}
+		mu.Unlock()
 	}
 }
