@@ -233,7 +233,7 @@ var _ = template.Must(htmlTemplate.New("memory").Parse(`{{with .Memory}}<section
 <div id="mem-axis"></div>
 <div id="mem-chart"><svg id="mem-timeline" role="img" aria-label="memory over time, stacked by allocation site"></svg><div id="mem-tip" hidden></div></div>
 <div id="mem-hover" class="panel"><span class="hint">Hover the timeline: the site under the pointer, its bytes and its largest blocks show here.</span></div>
-<h3>Allocator state</h3>
+<h3 id="mem-state-h">Allocator state</h3>
 <p id="mem-state-title">Click the timeline to see the segments and blocks at that moment.</p>
 <div id="mem-statebox"><canvas id="mem-state" height="0"></canvas></div>
 <div id="mem-block" class="panel"></div>

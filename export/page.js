@@ -346,8 +346,9 @@
       return;
     }
     if (i === undefined) {
+      // The first bucket that shows e, or else the last before it.
       i = 0;
-      while (i + 1 < n && TL.sample[i + 1] <= e) i++;
+      while (i + 1 < n && TL.sample[i] < e && TL.sample[i + 1] <= e) i++;
     }
     chosen = e;
     chosenAt = i;
@@ -380,7 +381,7 @@
     const title = $("mem-state-title");
     title.replaceChildren();
     title.append(el("b", {}, "At event " + e + (TL.time ? " (" + dur(midX(i)) + ")" : "") + ": "));
-    const parts = [nb + (nb === 1 ? " block" : " blocks") + " allocated, " + bytes(alloc)];
+    const parts = [nb + (nb === 1 ? " block " : " blocks ") + (D.reserved ? "allocated" : "live") + ", " + bytes(alloc)];
     if (D.reserved) parts.push(rows.length + (rows.length === 1 ? " segment" : " segments") + " reserved, " + bytes(res),
       bytes(Math.max(res - alloc, 0)) + " reserved but free, the largest free range " + bytes(largestFree));
     title.append(document.createTextNode(parts.join("; ") + "."));
@@ -391,7 +392,7 @@
   }
   const LABEL = 200, ROW = 18, GAP = 5;
   function drawState() {
-    if (!D.reserved) { canvas.hidden = true; return; }
+    if (!D.reserved) { $("mem-statebox").hidden = true; return; }
     canvas.hidden = false;
     const rows = state.rows, wCss = canvas.parentElement.clientWidth || 1000;
     const maxSize = rows.reduce((m, r) => Math.max(m, r.size), 1);
@@ -541,8 +542,8 @@
 
   function describe() {
     const p = $("mem-sub");
-    let s = "The " + D.allocated + " bytes of the " + D.space + ", stacked by allocation site";
-    s += D.reserved ? "; the dashed line is " + D.reserved + ", which holds them." : ".";
+    let s = D.reserved ? "The allocated bytes of the " + D.space + " (blocks handed out), stacked by allocation site; the dashed line is the reserved bytes (segments), which hold them."
+      : "The live bytes of the " + D.space + ", stacked by allocation site.";
     s += " " + (D.time ? "Time runs along the bottom (or events: a spike that takes no time is wide by events)." : "The trace has no times: events run along the bottom.");
     s += " Hover for the site under the pointer and its largest blocks; click to see the allocator's state at that moment, and step with the arrow keys.";
     if (D.cut >= 0) s += " The page keeps the lives up to event " + D.cut + " only; later ones are not drawn.";
@@ -567,6 +568,7 @@
   }
 
   setTimeline(0);
+  if (!D.reserved) $("mem-state-h").textContent = "Live blocks";
   describe();
   drawLegend();
   drawAxisChoice();

@@ -322,7 +322,7 @@ func TestPageHeapInChromium(t *testing.T) {
 `
 	ctx, _, _ := openPage(t, bctx, "heap", trace, nil)
 	screenshot(t, ctx, "heap")
-	if got := eval[string](t, ctx, `document.getElementById("mem-sub").textContent`); !strings.Contains(got, "live bytes bytes of the heap") && !strings.Contains(got, "of the heap") {
+	if got := eval[string](t, ctx, `document.getElementById("mem-sub").textContent`); !strings.HasPrefix(got, "The live bytes of the heap, stacked by allocation site.") {
 		t.Errorf("the view says %q, want the heap named", got)
 	}
 	if x := eval[string](t, ctx, `document.querySelector("#mem-timeline .xlabel").textContent`); x != "event" {
