@@ -249,8 +249,16 @@
   function at(ev) {
     const r = svg.getBoundingClientRect();
     const x = (ev.clientX - r.left) * (W / r.width), y = (ev.clientY - r.top) * (H / r.height);
-    const i = Math.floor(((x - L) / PW) * n);
+    let i = Math.floor(((x - L) / PW) * n);
     if (i < 0 || i >= n) return null;
+    // Where buckets are narrower than a pixel, the highest of those within
+    // a pixel of the pointer, so that a spike is easy to hit.
+    const perPx = (n * W) / (PW * r.width);
+    const top = cum.length ? cum[cum.length - 1] : null;
+    if (top && perPx > 0.5) {
+      const lo = Math.max(0, Math.floor(i - perPx)), hi = Math.min(n - 1, Math.ceil(i + perPx)), at = i;
+      for (let k = lo; k <= hi; k++) if (top[k] > top[i] || (top[k] === top[i] && Math.abs(k - at) < Math.abs(i - at))) i = k;
+    }
     const v = ((T + PH - y) / PH) * yTop;
     let band = -1;
     for (let b = 0; b < cum.length; b++) if (v >= 0 && v <= cum[b][i]) { band = b; break; }

@@ -216,6 +216,21 @@ func TestPageTimelineInChromium(t *testing.T) {
 	}
 	screenshot(t, ctx, "loop-hover")
 
+	// The top band at the peak is "other sites": its blocks are of sites
+	// the legend does not name.
+	at = eval[point](t, ctx, `(() => { inView("mem-peak"); const r = document.querySelector("#mem-timeline .peakdot").getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.bottom + 3}; })()`)
+	mouse(t, ctx, at.X, at.Y, false)
+	hover = eval[string](t, ctx, `document.getElementById("mem-hover").innerText`)
+	named := eval[[]string](t, ctx, `[...document.querySelectorAll("#mem-legend .legitem")].map((e) => e.title).filter((s) => s && s !== "other sites")`)
+	if !strings.HasPrefix(hover, "other sites") || !strings.Contains(hover, " by ") {
+		t.Errorf("hovering the top of the peak (%v) shows\n%s\nwant other sites and their blocks; tip %q", at, hover, eval[string](t, ctx, `document.getElementById("mem-tip").innerText`))
+	}
+	for _, site := range named {
+		if strings.Contains(hover, " by "+site+"\n") || strings.HasSuffix(hover, " by "+site) {
+			t.Errorf("other sites' blocks include one of %s, a site of its own band:\n%s", site, hover)
+		}
+	}
+
 	// A click early on chooses that moment: the state shows it.
 	before := eval[string](t, ctx, `document.body.dataset.memChosen`)
 	at = eval[point](t, ctx, `(() => { const r = inView("mem-timeline"); return {X: r.left + r.width * 0.2, Y: r.top + r.height * 0.5}; })()`)
