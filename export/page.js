@@ -575,6 +575,22 @@
     });
   }
 
+  // Each finding in the list shows the memory at its event when clicked
+  // (the list and the marks are in the same order).
+  function linkFindings() {
+    document.querySelectorAll("li.finding").forEach((li, k) => {
+      if (k >= D.marks.length) return;
+      li.classList.add("linked");
+      li.title = "click to see the memory at event " + D.marks[k].event;
+      li.addEventListener("click", () => {
+        choose(D.marks[k].event);
+        $("memory").scrollIntoView({ block: "start" });
+      });
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", linkFindings);
+  else linkFindings();
+
   setTimeline(0);
   if (!D.reserved) $("mem-state-h").textContent = "Live blocks";
   describe();

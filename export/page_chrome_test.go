@@ -295,6 +295,12 @@ func TestPageMarksInChromium(t *testing.T) {
 	if title := eval[string](t, ctx, `document.querySelector("#mem-timeline .mark.finding title").textContent`); !strings.HasPrefix(title, "double-free at event 4") {
 		t.Errorf("the finding's mark says %q", title)
 	}
+	// A click on the finding in the list chooses its event.
+	at := eval[point](t, ctx, `(() => { const li = document.querySelector("li.finding"); li.scrollIntoView({block: "center"}); const r = li.getBoundingClientRect(); return {X: r.left + 20, Y: r.top + 8}; })()`)
+	mouse(t, ctx, at.X, at.Y, true)
+	if e := eval[string](t, ctx, `document.body.dataset.memChosen`); e != "4" {
+		t.Errorf("a click on the double free in the list chose event %s, want 4", e)
+	}
 	if n := eval[int](t, ctx, `document.querySelectorAll("#mem-timeline .mark.suspect").length`); n != 1 {
 		t.Errorf("%d suspect marks, want 1", n)
 	}
