@@ -53,7 +53,7 @@ func main() {
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
-	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md; "cuda": only cuda.md; "torch": only torch.md`)
+	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md; "cuda": only cuda.md; "torch": only torch.md; "page": only page.md (and page.svg)`)
 	readersOut := flag.String("readers-out", filepath.Join("reports", "readers.md"), "the readers' report to write")
 	snapshots := flag.String("snapshots", defaultSnapshots, "the readers' report: entries of each snapshot to time (12 frames each, about 525 bytes an entry)")
 	detectionOut := flag.String("detection-out", filepath.Join("reports", "detection.md"), "fault detection report to write")
