@@ -59,7 +59,6 @@ type gpu struct {
 	t      int64
 	events int
 	segs   []*seg
-	blocks map[uint64]uint64 // live block: size
 }
 
 type seg struct {
@@ -79,9 +78,6 @@ func (g *gpu) emit(format string, args ...any) {
 
 func (g *gpu) get(size uint64, site string) uint64 {
 	size = (size + 511) &^ 511
-	if g.blocks == nil {
-		g.blocks = make(map[uint64]uint64)
-	}
 	for _, s := range g.segs {
 		at := s.addr
 		for i, u := range s.used {
@@ -105,7 +101,6 @@ func (g *gpu) get(size uint64, site string) uint64 {
 }
 
 func (g *gpu) handOut(addr, size uint64, site string) uint64 {
-	g.blocks[addr] = size
 	g.emit(`{"op":"pool_get","addr":"0x%x","size":%d,"site":%q`, addr, size, site)
 	return addr
 }
@@ -117,6 +112,5 @@ func (g *gpu) put(addr uint64) {
 			s.used = slices.Delete(s.used, i, i+1)
 		}
 	}
-	delete(g.blocks, addr)
 	g.emit(`{"op":"pool_put","addr":"0x%x"`, addr)
 }
