@@ -188,7 +188,7 @@
       svg.append(sv("path", { d: stepPath(top), class: "total" }));
     }
     // The peak.
-    if (D.peak.bytes > 0) {
+    if (D.peak.bytes > 0 && peakX() >= TL.x0 && peakX() <= TL.x1) {
       const px = xOf(peakX()), py = yOf(D.peak.bytes);
       svg.append(sv("line", { x1: px, x2: px, y1: py, y2: T + PH, class: "peak", id: "mem-peak" }));
       svg.append(sv("circle", { cx: px, cy: py, r: 3.5, class: "peakdot" }));
@@ -206,6 +206,7 @@
   function drawMarks() {
     const groups = new Map();
     const add = (x, cls, text, ref) => {
+      if (x < TL.x0 || x > TL.x1) return; // outside a zoomed span
       const px = Math.round(xOf(x));
       const key = cls + px;
       let g = groups.get(key);
@@ -337,7 +338,109 @@
   }
   svg.addEventListener("mousemove", (ev) => { const h = at(ev); if (h) showHover(h); else tip.hidden = true; });
   svg.addEventListener("mouseleave", () => { tip.hidden = true; $("mem-cursor").setAttribute("x1", -10); $("mem-cursor").setAttribute("x2", -10); });
-  svg.addEventListener("click", (ev) => { const h = at(ev); if (h) { showHover(h); choose(TL.sample[h.i], h.i); } });
+  svg.addEventListener("click", (ev) => {
+    if (dragged) { dragged = false; return; }
+    const h = at(ev);
+    if (h) { showHover(h); choose(TL.sample[h.i], h.i); }
+  });
+
+  // Zoom: a drag across the timeline draws that span again from the lives
+  // themselves, at the full 1,200 points; "whole trace" goes back.
+  let base = 0, from = null, dragged = false;
+  const xAt = (clientX) => {
+    const r = svg.getBoundingClientRect(), x = (clientX - r.left) * (W / r.width);
+    return TL.x0 + Math.min(Math.max((x - L) / PW, 0), 1) * (TL.x1 - TL.x0);
+  };
+  svg.addEventListener("mousedown", (ev) => { if (ev.button === 0) from = ev.clientX; });
+  svg.addEventListener("mousemove", (ev) => {
+    if (from === null || !(ev.buttons & 1)) return;
+    const a = xOf(xAt(Math.min(from, ev.clientX))), b = xOf(xAt(Math.max(from, ev.clientX)));
+    let brush = $("mem-brush");
+    if (!brush) svg.append(brush = sv("rect", { id: "mem-brush", class: "brush", y: T, height: PH }));
+    brush.setAttribute("x", a);
+    brush.setAttribute("width", Math.max(b - a, 0));
+  });
+  window.addEventListener("mouseup", (ev) => {
+    if (from === null) return;
+    const a = xAt(Math.min(from, ev.clientX)), b = xAt(Math.max(from, ev.clientX)), px = Math.abs(ev.clientX - from);
+    from = null;
+    const brush = $("mem-brush");
+    if (brush) brush.remove();
+    if (px < 6 || !parsed()) return;
+    dragged = true;
+    setTimeout(() => { dragged = false; }, 0); // a drag that ends off the plot has no click
+    zoomTo(a, b);
+  });
+  function zoomTo(xa, xb) {
+    if (!TL.time) { xa = Math.floor(xa); xb = Math.max(Math.ceil(xb), xa + 1); }
+    if (xb <= xa) return;
+    const z = zoomed(xa, xb);
+    TL = z; n = z.sample.length;
+    cum = [];
+    TL.bytes.forEach((bytes, b) => cum.push(bytes.map((v, i) => v + (b ? cum[b - 1][i] : 0))));
+    drawTimeline();
+    $("mem-unzoom").hidden = false;
+    document.body.dataset.memZoom = xa + "-" + xb;
+  }
+  function unzoom() {
+    setTimeline(base);
+    drawTimeline();
+    $("mem-unzoom").hidden = true;
+    delete document.body.dataset.memZoom;
+  }
+  // zoomed samples [xa, xb] of the shown axis from the lives, as the Go
+  // side samples the whole trace: each bucket at its highest total.
+  function zoomed(xa, xb) {
+    const { blocks, segs } = decode(), time = TL.time, nb = D.bands.length;
+    const bandOf = new Map(D.bands.map((b, k) => [b.site, k]));
+    const other = bandOf.has(-1) ? bandOf.get(-1) : nb; // nb: a spare for sites never live
+    const m = time ? 1200 : Math.max(1, Math.min(1200, xb - xa));
+    const z = { time, x0: xa, x1: xb, sample: new Array(m).fill(0), bytes: D.bands.map(() => new Array(m).fill(0)), envelope: D.reserved ? new Array(m).fill(0) : null };
+    const now = new Float64Array(nb + 1), ch = [];
+    let total = 0, res = 0, before = -1; // before: the last event at or before xa
+    const lives = (t, seg) => {
+      for (let j = 0; j < t.n; j++) {
+        const born = t.born[j], d = t.died[j];
+        if (d === 1) continue; // ends at the event that made it
+        const died = d ? born + d - 1 : Infinity;
+        const x0 = time ? t.bornT[j] : born, x1 = d ? (time ? t.bornT[j] + t.diedT[j] : died) : Infinity;
+        if (x0 <= xa) before = Math.max(before, born);
+        if (x1 <= xa) { before = Math.max(before, died); continue; }
+        if (x0 > xb) continue;
+        const band = seg ? -1 : (bandOf.has(t.site[j]) ? bandOf.get(t.site[j]) : other), size = t.size[j];
+        if (x0 <= xa) {
+          if (seg) res += size; else { total += size; now[band] += size; }
+        } else ch.push([born, x0, size, band]);
+        if (x1 <= xb) ch.push([died, x1, -size, band]);
+      }
+    };
+    lives(blocks, false);
+    lives(segs, true);
+    ch.sort((a, b) => a[0] - b[0] || a[2] - b[2]); // by event, an event's ends first
+    const best = new Float64Array(m).fill(-1);
+    const record = (k, e) => {
+      if (total > best[k]) {
+        best[k] = total; z.sample[k] = e;
+        for (let b = 0; b < nb; b++) z.bytes[b][k] = now[b];
+      }
+      if (z.envelope) z.envelope[k] = Math.max(z.envelope[k], res);
+    };
+    const bucketOf = (x) => Math.min(m - 1, Math.max(0, Math.floor(((x - xa) / (xb - xa)) * m)));
+    let cur = -1, last = Math.max(before, 0);
+    for (let i = 0; i < ch.length;) {
+      const e = ch[i][0], k = bucketOf(ch[i][1]);
+      for (let q = cur + 1; q <= k; q++) record(q, last);
+      cur = Math.max(cur, k);
+      for (; i < ch.length && ch[i][0] === e; i++) {
+        const [, , size, band] = ch[i];
+        if (band < 0) res += size; else { total += size; now[band] += size; }
+      }
+      record(k, e);
+      last = e;
+    }
+    for (let q = cur + 1; q < m; q++) record(q, last);
+    return z;
+  }
 
   // The allocator's state at a chosen event: each segment a row, its
   // length by its size, its blocks coloured by site; free space grey.
@@ -561,11 +664,16 @@
   // The axis: by time or by event.
   function drawAxisChoice() {
     const box = $("mem-axis");
-    if (D.timelines.length < 2) { box.hidden = true; return; }
+    const whole = el("button", { type: "button", id: "mem-unzoom", hidden: "" }, "whole trace");
+    whole.addEventListener("click", () => { unzoom(); if (chosen >= 0) choose(chosen); });
+    if (D.timelines.length < 2) { box.append(whole); return; }
     box.append(el("span", {}, "x axis: "));
     ["time", "events"].forEach((name, k) => {
       const b = el("button", { type: "button", "data-k": k, "aria-pressed": k === 0 ? "true" : "false" }, name);
       b.addEventListener("click", () => {
+        base = k;
+        $("mem-unzoom").hidden = true;
+        delete document.body.dataset.memZoom;
         setTimeline(k);
         box.querySelectorAll("button").forEach((x) => x.setAttribute("aria-pressed", x === b ? "true" : "false"));
         drawTimeline();
@@ -573,6 +681,7 @@
       });
       box.append(b);
     });
+    box.append(whole);
   }
 
   // Each finding in the list shows the memory at its event when clicked

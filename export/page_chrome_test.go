@@ -263,6 +263,41 @@ func TestPageTimelineInChromium(t *testing.T) {
 	}
 	screenshot(t, ctx, "loop-state")
 
+	// A drag across the second step draws it again, from the lives: the
+	// axis starts within it, the bands reach its own highest, and "whole
+	// trace" goes back.
+	ticks := func() string {
+		return eval[string](t, ctx, `[...document.querySelectorAll("#mem-timeline .xtick")].map((e) => e.textContent).join(" ")`)
+	}
+	whole := ticks()
+	from := eval[point](t, ctx, `(() => { const r = inView("mem-timeline"); return {X: r.left + r.width * 0.3, Y: r.top + r.height * 0.5}; })()`)
+	to := eval[point](t, ctx, `(() => { const r = document.getElementById("mem-timeline").getBoundingClientRect(); return {X: r.left + r.width * 0.45, Y: r.top + r.height * 0.5}; })()`)
+	if err := chromedp.Do(ctx,
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, from.X, from.Y),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, from.X, from.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, to.X, to.Y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, to.X, to.Y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	zoom := eval[string](t, ctx, `document.body.dataset.memZoom || ""`)
+	if zoom == "" || ticks() == whole || eval[bool](t, ctx, `document.getElementById("mem-unzoom").hidden`) {
+		t.Fatalf("a drag did not zoom: span %q, ticks %q (whole %q)", zoom, ticks(), whole)
+	}
+	// Within the span, the highest stack is a step's forward peak: above
+	// the optimizer's state alone and at most the trace's peak.
+	high := eval[float64](t, ctx, `Math.min(...[...document.querySelectorAll("#mem-timeline path.band")].map((p) => p.getBBox().y))`)
+	peakY := eval[float64](t, ctx, `document.querySelector("#mem-timeline .grid") && (() => { const D = JSON.parse(document.getElementById("mem-data").textContent); return 22 + 288 - D.peak.bytes / (Math.max(D.peak.bytes, D.peak.reserved) * 1.06) * 288; })()`)
+	if high < peakY-0.5 || high > 22+288*0.6 {
+		t.Errorf("the zoomed bands reach y %.1f; the trace's peak is at y %.1f", high, peakY)
+	}
+	screenshot(t, ctx, "loop-zoom")
+	at = eval[point](t, ctx, `(() => { const b = document.getElementById("mem-unzoom"); b.scrollIntoView({block: "center"}); const r = b.getBoundingClientRect(); return {X: r.left + r.width / 2, Y: r.top + r.height / 2}; })()`)
+	mouse(t, ctx, at.X, at.Y, true)
+	if got := ticks(); got != whole || eval[string](t, ctx, `document.body.dataset.memZoom || ""`) != "" {
+		t.Errorf("after whole trace the ticks are %q, want %q", got, whole)
+	}
+
 	for _, r := range requests() {
 		if r != pageURL {
 			t.Errorf("the page requested %s", r)
@@ -350,7 +385,7 @@ func TestPageHeapInChromium(t *testing.T) {
 		t.Errorf("the x axis is %q, want events (the trace has no times)", x)
 	}
 	peak := eval[string](t, ctx, `document.querySelector("#mem-timeline .peaklabel").textContent`)
-	if peak != "peak 400 B at event 1" || eval[bool](t, ctx, `!document.getElementById("mem-axis").hidden`) {
+	if peak != "peak 400 B at event 1" || eval[int](t, ctx, `document.querySelectorAll("#mem-axis button:not([hidden])").length`) != 0 {
 		t.Errorf("the peak says %q", peak)
 	}
 	blocks := eval[string](t, ctx, `document.getElementById("mem-block").innerText`)
