@@ -1,6 +1,9 @@
 // Package export writes what a trace did in forms other tools show: a
 // Perfetto timeline, a pprof profile by allocation site, a self-contained
-// HTML page and a PyTorch memory snapshot.
+// HTML page and a PyTorch memory snapshot. The page's memory view (the
+// active-memory timeline by site, the allocator's state at any moment, the
+// findings on the timeline; README.md compares it with PyTorch's
+// memory_viz) takes results of other analyses as PageExtras.
 //
 //	sum, err := export.Write(w, export.Perfetto, src, "train.jsonl")
 //
@@ -18,6 +21,8 @@
 //     kept; without an error, the Summary is the model's verdict.
 //   - Memory grows with what the trace keeps alive (and, for pprof, with
 //     its sites), never with its length: a trace of any length exports.
+//     The HTML page is the exception: its memory view keeps every life
+//     (64 bytes each) up to 2 million, then says where its detail stops.
 //   - The Perfetto export streams: an input error leaves what came before
 //     it written. The others are written at the end (pprof, html) or as
 //     the device layer's lives end (torch-snapshot).

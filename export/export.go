@@ -50,6 +50,10 @@ type Options struct {
 	// Snapshot says that the trace is a memory snapshot, taken mid-run:
 	// the verdict then says why no leak check ran.
 	Snapshot bool
+	// Page holds results of other analyses (leak suspects, an OOM
+	// explanation) that the HTML page shows beside the model's; nil for
+	// none.
+	Page *PageExtras
 }
 
 // Write replays src against the model and writes it to w in format f.
@@ -62,7 +66,9 @@ func Write(w io.Writer, f Format, src traces.Source, opts Options) (*Summary, er
 	case Pprof:
 		v = newPprof(out)
 	case HTML:
-		v = newHTML(out, opts.Name)
+		h := newHTML(out, opts.Name)
+		h.page = newPageBuilder(opts.Page)
+		v = h
 	case TorchSnapshot:
 		v = newTorchSnap(out)
 	default:

@@ -13,11 +13,13 @@ import (
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// htmlExport writes one self-contained page: the verdict, each finding
-// with the events that explain it, and a plot of live bytes per address
-// space. It needs no network (inline CSS and SVG, no script), so it opens
+// htmlExport writes one self-contained page: the verdict, the memory view
+// (page.go), each finding with the events that explain it, and a plot of
+// live bytes per address space. It needs no network (inline CSS, SVG and
+// the memory view's script, the only one its policy lets run), so it opens
 // from a CI artifact or a mail. Everything the trace wrote (sites,
-// messages) goes through html/template, which escapes it.
+// messages) goes through html/template, which escapes it, or as JSON data
+// that the script sets as text.
 //
 // It keeps at most maxHTMLFindings findings and maxPlotPoints points per
 // plot, so a trace of any length makes a page a browser opens.
@@ -29,6 +31,7 @@ type htmlExport struct {
 	plots    [2]*plotSeries // by traces.Space
 	sites    map[string]*htmlLeakSite
 	order    []*htmlLeakSite // sites in the order their first leak was found
+	page     *pageBuilder    // the memory view (page.go)
 }
 
 // htmlLeakSite is the leaks of one allocation site, as the text report's
@@ -83,15 +86,16 @@ func (h *htmlExport) begin(hd traces.Header) error {
 	return nil
 }
 
-func (h *htmlExport) born(*model.Thing, stamp) {}
-func (h *htmlExport) died(*model.Thing, stamp) {}
-func (h *htmlExport) unleaked(*model.Thing)    {}
+func (h *htmlExport) born(t *model.Thing, at stamp) { h.page.born(t, at) }
+func (h *htmlExport) died(t *model.Thing, at stamp) { h.page.died(t, at) }
+func (h *htmlExport) unleaked(*model.Thing)         {}
 
 func (h *htmlExport) counter(at stamp, sp traces.Space, bytes uint64) {
 	h.plots[sp].set(at.event, bytes)
 }
 
-func (h *htmlExport) violation(v *traces.Violation, _ stamp, _ bool, size uint64) {
+func (h *htmlExport) violation(v *traces.Violation, at stamp, _ bool, size uint64) {
+	h.page.violation(v, at)
 	if v.Kind == traces.Leak {
 		site, event := allocSite(v), v.Event
 		for _, r := range v.Related {
@@ -135,6 +139,8 @@ type htmlPage struct {
 	TimeNote     string
 	LeakSites    []*htmlLeakSite // biggest first, at most maxHTMLSites
 	MoreSites    int             // sites past maxHTMLSites
+	Memory       *pageView       // the memory view, nil for none
+	ScriptHash   string          // the memory view's script, for the page's CSP
 }
 
 type htmlPlot struct {
@@ -192,6 +198,11 @@ func (h *htmlExport) finish(sum *Summary, _ []model.Thing, last stamp) error {
 		sites = sites[:maxHTMLSites]
 	}
 	page.LeakSites = sites
+	mem, err := h.page.view(events)
+	if err != nil {
+		return err
+	}
+	page.Memory, page.ScriptHash = mem, pageScriptHash
 	return htmlTemplate.Execute(h.w, page)
 }
 
@@ -231,6 +242,7 @@ var htmlTemplate = template.Must(template.New("export").Parse(`<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src '{{.ScriptHash}}'">
 <title>tlcheck: {{.Name}}</title>
 <style>
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em; color: #222; }
@@ -254,6 +266,7 @@ svg.plot .area { fill: #1a73e8; fill-opacity: .15; stroke: none; }
 table.sites td { padding: .1em 1em .1em 0; }
 table.sites td.n { text-align: right; }
 </style>
+{{with .Memory}}<style>{{.Style}}</style>{{end}}
 </head>
 <body>
 <h1>tlcheck: <span class="mono">{{.Name}}</span></h1>
@@ -267,6 +280,7 @@ table.sites td.n { text-align: right; }
 <tr><td>still reachable</td><td>{{.Report.StillReachable.Objects}} objects ({{.Report.StillReachable.Bytes}} bytes)</td></tr>{{end}}
 </table>
 
+{{template "memory" .}}
 <h2>Live bytes</h2>
 {{range .Plots}}<figure class="space" data-space="{{.Space}}">
 <figcaption>{{.Space}}{{if .Shows}}, {{.Shows}}{{end}}: peak {{.Top}}, at the end {{.Now}}{{if .Also}}; {{.Also}}{{end}}</figcaption>
@@ -301,6 +315,8 @@ table.sites td.n { text-align: right; }
 {{if .Hidden}}<p id="hidden">and {{.Hidden}} more findings, not shown (the totals count them).</p>{{end}}
 {{else}}<p id="nofindings">None.</p>
 {{end}}
+{{with .Memory}}<script>{{.Script}}</script>
+<script type="application/json" id="mem-lives">{{.Lives}}</script>{{end}}
 </body>
 </html>
 `))

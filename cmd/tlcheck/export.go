@@ -31,9 +31,12 @@ what it did in a form other tools show:
             (the default), leaked_objects, peak_live_bytes and
             peak_live_objects (what each site held when the trace's live
             bytes peaked), alloc_bytes and alloc_objects
-  html      one self-contained page (no network): the verdict, plots of
-            live bytes per address space, the leaks by allocation site and
-            each finding with its history
+  html      one self-contained page (no network): the verdict, the memory
+            over time stacked by allocation site (allocated, with reserved
+            as its envelope; the peak and each finding marked; hover for a
+            site's blocks, click for the allocator's state at that moment),
+            plots of live bytes per address space, the leaks by allocation
+            site and each finding with its history
   torch-snapshot
             the device layer (segments and pool blocks) as a PyTorch memory
             snapshot, a pickle for pytorch.org/memory_viz: each life's start

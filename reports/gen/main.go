@@ -22,7 +22,9 @@
 // mtrace readers against Python's pickle.load and glibc's script and writes
 // reports/readers.md; -only cuda replays the caching allocator's programs
 // recorded on a real GPU (impl/gpu/testdata/cuda) on impl/gpu and writes
-// reports/cuda.md (it needs no more than Go); -only detection hunts every fault of the catalog, as
+// reports/cuda.md (it needs no more than Go); -only page measures the HTML export of
+// generated snapshots in a headless Chromium and writes reports/page.md
+// and page.svg; -only detection hunts every fault of the catalog, as
 // tlcheck selftest does, and writes reports/detection.md, which the full
 // run writes last. -baseline REV builds tlcheck as it was at
 // a git revision and times it in the same runs as the working tree's, the
@@ -38,6 +40,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
@@ -50,7 +53,7 @@ func main() {
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
-	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md; "cuda": only cuda.md; "torch": only torch.md`)
+	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md; "cuda": only cuda.md; "torch": only torch.md; "page": only page.md (and page.svg)`)
 	readersOut := flag.String("readers-out", filepath.Join("reports", "readers.md"), "the readers' report to write")
 	snapshots := flag.String("snapshots", defaultSnapshots, "the readers' report: entries of each snapshot to time (12 frames each, about 525 bytes an entry)")
 	detectionOut := flag.String("detection-out", filepath.Join("reports", "detection.md"), "fault detection report to write")
@@ -65,7 +68,16 @@ func main() {
 	leaksOut := flag.String("leaks-out", filepath.Join("reports", "leaks.md"), "leak-scale report to write")
 	leaks := flag.Int("leaks", 2_000_000, "leaked blocks in the leak-scale trace")
 	base := flag.String("baseline", "", "a git revision whose tlcheck is timed in the same runs as the working tree's (the report gives the ratios)")
+	pageOut := flag.String("page-out", filepath.Join("reports", "page.md"), "the HTML page report to write (its figure beside it, .svg)")
+	pageSizes := flag.String("page-sizes", defaultPageSizes, "the page report: entries of each snapshot")
 	flag.Parse()
+	if *only == "page" {
+		if err := writePageReport(*pageOut, strings.TrimSuffix(*pageOut, ".md")+".svg", *pageSizes, *runs); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" && *only != "readers" && *only != "detection" && *only != "drive" && *only != "cuda" && *only != "torch" {
 		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches", "readers", "detection", "drive", "cuda" or "torch"`)
 		os.Exit(2)
