@@ -28,11 +28,17 @@ type gen struct {
 
 	rng uint64
 	err error // the first free the allocator refused: a bug of the loop
+	// oom is set once a malloc failed: the snapshot is taken there, as an
+	// out-of-memory observer takes it, and nothing after is recorded.
+	oom bool
 }
 
 // record hears of each device and allocator event, as a _record_memory_history
 // hook would.
 func (g *gen) record(ev traces.Event) {
+	if g.oom {
+		return
+	}
 	e := Entry{Addr: uint64(ev.Addr), Frames: g.cur}
 	switch ev.Op {
 	case traces.OpDevMalloc:
@@ -75,13 +81,14 @@ func (g *gen) malloc(size uint64, fs []Frame) (traces.Addr, error) {
 	if errors.As(err, &oom) {
 		dev := g.ca.Device()
 		g.add(Entry{Action: "oom", Addr: dev.Capacity() - dev.Used(), Size: gpu.RoundSize(size), Frames: fs})
+		g.oom = true
 	}
 	return a, err
 }
 
 // free drops a tensor at the stack fs; 0 is no tensor.
 func (g *gen) free(a traces.Addr, fs []Frame) {
-	if a == 0 {
+	if a == 0 || g.oom {
 		return
 	}
 	g.cur = fs

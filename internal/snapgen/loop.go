@@ -139,10 +139,13 @@ func (g *gen) step(st *stacks, step int, params []uint64, prevX, prevY, prevLoss
 		return a
 	}
 
-	// x = batch.cuda(); the previous step's x dies as its name is rebound.
+	// x = batch.cuda(); the previous step's x dies as its name is rebound,
+	// unless a kept graph saved it.
 	x := m(rows*h*f32, st.input)
-	g.free(*prevX, st.input)
-	*prevX = x
+	if c.Loop != KeepGraph {
+		g.free(*prevX, st.input)
+		*prevX = x
+	}
 	var y traces.Addr
 	if c.Loop != KeepGraph {
 		y = m(rows*8, st.target)

@@ -1,0 +1,165 @@
+package suspect_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/check/suspect"
+	"github.com/tlcheck/tlcheck/internal/snapgen"
+	"github.com/tlcheck/tlcheck/traces/torchsnap"
+)
+
+// find generates cfg's snapshot, reads it as tlcheck reads any snapshot
+// and finds its suspects.
+func find(t *testing.T, cfg snapgen.Config, opts suspect.Options) (*snapgen.Snapshot, *suspect.Result) {
+	t.Helper()
+	s, err := snapgen.Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := s.WritePickle(&buf); err != nil {
+		t.Fatal(err)
+	}
+	r, err := torchsnap.NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := suspect.Find(r, opts)
+	if err != nil {
+		t.Fatalf("%+v: %v", cfg, err)
+	}
+	return s, res
+}
+
+func sites(res *suspect.Result) []string {
+	var out []string
+	for _, s := range res.Suspects {
+		out = append(out, s.Site)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// The forward sites a kept graph piles up: the input the first Linear
+// saved, each ReLU's output, and the head's output kept by the list.
+var graphSites = slices.Sorted(slices.Values([]string{
+	snapgen.InputSite,
+	"/opt/conda/lib/python3.11/site-packages/torch/nn/functional.py:1704",
+	"/opt/conda/lib/python3.11/site-packages/torch/nn/modules/linear.py:125",
+}))
+
+// TestSuspects holds the detector to the generated loops' truth: a normal
+// loop has no suspect (a suspect invented fails), the loss-keeping loop
+// names cross_entropy's site and the graph-keeping loop the forward
+// sites (a suspect missed fails), however the loop is sized and recorded.
+func TestSuspects(t *testing.T) {
+	type tc struct {
+		cfg  snapgen.Config
+		want []string
+	}
+	var cases []tc
+	for _, base := range []snapgen.Config{
+		{},
+		{Steps: 5},
+		{Steps: 30, Seed: 11},
+		{Layers: 6, Hidden: 256, Batch: 32},
+		{RecordFrom: 4, Steps: 16},
+		{MaxEntries: 1500, Steps: 20},
+		{MaxSplitSize: 40 << 20, Hidden: 2048},
+	} {
+		for _, loop := range []snapgen.Loop{snapgen.Train, snapgen.KeepLoss, snapgen.KeepGraph} {
+			cfg := base
+			cfg.Loop = loop
+			want := map[snapgen.Loop][]string{snapgen.KeepLoss: {snapgen.LossSite}, snapgen.KeepGraph: graphSites}[loop]
+			cases = append(cases, tc{cfg, want})
+		}
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%v/%+v", c.cfg.Loop, c.cfg), func(t *testing.T) {
+			_, res := find(t, c.cfg, suspect.Options{})
+			if res.Iteration.Site != snapgen.InputSite {
+				t.Errorf("iteration marker %q (%s); want %q", res.Iteration.Site, res.Iteration.Reason, snapgen.InputSite)
+			}
+			if got := sites(res); !slices.Equal(got, c.want) {
+				t.Errorf("suspects %q; want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestLossSuspect checks what the loss-keeping loop's suspect says: one
+// block of 4 bytes an iteration, every complete iteration, with the
+// first and last blocks as evidence.
+func TestLossSuspect(t *testing.T) {
+	s, res := find(t, snapgen.Config{Loop: snapgen.KeepLoss, Steps: 12}, suspect.Options{})
+	if len(res.Suspects) != 1 {
+		t.Fatalf("%d suspects; want 1", len(res.Suspects))
+	}
+	got := res.Suspects[0]
+	want := suspect.Suspect{Site: snapgen.LossSite, BlocksPerIteration: 1, BytesPerIteration: 4,
+		FirstIteration: 0, IterationsSeen: 11, Complete: 11, Steadiness: 1, Confidence: "high", Blocks: 11, Bytes: 44}
+	ev := got.Evidence
+	got.Evidence = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("suspect\n %+v\nwant\n %+v", got, want)
+	}
+	if len(ev) != 6 || ev[0].Iteration != 0 || ev[5].Iteration != 10 || ev[0].Size != 4 {
+		t.Errorf("evidence %+v; want 6 blocks of 4 bytes from iterations 0 to 10", ev)
+	}
+	if res.Iteration.Count != len(s.Iterations) {
+		t.Errorf("%d iterations seen; the loop ran %d", res.Iteration.Count, len(s.Iterations))
+	}
+}
+
+// TestNamedIteration: a named marker is used as given, matched by the end
+// of its path, and one that names no allocation is an error.
+func TestNamedIteration(t *testing.T) {
+	_, res := find(t, snapgen.Config{Loop: snapgen.KeepLoss}, suspect.Options{Iteration: "train.py:32"})
+	if !res.Iteration.Named || res.Iteration.Site != "train.py:32" || len(res.Suspects) != 1 {
+		t.Errorf("named marker: %+v, %d suspects", res.Iteration, len(res.Suspects))
+	}
+	s, err := snapgen.Generate(snapgen.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	s.WritePickle(&buf)
+	r, _ := torchsnap.NewReader(&buf)
+	if _, err := suspect.Find(r, suspect.Options{Iteration: "nowhere.py:1"}); err == nil {
+		t.Error("a marker that names no allocation: no error")
+	}
+}
+
+// TestTooFewIterations: two steps are no evidence of a period.
+func TestTooFewIterations(t *testing.T) {
+	_, res := find(t, snapgen.Config{Loop: snapgen.KeepLoss, Steps: 2}, suspect.Options{})
+	if len(res.Suspects) != 0 || res.Iteration.Reason == "" {
+		t.Errorf("2 steps: %+v; want no suspect and a reason", res)
+	}
+}
+
+// TestRealSnapshot: PyTorch's own snapshot of three SGD steps is too short
+// for a period, and names no suspect.
+func TestRealSnapshot(t *testing.T) {
+	f, err := os.Open("../../traces/torchsnap/testdata/real-cuda.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := torchsnap.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := suspect.Find(r, suspect.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Suspects) != 0 {
+		t.Errorf("suspects in a three-step loop: %+v", res.Suspects)
+	}
+}
