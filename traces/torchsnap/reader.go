@@ -70,6 +70,7 @@ type Reader struct {
 	next    int
 	pos     traces.Pos
 	streams map[int64]string // "stream N", made once for each stream
+	ooms    []OOM
 }
 
 // Stats says what a snapshot held beside the events.
@@ -176,6 +177,8 @@ func (sh *shaper) events() *Reader {
 		case aFreeRequested:
 			sh.stats.FreeRequested++
 		case aOther:
+		case aOOM:
+			r.ooms = append(r.ooms, r.oomOf(&sh.ents[i], len(r.prelude)+len(r.order)))
 		default:
 			r.order = append(r.order, i)
 		}

@@ -49,7 +49,8 @@ const (
 	aFreeCompleted
 	aSegmentAlloc
 	aSegmentFree
-	aOther // oom, snapshot, annotate: no change of state
+	aOther // snapshot, annotate: no change of state
+	aOOM   // oom: no change of state, kept for Reader.OOMs
 )
 
 // live is a segment or block live at some point, with where it was made.
