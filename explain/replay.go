@@ -1,0 +1,236 @@
+package explain
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/tlcheck/tlcheck/impl/gpu"
+	"github.com/tlcheck/tlcheck/traces"
+	"github.com/tlcheck/tlcheck/traces/torchsnap"
+)
+
+// player is one setting's replay.
+type player struct {
+	t      *trace
+	ca     *gpu.CachingAllocator
+	addr   map[traces.Addr]traces.Addr // the snapshot's block addresses, to the replay's
+	ranOut int                         // the event at which a malloc failed; -1 before
+	peakR  uint64
+	peakA  uint64
+}
+
+func (p *player) note() {
+	st := p.ca.Stats()
+	p.peakR = max(p.peakR, uint64(st.ReservedBytes.All.Current))
+	p.peakA = max(p.peakA, uint64(st.AllocatedBytes.All.Current))
+}
+
+func (p *player) malloc(e *event, at int) {
+	if p.ranOut >= 0 {
+		return
+	}
+	a, err := p.ca.Malloc(e.size, e.stream)
+	if err != nil {
+		p.ranOut = at
+		return
+	}
+	p.addr[e.addr] = a
+	p.note()
+}
+
+// free frees a block the replay made; a free of what the snapshot never
+// showed made (as the reader allows) frees nothing.
+func (p *player) free(e *event) error {
+	a, ok := p.addr[e.addr]
+	if !ok || p.ranOut >= 0 {
+		return nil
+	}
+	delete(p.addr, e.addr)
+	return p.ca.Free(a)
+}
+
+// replay runs the trace under s. The replay of the recorded setting also
+// validates itself against the snapshot and explains the last oom entry.
+//
+// Segment entries are not replayed: the allocator reserves and returns
+// segments itself, and a replay that agrees reserves what the snapshot's
+// segments held after each run of them. A run of segment_free entries
+// that a malloc's segment_alloc follows is the malloc freeing the cache
+// under pressure, which the allocator does itself where the capacity is
+// known; any other (torch.cuda.empty_cache(), or pressure on a device of
+// unknown capacity) is replayed as EmptyCache where it happened.
+func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorded bool, top int) (Outcome, error) {
+	out := Outcome{Setting: s, Modelled: true, RanOutAt: -1}
+	capacity := ex.Capacity
+	capKnown := capacity > 0
+	if !capKnown {
+		capacity = unlimited
+	}
+	ca, err := gpu.NewCaching(gpu.NewDevice(capacity, nil), gpu.CachingOptions{MaxSplitSize: s.MaxSplitSize})
+	if err != nil {
+		return out, err
+	}
+	p := &player{t: t, ca: ca, addr: make(map[traces.Addr]traces.Addr), ranOut: -1}
+	exact, err := t.seed(p)
+	if err != nil {
+		return out, err
+	}
+	p.note()
+
+	val := &Validation{Agrees: true}
+	segs := map[traces.Addr]uint64{}
+	for _, e := range t.events[:t.prelude] {
+		if e.op == traces.OpDevMalloc {
+			segs[e.addr] = e.size
+		}
+	}
+	live := map[traces.Addr]*event{} // the snapshot's live blocks, for the sites at an error
+	for i := range t.events[:t.prelude] {
+		if e := &t.events[i]; e.op == traces.OpPoolGet {
+			live[e.addr] = e
+		}
+	}
+	var rec uint64 // what the snapshot's segments hold
+	for _, n := range segs {
+		rec += n
+	}
+	pending, released, remade := 0, false, false
+	check := func(at int, what string) {
+		val.Compared++
+		val.Checked += pending
+		pending = 0
+		if got := ca.Device().Used(); val.Agrees && got != rec && p.ranOut < 0 {
+			val.Agrees = false
+			val.Disagreement = fmt.Sprintf("%s event %d: the replay reserves %d bytes, the snapshot's segments %d", what, at, got, rec)
+		}
+	}
+	// settle replays a run of segment_free entries before the event at.
+	settle := func(alloc bool) {
+		if released && !(alloc && remade && capKnown) {
+			ca.EmptyCache()
+		}
+		released, remade = false, false
+	}
+
+	next := 0 // the next oom entry
+	last := len(ooms) - 1
+	for i := t.prelude; i <= len(t.events); i++ {
+		for ; next < len(ooms) && ooms[next].Event <= i; next++ {
+			o := &ooms[next]
+			settle(true)
+			fits := false
+			if p.ranOut < 0 {
+				a, err := ca.Malloc(o.Size, t.streamOf(o.Stream))
+				fits = err == nil
+				if fits {
+					p.note()
+					if next != last {
+						ca.Free(a)
+					}
+				}
+			}
+			if recorded {
+				if fits && val.Agrees {
+					val.Agrees = false
+					val.Disagreement = fmt.Sprintf("at the out-of-memory error before event %d: the replay served the request of %d bytes", o.Event, o.Size)
+				}
+				check(o.Event, "before")
+			}
+			if next == last {
+				out.Fits = fits
+				if recorded {
+					ex.OOM = t.oomState(p, o, live, top)
+				}
+			}
+		}
+		if i == len(t.events) || next > last && last >= 0 {
+			break // the snapshot was taken at its last error
+		}
+		e := &t.events[i]
+		switch e.op {
+		case traces.OpDevMalloc:
+			segs[e.addr] = e.size
+			rec += e.size
+			pending++
+			remade = remade || released
+		case traces.OpDevFree:
+			rec -= segs[e.addr]
+			delete(segs, e.addr)
+			pending++
+			released = true
+		case traces.OpPoolGet:
+			settle(true)
+			p.malloc(e, i)
+			live[e.addr] = e
+			if recorded {
+				check(i, "after")
+			}
+		case traces.OpPoolPut:
+			settle(false)
+			if err := p.free(e); err != nil {
+				return out, fmt.Errorf("event %d: %w", i, err)
+			}
+			delete(live, e.addr)
+			if recorded {
+				check(i, "after")
+			}
+		}
+	}
+	out.PeakReserved, out.PeakAllocated, out.RanOutAt = p.peakR, p.peakA, p.ranOut
+	if recorded {
+		ex.SeedExact = exact
+		if pending > 0 && (last < 0 || next <= last) {
+			settle(false) // a run of segment_free entries at the end: empty_cache()
+			check(len(t.events), "at the end, after")
+		}
+		if p.ranOut >= 0 && val.Agrees {
+			val.Agrees = false
+			val.Disagreement = fmt.Sprintf("event %d: the replay ran out of memory where the snapshot did not", p.ranOut)
+		}
+		ex.Validation = *val
+	}
+	return out, nil
+}
+
+// streamOf returns the replay stream of a snapshot's stream handle.
+func (t *trace) streamOf(h int64) gpu.Stream {
+	for i, s := range t.streams {
+		if s == h {
+			return gpu.Stream(i)
+		}
+	}
+	return 0
+}
+
+// oomState is the explanation of an error from the replay's state.
+func (t *trace) oomState(p *player, o *torchsnap.OOM, live map[traces.Addr]*event, top int) *OOM {
+	st := p.ca.Stats()
+	res := &OOM{Event: o.Event, Request: o.Size, Stream: o.Stream, Site: o.Site, DeviceFree: o.DeviceFree,
+		Allocated: uint64(st.AllocatedBytes.All.Current), Reserved: uint64(st.ReservedBytes.All.Current),
+		Pools: t.poolsOf(p.ca), Sites: []SiteHeld{}}
+	res.ReservedFree = res.Reserved - res.Allocated
+	by := map[int32]*SiteHeld{}
+	for _, e := range live {
+		h := by[e.site]
+		if h == nil {
+			h = &SiteHeld{Site: t.sites[e.site]}
+			by[e.site] = h
+		}
+		h.Blocks++
+		h.Bytes += e.size
+	}
+	for _, h := range by {
+		res.Sites = append(res.Sites, *h)
+	}
+	slices.SortFunc(res.Sites, func(a, b SiteHeld) int { return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Site, b.Site)) })
+	if len(res.Sites) > top {
+		res.Sites = res.Sites[:top]
+	}
+	return res
+}
+
+// errSeed is a snapshot whose blocks live before the trace the replay
+// cannot make.
+var errSeed = errors.New("cannot rebuild what was live before the trace began")
