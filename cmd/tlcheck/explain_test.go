@@ -45,7 +45,7 @@ func TestExplainCommand(t *testing.T) {
 		OOM *struct {
 			Request uint64 `json:"request"`
 		} `json:"oom"`
-		Validation struct{ Agrees bool } `json:"validation"`
+		Validation struct{ Agrees bool }     `json:"validation"`
 		WhatIf     []struct{ Modelled bool } `json:"what_if"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || got.OOM == nil || got.OOM.Request == 0 || !got.Validation.Agrees || len(got.WhatIf) == 0 {
