@@ -100,8 +100,9 @@ const (
 // steadiest site with that gap, the first made where they tie (the
 // iteration's first allocation, such as its input). A site made in one
 // burst (a model's parameters, or what was live before the trace began)
-// has a steady gap of 1 but spans a sliver of the trace: a candidate's
-// steady gaps must span half the allocations from its first on.
+// has a steady gap of 1 but stops long before the trace does: a
+// candidate's steady gaps must span half of its allocations' span, which
+// must reach within two gaps of the trace's last allocation.
 func (d *Detector) detect() int32 {
 	type cand struct {
 		site   int32
@@ -117,7 +118,7 @@ func (d *Detector) detect() int32 {
 			continue
 		}
 		g, f := s.modalGap()
-		if g == 0 || f < minSteady || f*float64((s.count-1)*g) < minCover*float64(d.births-s.first) {
+		if g == 0 || f < minSteady || f*float64((s.count-1)*g) < minCover*float64(s.last-s.first) || d.births-s.last > 2*g {
 			continue
 		}
 		r := d.repeats(g, s.births()[1])

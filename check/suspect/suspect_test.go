@@ -45,14 +45,6 @@ func sites(res *suspect.Result) []string {
 	return out
 }
 
-// The forward sites a kept graph piles up: the input the first Linear
-// saved, each ReLU's output, and the head's output kept by the list.
-var graphSites = slices.Sorted(slices.Values([]string{
-	snapgen.InputSite,
-	"/opt/conda/lib/python3.11/site-packages/torch/nn/functional.py:1704",
-	"/opt/conda/lib/python3.11/site-packages/torch/nn/modules/linear.py:125",
-}))
-
 // TestSuspects holds the detector to the generated loops' truth: a normal
 // loop has no suspect (a suspect invented fails), the loss-keeping loop
 // names cross_entropy's site and the graph-keeping loop the forward
@@ -75,8 +67,7 @@ func TestSuspects(t *testing.T) {
 		for _, loop := range []snapgen.Loop{snapgen.Train, snapgen.KeepLoss, snapgen.KeepGraph} {
 			cfg := base
 			cfg.Loop = loop
-			want := map[snapgen.Loop][]string{snapgen.KeepLoss: {snapgen.LossSite}, snapgen.KeepGraph: graphSites}[loop]
-			cases = append(cases, tc{cfg, want})
+			cases = append(cases, tc{cfg, loop.KeptSites()})
 		}
 	}
 	for _, c := range cases {

@@ -35,12 +35,26 @@ const (
 	lineRequest  = 60 // buf = torch.empty(n, device="cuda")
 )
 
-// Line is the script's line of a step's input: the iteration marker of
-// every generated loop.
+// InputSite is the site of a step's input (the script's line 31): the
+// iteration marker of every generated loop.
 const InputSite = script + ":31"
 
 // LossSite is the site of cross_entropy's loss, the block KeepLoss keeps.
 const LossSite = funcPy + ":3494"
+
+// KeptSites are the sites whose blocks the loop keeps every iteration,
+// sorted: what a leak detector must name, and nothing else. A kept graph
+// keeps its input (saved by the first Linear), each ReLU's output (saved
+// by it and the next Linear) and the head's output (kept by the list).
+func (l Loop) KeptSites() []string {
+	switch l {
+	case KeepLoss:
+		return []string{LossSite}
+	case KeepGraph:
+		return []string{funcPy + ":1704", linearPy + ":125", InputSite}
+	}
+	return nil
+}
 
 func at(line int, name string) Frame { return Frame{script, line, name} }
 
