@@ -14,6 +14,9 @@
 //	device_traces  one list per device of trace entries, oldest first, each
 //	               {action, addr, size, stream, frames, time_us}; frames are
 //	               [{filename, line, name}, ...], innermost first
+//	allocator_settings  the allocator's PYTORCH_CUDA_ALLOC_CONF options
+//	               (PyTorch 2.4 on; Reader.Settings); oom entries carry the
+//	               failed request and the device's free bytes (Reader.OOMs)
 //
 // # The mapping
 //

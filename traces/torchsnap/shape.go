@@ -19,9 +19,9 @@ import (
 //	traces    [trace, ...]       trace   [entry, ...]
 //	entry     {action, addr, size, stream, time_us, frames, ...}
 //	frames    [frame, ...]       frame   {filename, line, name, ...}
+//	settings  {PYTORCH_CUDA_ALLOC_CONF, max_split_size, expandable_segments, garbage_collection_threshold, ...}
 //
-// A container in a place the format ignores (allocator_settings, a key
-// tlcheck does not read) holds nothing (kSkip). A container whose place
+// A container in a place the format ignores (a key tlcheck does not read) holds nothing (kSkip). A container whose place
 // cannot be told (made on its own and fetched from the memo later) holds
 // its items (rGeneric) until it is read in a place. When a container is
 // read in its place (appended to its list, set in its dict), what tlcheck
@@ -43,18 +43,19 @@ const (
 	rEntry
 	rFrames
 	rFrame
+	rSettings // allocator_settings: the PYTORCH_CUDA_ALLOC_CONF in force
 )
 
 var roleNames = [...]string{
 	rGeneric: "a value", rSkip: "a value", rTop: "the snapshot",
 	rSegments: "the segments", rSegment: "a segment", rBlocks: "a segment's blocks", rBlock: "a block",
 	rTraces: "device_traces", rTrace: "a device's trace", rEntry: "a trace entry",
-	rFrames: "a frames list", rFrame: "a frame",
+	rFrames: "a frames list", rFrame: "a frame", rSettings: "allocator_settings",
 }
 
 // isDict reports whether a role's containers are dicts (else lists).
 func (r role) isDict() bool {
-	return r == rTop || r == rSegment || r == rBlock || r == rEntry || r == rFrame
+	return r == rTop || r == rSegment || r == rBlock || r == rEntry || r == rFrame || r == rSettings
 }
 
 // child returns the role of a value at key (a dict's) in a container of
@@ -69,6 +70,8 @@ func (r role) child(key string) role {
 			return rSegments
 		case "device_traces":
 			return rTraces
+		case "allocator_settings":
+			return rSettings
 		}
 	case rSegments:
 		return rSegment
@@ -102,11 +105,13 @@ func (r role) fits(k byte) bool {
 
 // The fields of each dict role that tlcheck reads, by index in obj.f.
 var fieldIndex = map[role]map[string]int{
-	rTop:     {"segments": 0, "device_traces": 1},
+	rTop:     {"segments": 0, "device_traces": 1, "allocator_settings": 2},
 	rSegment: {"address": 0, "total_size": 1, "blocks": 2, "frames": 3},
 	rBlock:   {"address": 0, "size": 1, "state": 2, "frames": 3},
 	rEntry:   {"action": 0, "addr": 1, "size": 2, "stream": 3, "time_us": 4, "frames": 5},
 	rFrame:   {"filename": 0, "line": 1, "name": 2},
+	rSettings: {"PYTORCH_CUDA_ALLOC_CONF": 0, "max_split_size": 1, "expandable_segments": 2,
+		"garbage_collection_threshold": 3},
 }
 
 // obj is a container the machine holds. It is kept small (a snapshot

@@ -30,6 +30,9 @@ type shaper struct {
 	maxSites  int64
 
 	stats Stats
+
+	settings    Settings // allocator_settings, where hasSettings
+	hasSettings bool
 }
 
 // entry is one trace entry, as far as the events need it.
@@ -110,6 +113,8 @@ func fieldOf(r role, key string) int {
 			return 0
 		case "device_traces":
 			return 1
+		case "allocator_settings":
+			return 2
 		}
 	case rSegment:
 		switch key {
@@ -156,6 +161,17 @@ func fieldOf(r role, key string) int {
 			return 1
 		case "name":
 			return 2
+		}
+	case rSettings:
+		switch key {
+		case "PYTORCH_CUDA_ALLOC_CONF":
+			return 0
+		case "max_split_size":
+			return 1
+		case "expandable_segments":
+			return 2
+		case "garbage_collection_threshold":
+			return 3
 		}
 	}
 	return -1
@@ -317,6 +333,8 @@ func (sh *shaper) finish(m *machine, o *obj, pl place) (val, error) {
 		return sh.finishEntry(o, pl)
 	case rFrame:
 		return sh.finishFrame(o, pl)
+	case rSettings:
+		return val{k: kRead, i: int64(rSettings)}, sh.finishSettings(o, pl)
 	case rFrames:
 		site := int32(-1)
 		id, fb := int64(noFrame), int64(noFrame)
