@@ -26,6 +26,10 @@
 //     roundup_power2_divisions, garbage_collection_threshold) is listed
 //     as such and not replayed. Without an oom entry the replays run to
 //     the end, on a device of the given capacity or without limit.
+//   - The recorded setting is the caller's, else the snapshot's
+//     allocator_settings, else PyTorch's default; Explanation says which.
+//     One impl/gpu does not model (expandable_segments) cannot be
+//     replayed: the explanation then has the request alone, and says so.
 //   - Validation: under the recorded setting the replay must reserve what
 //     the snapshot's own segments held after every alloc, free and oom
 //     entry (so at every run of segment_alloc and segment_free), and run

@@ -17,8 +17,10 @@ import (
 // Options configure Explain; the zero value replays DefaultSettings on
 // a snapshot recorded under PyTorch's default setting.
 type Options struct {
-	// Recorded is the setting the snapshot was recorded under.
-	Recorded Setting
+	// Recorded is the setting the snapshot was recorded under; nil takes
+	// the snapshot's allocator_settings, or PyTorch's default where it has
+	// none.
+	Recorded *Setting
 	// Settings are the what-ifs; nil tries DefaultSettings.
 	Settings []Setting
 	// Capacity is the bytes the process could reserve; 0 takes it from
@@ -26,6 +28,24 @@ type Options struct {
 	Capacity uint64
 	// TopSites bounds OOM.Sites (default 10).
 	TopSites int
+}
+
+// settingOf is the Setting of a snapshot's allocator_settings.
+func settingOf(st torchsnap.Settings) Setting {
+	s := Setting{MaxSplitSize: st.MaxSplitSize, ExpandableSegments: st.ExpandableSegments,
+		GarbageCollectionThreshold: st.GarbageCollectionThreshold}
+	var conf []string
+	if s.MaxSplitSize > 0 {
+		conf = append(conf, fmt.Sprintf("max_split_size_mb:%d", s.MaxSplitSize>>20))
+	}
+	if s.ExpandableSegments {
+		conf = append(conf, "expandable_segments:True")
+	}
+	if s.GarbageCollectionThreshold > 0 {
+		conf = append(conf, "garbage_collection_threshold:"+strconv.FormatFloat(s.GarbageCollectionThreshold, 'g', -1, 64))
+	}
+	s.Conf = strings.Join(conf, ",")
+	return s
 }
 
 // unlimited is the capacity of a replay whose device is not known: more
@@ -48,7 +68,15 @@ func Explain(r *torchsnap.Reader, opts Options) (*Explanation, error) {
 	if err != nil {
 		return nil, err
 	}
-	ex := &Explanation{Recorded: opts.Recorded, Capacity: opts.Capacity, CapacityFrom: "given", Seeded: t.seedBlocks}
+	ex := &Explanation{Capacity: opts.Capacity, CapacityFrom: "given", Seeded: t.seedBlocks}
+	switch st, ok := r.Settings(); {
+	case opts.Recorded != nil:
+		ex.Recorded, ex.RecordedFrom = *opts.Recorded, "given"
+	case ok:
+		ex.Recorded, ex.RecordedFrom = settingOf(st), "snapshot"
+	default:
+		ex.RecordedFrom = "default"
+	}
 	ooms := r.OOMs()
 	switch {
 	case opts.Capacity > 0:
@@ -58,13 +86,21 @@ func Explain(r *torchsnap.Reader, opts Options) (*Explanation, error) {
 	default:
 		ex.CapacityFrom = "unknown"
 	}
-	settings := append([]Setting{opts.Recorded}, opts.Settings...)
+	settings := append([]Setting{ex.Recorded}, opts.Settings...)
 	for i, s := range settings {
-		if i > 0 && s == opts.Recorded {
+		if i > 0 && s == ex.Recorded {
 			continue // the recorded setting is replayed once, first
 		}
 		if why := s.unmodelled(); why != "" {
 			ex.WhatIf = append(ex.WhatIf, Outcome{Setting: s, Why: why, RanOutAt: -1})
+			if i == 0 {
+				ex.Validation.Disagreement = "the recorded setting cannot be replayed: " + why
+				if len(ooms) > 0 {
+					o := ooms[len(ooms)-1]
+					ex.OOM = &OOM{Event: o.Event, Request: o.Size, Stream: o.Stream, Site: o.Site, DeviceFree: o.DeviceFree,
+						Pools: []Pool{}, Sites: []SiteHeld{}}
+				}
+			}
 			continue
 		}
 		out, err := t.replay(s, ex, ooms, i == 0, opts.TopSites)

@@ -60,13 +60,12 @@ var generatedCases = []snapgen.Config{
 func TestReplayAgreesWithGenerated(t *testing.T) {
 	for _, cfg := range generatedCases {
 		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) {
-			rec, err := explain.ParseSetting(confOf(cfg))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ex := explainBytes(t, generated(t, cfg), explain.Options{Recorded: rec})
+			ex := explainBytes(t, generated(t, cfg), explain.Options{})
 			if !ex.Validation.Agrees || ex.Validation.Compared == 0 || !ex.SeedExact {
 				t.Errorf("validation %+v, seed exact %v", ex.Validation, ex.SeedExact)
+			}
+			if ex.RecordedFrom != "snapshot" || ex.Recorded.Conf != confOf(cfg) || ex.Recorded.MaxSplitSize != cfg.MaxSplitSize {
+				t.Errorf("recorded %+v from %s; want %q from the snapshot's allocator_settings", ex.Recorded, ex.RecordedFrom, confOf(cfg))
 			}
 		})
 	}

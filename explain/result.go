@@ -4,10 +4,12 @@ package explain
 // tags): plain values for any view (the text report, JSON, the HTML
 // page). Sizes are bytes.
 type Explanation struct {
-	// Recorded is the setting the snapshot was recorded under, as the
-	// caller said (Options.Recorded): a snapshot's allocator_settings are
-	// not read.
-	Recorded Setting `json:"recorded"`
+	// Recorded is the setting the snapshot was recorded under, and
+	// RecordedFrom where it came from: "given" (Options.Recorded),
+	// "snapshot" (its allocator_settings) or "default" (PyTorch's, for a
+	// snapshot without allocator_settings).
+	Recorded     Setting `json:"recorded"`
+	RecordedFrom string  `json:"recorded_from"`
 	// Capacity is the most the process could reserve: what it had
 	// reserved at the out-of-memory error plus what the device then had
 	// free (CapacityFrom "oom"), the caller's (CapacityFrom "given"), or

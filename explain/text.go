@@ -21,7 +21,11 @@ func WriteText(w io.Writer, ex *Explanation) error {
 		}
 		p("OUT OF MEMORY before event %d%s: a request of %s on stream %d\n", o.Event, site, size(o.Request), o.Stream)
 		p("  the device had %s free; the process could reserve %s (%s)\n", size(o.DeviceFree), size(ex.Capacity), capacityFrom(ex.CapacityFrom))
-		p("  allocated %s, reserved %s: %s reserved but free\n", size(o.Allocated), size(o.Reserved), size(o.ReservedFree))
+		if o.Reserved == 0 && len(o.Pools) == 0 {
+			p("  the allocator's state then is not known: the recorded setting could not be replayed\n")
+		} else {
+			p("  allocated %s, reserved %s: %s reserved but free\n", size(o.Allocated), size(o.Reserved), size(o.ReservedFree))
+		}
 		if len(o.Pools) > 0 {
 			p("  the cache, by pool and stream:\n")
 			for _, pl := range o.Pools {
@@ -50,7 +54,7 @@ func WriteText(w io.Writer, ex *Explanation) error {
 	for i, o := range ex.WhatIf {
 		name := o.Setting.String()
 		if i == 0 {
-			name += " (recorded)"
+			name += map[string]string{"given": " (recorded, as given)", "snapshot": " (recorded)", "default": " (recorded, assumed)"}[ex.RecordedFrom]
 		}
 		if !o.Modelled {
 			p("  %-34s %s\n", name, o.Why)

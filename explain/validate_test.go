@@ -55,7 +55,7 @@ func TestValidationFails(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ex := explainBytes(t, buf.Bytes(), explain.Options{Recorded: rec})
+			ex := explainBytes(t, buf.Bytes(), explain.Options{Recorded: &rec})
 			if ex.Validation.Agrees || ex.Validation.Disagreement == "" {
 				t.Errorf("validation %+v; want a disagreement", ex.Validation)
 			}
@@ -136,5 +136,22 @@ func TestParseSetting(t *testing.T) {
 		if (err != nil) != c.bad || !c.bad && got != c.want {
 			t.Errorf("ParseSetting(%q) = %+v, %v; want %+v (error %v)", c.in, got, err, c.want, c.bad)
 		}
+	}
+}
+
+// TestUnmodelledRecordedSetting: a snapshot recorded under a setting
+// impl/gpu cannot replay is explained by its request alone, and the
+// validation says why it could not run.
+func TestUnmodelledRecordedSetting(t *testing.T) {
+	rec := explain.Setting{Conf: "expandable_segments:True", ExpandableSegments: true}
+	ex := explainBytes(t, generated(t, snapgen.Config{Loop: snapgen.KeepGraph, Steps: 100, Capacity: 300 << 20}), explain.Options{Recorded: &rec})
+	if ex.Validation.Agrees || !strings.Contains(ex.Validation.Disagreement, "expandable_segments") {
+		t.Errorf("validation %+v; want it not run, naming expandable_segments", ex.Validation)
+	}
+	if ex.OOM == nil || ex.OOM.Request == 0 || ex.OOM.Reserved != 0 {
+		t.Errorf("OOM %+v; want the request alone", ex.OOM)
+	}
+	if len(ex.WhatIf) < 2 || ex.WhatIf[0].Modelled || !ex.WhatIf[1].Modelled {
+		t.Errorf("what-ifs %+v; want the recorded one unmodelled, the others replayed", ex.WhatIf)
 	}
 }

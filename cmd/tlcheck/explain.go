@@ -30,7 +30,8 @@ segments (VALIDATED, or NOT VALIDATED and where). A snapshot without an
 oom entry gets the what-if peaks alone. Package explain says how.
 
   --recorded CONF  the PYTORCH_CUDA_ALLOC_CONF the snapshot was recorded
-                   under (default: PyTorch's default)
+                   under (default: the snapshot's allocator_settings, or
+                   PyTorch's default for a snapshot without them)
   --setting CONF   a setting to try, as PYTORCH_CUDA_ALLOC_CONF writes it
                    ("max_split_size_mb:128", "default"); may be repeated;
                    default: the default, max_split_size_mb of 32, 128, 512
@@ -97,9 +98,12 @@ func runExplain(e *env, args []string) int {
 }
 
 func parseExplainArgs(opts *explain.Options, recorded string, settings []string, format *string, asJSON bool, files []string) error {
-	var err error
-	if opts.Recorded, err = explain.ParseSetting(recorded); err != nil {
-		return fmt.Errorf("--recorded: %w", err)
+	if recorded != "" {
+		s, err := explain.ParseSetting(recorded)
+		if err != nil {
+			return fmt.Errorf("--recorded: %w", err)
+		}
+		opts.Recorded = &s
 	}
 	for _, c := range settings {
 		s, err := explain.ParseSetting(c)

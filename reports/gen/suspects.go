@@ -119,16 +119,12 @@ func writeSuspectsReport(out string) error {
 				c.Loop, c.Steps, len(s.Iterations), c.Layers, c.Seed, c.RecordFrom, c.MaxEntries, c.MaxSplitSize>>20, got, res.Iteration.Reason, want))
 		}
 
-		rec, err := explain.ParseSetting(confOf(c.MaxSplitSize))
-		if err != nil {
-			return err
-		}
 		r, err = torchsnap.NewReader(bytes.NewReader(buf.Bytes()))
 		if err != nil {
 			return err
 		}
 		start = time.Now()
-		ex, err := explain.Explain(r, explain.Options{Recorded: rec})
+		ex, err := explain.Explain(r, explain.Options{})
 		if err != nil {
 			return err
 		}
@@ -204,13 +200,6 @@ func writeSuspectsReport(out string) error {
 }
 
 func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
-
-func confOf(split uint64) string {
-	if split == 0 {
-		return ""
-	}
-	return fmt.Sprintf("max_split_size_mb:%d", split>>20)
-}
 
 func modelledSettings() int {
 	n := 0
