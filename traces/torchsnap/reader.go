@@ -31,6 +31,11 @@ type Limits struct {
 	// from frames (default 32 MiB). The frames of a snapshot refer to
 	// their strings, so one filename can be in any number of sites.
 	MaxSites int64
+	// Stacks keeps each entry's, block's and segment's Python frames for
+	// Reader.Stack. Off, a stack is its site alone: a snapshot whose every
+	// entry has a stack of its own would otherwise hold a few hundred
+	// bytes more an entry (the frames count toward MaxSites).
+	Stacks bool
 }
 
 const defaultMaxSites = 32 << 20
@@ -71,6 +76,8 @@ type Reader struct {
 	pos     traces.Pos
 	streams map[int64]string // "stream N", made once for each stream
 	ooms    []OOM
+
+	preludeStack []int32 // each prelude event's stack
 }
 
 // Stats says what a snapshot held beside the events.
@@ -164,9 +171,11 @@ func (sh *shaper) events() *Reader {
 	}
 	for _, a := range slices.Sorted(maps.Keys(segs)) {
 		r.prelude = append(r.prelude, traces.Event{Op: traces.OpDevMalloc, Addr: traces.Addr(a), Size: segs[a].size, HasSize: true, Site: sh.site(segs[a].site)})
+		r.preludeStack = append(r.preludeStack, segs[a].site)
 	}
 	for _, a := range slices.Sorted(maps.Keys(blocks)) {
 		r.prelude = append(r.prelude, traces.Event{Op: traces.OpPoolGet, Addr: traces.Addr(a), Size: blocks[a].size, HasSize: true, Site: sh.site(blocks[a].site)})
+		r.preludeStack = append(r.preludeStack, blocks[a].site)
 	}
 	sh.segs, sh.live = nil, nil
 	sh.stats.Prelude = len(r.prelude)
@@ -186,11 +195,16 @@ func (sh *shaper) events() *Reader {
 	return r
 }
 
-func (sh *shaper) site(i int32) string {
-	if i < 0 {
+// site returns the site of a stack (what entries, blocks and segments
+// keep of their frames), "" for none.
+func (sh *shaper) site(stack int32) string {
+	if stack < 0 {
 		return ""
 	}
-	return sh.sites[i]
+	if i := sh.stacks[stack].site; i >= 0 {
+		return sh.sites[i]
+	}
+	return ""
 }
 
 // Header returns the header every snapshot gets: no effects, Source

@@ -143,7 +143,7 @@ type objExt struct {
 
 func (o *obj) ext() *objExt {
 	if o.x == nil {
-		o.x = &objExt{fr: framesState{noFrame, noFrame}}
+		o.x = &objExt{fr: framesState{py: noFrame, fallback: noFrame}}
 	}
 	return o.x
 }

@@ -33,6 +33,12 @@ type shaper struct {
 
 	settings    Settings // allocator_settings, where hasSettings
 	hasSettings bool
+
+	stacks     []stackRec       // distinct stacks: what an entry's, block's or segment's frames come to
+	stackN     map[string]int32 // stacks by site and frames
+	names      map[int64]string // Python frames' functions, by frame
+	keepStacks bool             // Limits.Stacks: else a stack is its site alone
+	keyBuf     []byte
 }
 
 // entry is one trace entry, as far as the events need it.
@@ -89,8 +95,12 @@ type frameKey struct {
 
 // framesState is what a frames list has shown of its site so far.
 type framesState struct {
-	py, fallback int64 // frames (frameOf): the innermost Python one, the innermost shown one
+	py, fallback int64   // frames (frameOf): the innermost Python one, the innermost shown one
+	stack        []int64 // its Python frames, innermost first, at most maxStack
 }
+
+// maxStack bounds the Python frames a stack keeps.
+const maxStack = 32
 
 // noFrame is a framesState's frame before there is one.
 const noFrame = math.MinInt64
@@ -99,7 +109,8 @@ func newShaper(lim Limits) *shaper {
 	return &shaper{
 		segs: make(map[uint64]live), live: make(map[uint64]live),
 		frameN: make(map[frameKey]int32), siteN: make(map[frameKey]int32),
-		fileN: make(map[string]int32), maxSites: lim.MaxSites,
+		fileN: make(map[string]int32), maxSites: lim.MaxSites, keepStacks: lim.Stacks,
+		stackN: make(map[string]int32), names: make(map[int64]string),
 	}
 }
 
@@ -217,10 +228,13 @@ func (sh *shaper) addItem(m *machine, o *obj, it val) error {
 		sh.devOrder = append(sh.devOrder, int32(v.i))
 	case rFrames:
 		fr := &o.ext().fr
+		file, _, shown := sh.frame(v.i)
+		if sh.keepStacks && shown && sh.files[file].py && len(fr.stack) < maxStack {
+			fr.stack = append(fr.stack, v.i)
+		}
 		if fr.py != noFrame {
 			break
 		}
-		file, _, shown := sh.frame(v.i)
 		switch {
 		case !shown:
 		case sh.files[file].py:
@@ -350,7 +364,13 @@ func (sh *shaper) finish(m *machine, o *obj, pl place) (val, error) {
 				return val{}, err
 			}
 		}
-		return val{k: kSite, i: int64(site)}, nil
+		var frames []int64
+		if o.x != nil {
+			frames = o.x.fr.stack
+			o.x.fr.stack = nil
+		}
+		st, err := sh.stackOf(site, frames, pl)
+		return val{k: kSite, i: int64(st)}, err
 	case rBlock:
 		return sh.finishBlock(o, pl)
 	case rBlocks:
