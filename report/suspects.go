@@ -78,6 +78,12 @@ func writeSuspectsText(w io.Writer, r *suspect.Result, st style) {
 		for _, b := range s.Evidence {
 			fmt.Fprintf(w, "    made at event %d: %s at %s, iteration %d\n", b.Event, bytesText(b.Size), b.Addr, b.Iteration)
 		}
+		if len(s.Stack) > 0 {
+			fmt.Fprintf(w, "  made by:\n")
+			for _, f := range s.Stack {
+				fmt.Fprintf(w, "    %s  %s:%d\n", safetext.Escape(f.Name), safetext.Escape(f.File), f.Line)
+			}
+		}
 	}
 	it := r.Iteration
 	if it.Site == "" {

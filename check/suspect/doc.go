@@ -23,7 +23,8 @@
 //     frees (the previous input or loss) is never one.
 //   - A Suspect says how sure it is: the iterations seen, the steadiness
 //     and a word (high, medium, low), with the first and last kept blocks
-//     as evidence (the events that made them).
+//     as evidence (the events that made them) and, where Options.Stack
+//     gives stacks (a snapshot's Python frames), the first one's stack.
 //   - Result, Suspect and Block are plain values with JSON tags: the
 //     shape that report's writers and the HTML page show.
 //   - It is fed by the model (model.Watch's Born and Died), never by a

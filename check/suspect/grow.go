@@ -72,6 +72,12 @@ func (d *Detector) suspects(marks []int) []Suspect {
 			it := sort.SearchInts(marks, r.birth+1) - 1
 			s.Evidence = append(s.Evidence, Block{Event: r.made, Addr: r.addr, Size: r.size, Iteration: it})
 		}
+		s.Stack = []Frame{}
+		if d.opts.Stack != nil && len(s.Evidence) > 0 {
+			if st := d.opts.Stack(s.Evidence[0].Event); st != nil {
+				s.Stack = st
+			}
+		}
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b Suspect) int {

@@ -20,6 +20,17 @@ type Options struct {
 	// MinIterations is the fewest iterations a site's kept blocks must
 	// span to be a suspect (default 3).
 	MinIterations int
+	// Stack, when not nil, returns the stack of what made event n (a
+	// snapshot's Python frames: input.Input.Stack); a suspect shows its
+	// first kept block's.
+	Stack func(n int) []Frame
+}
+
+// Frame is one frame of a stack, innermost first.
+type Frame struct {
+	File string `json:"file"`
+	Line int64  `json:"line"`
+	Name string `json:"name"`
 }
 
 // Result is what a search found, in the shape of tlcheck's JSON (the
@@ -80,6 +91,9 @@ type Suspect struct {
 	Bytes  uint64 `json:"bytes"`
 	// Evidence is a few of the kept blocks: the first and the last.
 	Evidence []Block `json:"evidence"`
+	// Stack is the first kept block's stack, where Options.Stack gives
+	// one; never null in JSON.
+	Stack []Frame `json:"stack"`
 }
 
 // Block is one kept block: the event that made it, where and how large,

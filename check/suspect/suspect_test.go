@@ -95,7 +95,7 @@ func TestLossSuspect(t *testing.T) {
 	want := suspect.Suspect{Site: snapgen.LossSite, BlocksPerIteration: 1, BytesPerIteration: 4,
 		FirstIteration: 0, IterationsSeen: 11, Complete: 11, Steadiness: 1, Confidence: "high", Blocks: 11, Bytes: 44}
 	ev := got.Evidence
-	got.Evidence = nil
+	got.Evidence, got.Stack = nil, nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("suspect\n %+v\nwant\n %+v", got, want)
 	}
@@ -152,5 +152,20 @@ func TestRealSnapshot(t *testing.T) {
 	}
 	if len(res.Suspects) != 0 {
 		t.Errorf("suspects in a three-step loop: %+v", res.Suspects)
+	}
+}
+
+// TestSuspectStack: a suspect shows the stack of its first kept block.
+func TestSuspectStack(t *testing.T) {
+	opts := suspect.Options{Stack: func(n int) []suspect.Frame {
+		return []suspect.Frame{{File: "f.py", Line: int64(n), Name: "made"}}
+	}}
+	_, res := find(t, snapgen.Config{Loop: snapgen.KeepLoss}, opts)
+	if len(res.Suspects) != 1 {
+		t.Fatalf("%d suspects", len(res.Suspects))
+	}
+	s := res.Suspects[0]
+	if len(s.Stack) != 1 || s.Stack[0].Line != int64(s.Evidence[0].Event) {
+		t.Errorf("stack %+v; want the first kept block's (event %d)", s.Stack, s.Evidence[0].Event)
 	}
 }

@@ -66,9 +66,17 @@ func runSuspects(e *env, args []string) int {
 	code, found := exitClean, false
 	for _, name := range files {
 		s := report.Suspects{File: name}
-		in, err := input.Open(name, input.Options{Format: input.Format(from), Stdin: e.stdin})
+		in, err := input.Open(name, input.Options{Format: input.Format(from), Stdin: e.stdin, Stacks: true})
 		if err == nil {
-			s.Result, err = suspect.Find(in, opts)
+			o := opts
+			o.Stack = func(n int) []suspect.Frame {
+				var out []suspect.Frame
+				for _, f := range in.Stack(n) {
+					out = append(out, suspect.Frame{File: f.File, Line: f.Line, Name: f.Name})
+				}
+				return out
+			}
+			s.Result, err = suspect.Find(in, o)
 			if err != nil && !errors.Is(err, suspect.ErrNoSuchSite) {
 				err = in.Explain(err)
 			}

@@ -38,7 +38,8 @@ func TestSuspectsCommand(t *testing.T) {
 		code int
 		want []string // in stdout
 	}{
-		{[]string{loss}, exitClean, []string{"LEAK SUSPECT: " + snapgen.LossSite, "11 of 11 complete iterations", "high confidence", "1 leak suspect"}},
+		{[]string{loss}, exitClean, []string{"LEAK SUSPECT: " + snapgen.LossSite, "11 of 11 complete iterations", "high confidence", "1 leak suspect",
+			"made by:\n    cross_entropy  " + snapgen.LossSite + "\n    <module>  train.py:34\n"}},
 		{[]string{"--fail-on", "leak-suspect", loss}, exitViolation, []string{"LEAK SUSPECT"}},
 		{[]string{"--fail-on", "leak-suspect", normal}, exitClean, []string{"0 leak suspects"}},
 		{[]string{"--iteration", "train.py:32", normal, loss}, exitClean, []string{"== " + normal, "== " + loss, "(named;"}},
