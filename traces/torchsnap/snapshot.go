@@ -37,6 +37,7 @@ type shaper struct {
 	stacks     []stackRec       // distinct stacks: what an entry's, block's or segment's frames come to
 	stackN     map[string]int32 // stacks by site and frames
 	names      map[int64]string // Python frames' functions, by frame
+	annots     []Annotation     // external_annotations
 	keepStacks bool             // Limits.Stacks: else a stack is its site alone
 	keyBuf     []byte
 }
@@ -126,6 +127,8 @@ func fieldOf(r role, key string) int {
 			return 1
 		case "allocator_settings":
 			return 2
+		case "external_annotations":
+			return 3
 		}
 	case rSegment:
 		switch key {
@@ -171,6 +174,15 @@ func fieldOf(r role, key string) int {
 		case "line":
 			return 1
 		case "name":
+			return 2
+		}
+	case rAnnot:
+		switch key {
+		case "stage":
+			return 0
+		case "name":
+			return 1
+		case "time_us":
 			return 2
 		}
 	case rSettings:
@@ -349,6 +361,8 @@ func (sh *shaper) finish(m *machine, o *obj, pl place) (val, error) {
 		return sh.finishFrame(o, pl)
 	case rSettings:
 		return val{k: kRead, i: int64(rSettings)}, sh.finishSettings(o, pl)
+	case rAnnot:
+		return val{k: kRead, i: int64(rAnnot)}, sh.finishAnnotation(o, pl)
 	case rFrames:
 		site := int32(-1)
 		id, fb := int64(noFrame), int64(noFrame)
