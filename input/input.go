@@ -60,6 +60,15 @@ type Input struct {
 	snap   *torchsnap.Reader // a snapshot's reader, for Stack
 }
 
+// Annotations returns a snapshot's external_annotations
+// (torchsnap.Reader.Annotations); nil for any other input.
+func (in *Input) Annotations() []torchsnap.Annotation {
+	if in.snap == nil {
+		return nil
+	}
+	return in.snap.Annotations()
+}
+
 // Stack returns the Python frames of what made event n of a snapshot
 // opened with Options.Stacks (torchsnap.Reader.Stack); nil for any other
 // input. It may be called once the events up to n have been read.

@@ -86,7 +86,11 @@ func writeSuspectsText(w io.Writer, r *suspect.Result, st style) {
 		}
 	}
 	it := r.Iteration
-	if it.Site == "" {
+	marker := safetext.Escape(it.Site)
+	if it.Annotation != "" {
+		marker = "each " + safetext.Escape(it.Annotation) + " annotation"
+	}
+	if marker == "" {
 		fmt.Fprintf(w, "SUMMARY: no leak suspect: %s\n", it.Reason)
 		return
 	}
@@ -95,7 +99,7 @@ func writeSuspectsText(w io.Writer, r *suspect.Result, st style) {
 		how = "named"
 	}
 	fmt.Fprintf(w, "SUMMARY: %s; iterations begin at %s (%s; %d seen, %s each in %.0f%% of them)\n",
-		plural.Count(len(r.Suspects), "leak suspect"), safetext.Escape(it.Site), how, it.Count,
+		plural.Count(len(r.Suspects), "leak suspect"), marker, how, it.Count,
 		plural.Count(it.Allocations, "allocation"), 100*it.Steadiness)
 	if it.Reason != "" {
 		fmt.Fprintf(w, "  %s\n", it.Reason)

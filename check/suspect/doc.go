@@ -13,8 +13,12 @@
 //   - The period is detected from the allocations' sites (see detect in
 //     period.go): the marker is a site made once an iteration, at a
 //     steady gap, at which the sequence of sites repeats as well as at
-//     any gap. Where none is found the Result says why and names no
-//     suspect; Options.Iteration names the marker instead.
+//     any gap. Options.Iteration names the marker site instead, and
+//     Options.IterationAnnotation an annotation (a snapshot's
+//     external_annotations: "Optimizer.step") whose instants start the
+//     iterations. Where no site is found and none is named, the
+//     annotation that recurs most marks them; failing that, the Result
+//     says why and names no suspect.
 //   - The last iteration seen is taken to be in progress. A site is a
 //     suspect when its blocks still live were made in every complete
 //     iteration from some iteration on, over MinIterations (3) at least,

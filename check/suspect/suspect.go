@@ -3,6 +3,7 @@ package suspect
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
@@ -24,6 +25,20 @@ type Options struct {
 	// snapshot's Python frames: input.Input.Stack); a suspect shows its
 	// first kept block's.
 	Stack func(n int) []Frame
+	// Annotations are named instants of the trace, in time order: a
+	// snapshot's external_annotations that START ("Optimizer.step#
+	// AdamW.step"). IterationAnnotation names the one that starts each
+	// iteration (its name, or the part before '#'); where it is "" and
+	// no site is found to mark iterations, the name that recurs most
+	// marks them. They need the events' times (t).
+	Annotations         []Annotation
+	IterationAnnotation string
+}
+
+// Annotation is a named instant of a trace: T is in ns, as events' t.
+type Annotation struct {
+	Name string
+	T    int64
 }
 
 // Frame is one frame of a stack, innermost first.
@@ -49,8 +64,11 @@ type Result struct {
 // Iteration is the period a search used.
 type Iteration struct {
 	Site string `json:"site"`
-	// Named says the user named the site (Options.Iteration); else it
-	// was detected.
+	// Annotation, where not "", is the annotation that marked the
+	// iterations instead of a site.
+	Annotation string `json:"annotation,omitempty"`
+	// Named says the user named the site or annotation; else it was
+	// detected.
 	Named bool `json:"named"`
 	// Count is the iterations seen: the marker's allocations. The last
 	// one is taken to be in progress when the snapshot was taken, so
@@ -109,15 +127,15 @@ type Block struct {
 // is the source's, or an Options.Iteration that names no allocation.
 func Find(src traces.Source, opts Options) (*Result, error) {
 	d := New(opts)
-	w := &model.Watch{Born: d.Born, Died: d.Died}
+	w := &model.Watch{Event: d.Event, Born: d.Born, Died: d.Died}
 	if _, err := model.ReplayWatched(src, w, nil); err != nil {
 		return nil, err
 	}
 	return d.Result()
 }
 
-// Detector finds suspects in the lives a model.Watch tells of: call Born
-// and Died from its hooks, then Result. Its memory is the live blocks,
+// Detector finds suspects in the lives a model.Watch tells of: call
+// Event, Born and Died from its hooks, then Result. Its memory is the live blocks,
 // the distinct sites with a bounded summary of each, and the first
 // allocations' sites (a bounded window).
 type Detector struct {
@@ -128,6 +146,17 @@ type Detector struct {
 	births int     // allocations so far
 	live   map[int]liveRec
 	named  int32 // the site Options.Iteration names, once met; -1 before
+	now    int64 // the current event's time
+	annots []*annotMarks
+}
+
+// annotMarks are the iterations one annotation's name marks: the
+// allocation numbers at its instants.
+type annotMarks struct {
+	name  string
+	times []int64
+	next  int
+	marks []int
 }
 
 type liveRec struct {
@@ -147,7 +176,26 @@ func New(opts Options) *Detector {
 	if opts.MinIterations < 2 {
 		opts.MinIterations = 3
 	}
-	return &Detector{opts: opts, siteN: make(map[string]int32), live: make(map[int]liveRec), named: -1}
+	d := &Detector{opts: opts, siteN: make(map[string]int32), live: make(map[int]liveRec), named: -1}
+	by := map[string]*annotMarks{}
+	for _, a := range opts.Annotations {
+		name, _, _ := strings.Cut(a.Name, "#")
+		m := by[name]
+		if m == nil {
+			m = &annotMarks{name: name}
+			by[name] = m
+			d.annots = append(d.annots, m)
+		}
+		m.times = append(m.times, a.T)
+	}
+	return d
+}
+
+// Event hears of each event before the model steps it.
+func (d *Detector) Event(ev *traces.Event, _ traces.Pos) {
+	if ev.T > 0 {
+		d.now = ev.T
+	}
 }
 
 // tracked reports whether things of kind k are a program's allocations:
@@ -169,6 +217,13 @@ func (d *Detector) Born(t model.Thing) {
 	s := d.site(t.Site)
 	b := d.births
 	d.births++
+	for _, m := range d.annots {
+		for ; m.next < len(m.times) && m.times[m.next] <= d.now; m.next++ {
+			if n := len(m.marks); n == 0 || m.marks[n-1] != b {
+				m.marks = append(m.marks, b)
+			}
+		}
+	}
 	if len(d.window) < windowSize {
 		d.window = append(d.window, s)
 	}
@@ -205,9 +260,45 @@ func siteMatches(name, want string) bool {
 // ErrNoSuchSite is the error of an Options.Iteration no allocation has.
 var ErrNoSuchSite = errors.New("no allocation is made at the iteration site")
 
+// ErrNoSuchAnnotation is the error of an Options.IterationAnnotation that
+// names none of Options.Annotations.
+var ErrNoSuchAnnotation = errors.New("no annotation has that name")
+
+// byAnnotation cuts the iterations at an annotation's instants.
+func (d *Detector) byAnnotation(res *Result, m *annotMarks, named bool) *Result {
+	res.Iteration = Iteration{Annotation: m.name, Named: named, Count: len(m.marks)}
+	// The allocations an iteration makes, and how steady, as for a site.
+	by := map[int]int{}
+	for i := 1; i < len(m.marks); i++ {
+		by[m.marks[i]-m.marks[i-1]]++
+	}
+	for g, c := range by {
+		if c > by[res.Iteration.Allocations] || c == by[res.Iteration.Allocations] && g < res.Iteration.Allocations {
+			res.Iteration.Allocations = g
+		}
+	}
+	if len(m.marks) > 1 {
+		res.Iteration.Steadiness = float64(by[res.Iteration.Allocations]) / float64(len(m.marks)-1)
+	}
+	if len(m.marks) < d.opts.MinIterations+1 {
+		res.Iteration.Reason = fmt.Sprintf("%d iterations seen; %d complete ones are needed", len(m.marks), d.opts.MinIterations)
+		return res
+	}
+	res.Suspects = d.suspects(m.marks)
+	return res
+}
+
 // Result cuts the allocations into iterations and names the suspects.
 func (d *Detector) Result() (*Result, error) {
 	res := &Result{Suspects: []Suspect{}}
+	if name := d.opts.IterationAnnotation; name != "" {
+		for _, m := range d.annots {
+			if m.name == name || m.name+"#" == name {
+				return d.byAnnotation(res, m, true), nil
+			}
+		}
+		return nil, fmt.Errorf("--iteration-annotation %q: %w", name, ErrNoSuchAnnotation)
+	}
 	marker := d.named
 	if d.opts.Iteration != "" {
 		if marker < 0 {
@@ -217,6 +308,15 @@ func (d *Detector) Result() (*Result, error) {
 		marker = d.detect()
 	}
 	if marker < 0 {
+		var best *annotMarks
+		for _, m := range d.annots {
+			if best == nil || len(m.marks) > len(best.marks) {
+				best = m
+			}
+		}
+		if best != nil && len(best.marks) >= d.opts.MinIterations+1 {
+			return d.byAnnotation(res, best, false), nil
+		}
 		res.Iteration.Reason = "no site is allocated at a steady period of 3 or more iterations: name the allocation that starts an iteration (--iteration SITE)"
 		return res, nil
 	}

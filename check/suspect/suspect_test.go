@@ -10,6 +10,8 @@ import (
 
 	"github.com/tlcheck/tlcheck/check/suspect"
 	"github.com/tlcheck/tlcheck/internal/snapgen"
+	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/traces"
 	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
 
@@ -167,5 +169,79 @@ func TestSuspectStack(t *testing.T) {
 	s := res.Suspects[0]
 	if len(s.Stack) != 1 || s.Stack[0].Line != int64(s.Evidence[0].Event) {
 		t.Errorf("stack %+v; want the first kept block's (event %d)", s.Stack, s.Evidence[0].Event)
+	}
+}
+
+// TestIterationAnnotation: the optimizer's step annotations mark the
+// iterations as well as the input's site does.
+func TestIterationAnnotation(t *testing.T) {
+	s, err := snapgen.Generate(snapgen.Config{Loop: snapgen.KeepLoss, Steps: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := s.WritePickle(&buf); err != nil {
+		t.Fatal(err)
+	}
+	pickle := buf.Bytes()
+	r, err := torchsnap.NewReader(bytes.NewReader(pickle))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := suspect.Options{IterationAnnotation: "Optimizer.step"}
+	for _, a := range r.Annotations() {
+		if a.Stage == "START" {
+			opts.Annotations = append(opts.Annotations, suspect.Annotation{Name: a.Name, T: a.T})
+		}
+	}
+	res, err := suspect.Find(r, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Iteration.Annotation != "Optimizer.step" || !res.Iteration.Named || res.Iteration.Count != 12 {
+		t.Errorf("iteration %+v; want 12 marked by Optimizer.step", res.Iteration)
+	}
+	if got := sites(res); !slices.Equal(got, []string{snapgen.LossSite}) {
+		t.Errorf("suspects %q; want the loss's site", got)
+	}
+	opts.IterationAnnotation = "Optimizer.nothing"
+	if r, err = torchsnap.NewReader(bytes.NewReader(pickle)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := suspect.Find(r, opts); err == nil {
+		t.Error("an annotation that names none: no error")
+	}
+}
+
+// TestAnnotationFallback: where no site recurs at a steady period (each
+// iteration allocates at its own sites), the annotation that recurs
+// most marks the iterations, and the site kept every iteration is named.
+func TestAnnotationFallback(t *testing.T) {
+	var annots []suspect.Annotation
+	for i := range 10 {
+		annots = append(annots, suspect.Annotation{Name: "step", T: int64(1000 * (i + 1))}, suspect.Annotation{Name: "rare", T: int64(1000*(i+1) + 500*(i%2))})
+	}
+	d := suspect.New(suspect.Options{Annotations: annots[:len(annots):len(annots)]})
+	id, ev := 0, traces.Event{}
+	for i := range 10 {
+		for j := range 3 + i { // a varying number of one-off sites
+			ev.T = int64(1000*(i+1) + 10*j + 1)
+			d.Event(&ev, traces.Pos{})
+			id++
+			d.Born(model.Thing{ID: id, Site: fmt.Sprintf("once_%d_%d.py:1", i, j), Size: 8})
+			d.Died(model.Thing{ID: id}, 0)
+		}
+		id++
+		d.Born(model.Thing{ID: id, Site: "kept.py:7", Size: 64}) // never freed
+	}
+	res, err := d.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Iteration.Annotation != "step" || res.Iteration.Named {
+		t.Errorf("iteration %+v; want the step annotation, detected", res.Iteration)
+	}
+	if got := sites(res); !slices.Equal(got, []string{"kept.py:7"}) {
+		t.Errorf("suspects %q; want kept.py:7", got)
 	}
 }

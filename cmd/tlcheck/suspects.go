@@ -13,8 +13,9 @@ import (
 
 const suspectsUsage = `usage: tlcheck suspects [flags] FILE...
 
-  tlcheck suspects [--iteration SITE] [--min-iterations N]
-                   [--format text|json|sarif] [--fail-on leak-suspect]
+  tlcheck suspects [--iteration SITE | --iteration-annotation NAME]
+                   [--min-iterations N] [--format text|json|sarif]
+                   [--fail-on leak-suspect]
                    [--from auto|trace|mtrace|torch-snapshot] FILE...
 
 Names leak suspects in traces without an end (a PyTorch memory snapshot
@@ -28,6 +29,11 @@ and the blocks as evidence. Package check/suspect says how.
   --iteration SITE  the allocation that starts each iteration (the batch
                     moved to the device: train.py:31), where detection
                     fails; a site's end after a '/' names it
+  --iteration-annotation NAME
+                    a snapshot's external annotation that starts each
+                    iteration (Optimizer.step: the part of its name before
+                    '#'); without either flag, where no site marks the
+                    iterations, the annotation that recurs most does
   --min-iterations N
                     the fewest iterations a suspect's blocks must span
                     (default 3)
@@ -50,6 +56,7 @@ func runSuspects(e *env, args []string) int {
 	var asJSON bool
 	fs := flag.NewFlagSet("suspects", flag.ContinueOnError)
 	fs.StringVar(&opts.Iteration, "iteration", "", "")
+	fs.StringVar(&opts.IterationAnnotation, "iteration-annotation", "", "")
 	fs.IntVar(&opts.MinIterations, "min-iterations", 0, "")
 	fs.StringVar(&format, "format", "text", "")
 	fs.BoolVar(&asJSON, "json", false, "")
@@ -57,7 +64,7 @@ func runSuspects(e *env, args []string) int {
 	fs.StringVar(&from, "from", "auto", "")
 	files, err := parseInterleaved(fs, args)
 	if err == nil {
-		err = checkSuspectsArgs(&format, asJSON, failOn, from, files)
+		err = checkSuspectsArgs(&opts, &format, asJSON, failOn, from, files)
 	}
 	if code, ok := badFlags(e, "suspects", suspectsUsage, err); !ok {
 		return code
@@ -69,6 +76,11 @@ func runSuspects(e *env, args []string) int {
 		in, err := input.Open(name, input.Options{Format: input.Format(from), Stdin: e.stdin, Stacks: true})
 		if err == nil {
 			o := opts
+			for _, a := range in.Annotations() {
+				if a.Stage == "START" {
+					o.Annotations = append(o.Annotations, suspect.Annotation{Name: a.Name, T: a.T})
+				}
+			}
 			o.Stack = func(n int) []suspect.Frame {
 				var out []suspect.Frame
 				for _, f := range in.Stack(n) {
@@ -77,7 +89,7 @@ func runSuspects(e *env, args []string) int {
 				return out
 			}
 			s.Result, err = suspect.Find(in, o)
-			if err != nil && !errors.Is(err, suspect.ErrNoSuchSite) {
+			if err != nil && !errors.Is(err, suspect.ErrNoSuchSite) && !errors.Is(err, suspect.ErrNoSuchAnnotation) {
 				err = in.Explain(err)
 			}
 			in.Close()
@@ -102,7 +114,7 @@ func runSuspects(e *env, args []string) int {
 	return code
 }
 
-func checkSuspectsArgs(format *string, asJSON bool, failOn, from string, files []string) error {
+func checkSuspectsArgs(opts *suspect.Options, format *string, asJSON bool, failOn, from string, files []string) error {
 	if asJSON {
 		if *format != "text" && *format != "json" {
 			return fmt.Errorf("--json and --format %s contradict each other", clip(*format))
@@ -112,6 +124,8 @@ func checkSuspectsArgs(format *string, asJSON bool, failOn, from string, files [
 	switch {
 	case *format != "text" && *format != "json" && *format != "sarif":
 		return fmt.Errorf("--format %q: want text, json or sarif", clip(*format))
+	case opts.Iteration != "" && opts.IterationAnnotation != "":
+		return errors.New("--iteration and --iteration-annotation: name one marker")
 	case failOn != "" && failOn != report.SuspectRule:
 		return fmt.Errorf("--fail-on %q: want %s", clip(failOn), report.SuspectRule)
 	case len(files) == 0:

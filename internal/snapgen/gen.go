@@ -26,8 +26,9 @@ type gen struct {
 	blockFrames map[traces.Addr][]Frame
 	segFrames   map[traces.Addr][]Frame
 
-	rng uint64
-	err error // the first free the allocator refused: a bug of the loop
+	annots []Annotation
+	rng    uint64
+	err    error // the first free the allocator refused: a bug of the loop
 	// oom is set once a malloc failed: the snapshot is taken there, as an
 	// out-of-memory observer takes it, and nothing after is recorded.
 	oom bool
@@ -70,6 +71,14 @@ func (g *gen) add(e Entry) {
 	g.t += 3 + int64(len(g.all)%5)
 	e.TimeUS = 1_700_000_000_000_000 + g.t
 	g.all = append(g.all, e)
+}
+
+// annotate records an external annotation now, as torch.optim's
+// optimizers do around step and zero_grad.
+func (g *gen) annotate(stage, name string) {
+	if !g.oom {
+		g.annots = append(g.annots, Annotation{stage, name, 1_700_000_000_000_000 + g.t + 1})
+	}
 }
 
 // malloc is a tensor made at the stack fs; an out-of-memory error is
@@ -116,6 +125,11 @@ func (g *gen) finish() {
 		start = len(g.all) - m
 	}
 	g.snap.Entries = g.all[start:]
+	for _, a := range g.annots {
+		if len(g.snap.Entries) > 0 && a.TimeUS >= g.snap.Entries[0].TimeUS {
+			g.snap.Annotations = append(g.snap.Annotations, a)
+		}
+	}
 	for _, i := range g.iterStart {
 		if i >= start {
 			g.snap.Iterations = append(g.snap.Iterations, i-start)

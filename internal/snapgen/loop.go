@@ -228,6 +228,7 @@ func (g *gen) step(st *stacks, step int, params []uint64, prevX, prevY, prevLoss
 	// opt.step(): AdamW makes exp_avg and exp_avg_sq for each parameter
 	// at its first step and keeps them; each step's foreach temporaries
 	// die with it.
+	g.annotate("START", "Optimizer.step#AdamW.step")
 	if step == 0 || len(*state) == 0 {
 		for _, n := range params {
 			*state = append(*state, m(n, st.state), m(n, st.state))
@@ -243,10 +244,13 @@ func (g *gen) step(st *stacks, step int, params []uint64, prevX, prevY, prevLoss
 	if err != nil {
 		return err
 	}
+	g.annotate("END", "Optimizer.step#AdamW.step")
 
 	// opt.zero_grad(): set_to_none frees every gradient.
+	g.annotate("START", "Optimizer.zero_grad#AdamW.zero_grad")
 	for _, a := range grads {
 		g.free(a, st.zero)
 	}
+	g.annotate("END", "Optimizer.zero_grad#AdamW.zero_grad")
 	return nil
 }

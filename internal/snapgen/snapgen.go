@@ -102,6 +102,16 @@ type Snapshot struct {
 	// Iterations are the indexes in Entries of each step's first entry
 	// (its input's alloc) among the entries kept.
 	Iterations []int
+	// Annotations are the external_annotations PyTorch records around
+	// each optimizer step and zero_grad, as recorded.
+	Annotations []Annotation
+}
+
+// Annotation is one of external_annotations.
+type Annotation struct {
+	Stage  string // "START" or "END"
+	Name   string // "Optimizer.step#AdamW.step", "Optimizer.zero_grad#AdamW.zero_grad"
+	TimeUS int64
 }
 
 // Entry is one trace entry, as PyTorch writes it.

@@ -45,11 +45,15 @@ func (s *Snapshot) value() dict {
 			{"frames", frames(e.Frames)},
 		})
 	}
+	annots := make([]any, 0, len(s.Annotations))
+	for _, a := range s.Annotations {
+		annots = append(annots, dict{{"stage", a.Stage}, {"name", a.Name}, {"device", 0}, {"time_us", a.TimeUS}})
+	}
 	return dict{
 		{"segments", segs},
 		{"device_traces", []any{trace}},
 		{"allocator_settings", s.settings()},
-		{"external_annotations", []any{}},
+		{"external_annotations", annots},
 	}
 }
 
