@@ -128,7 +128,8 @@ type Block struct {
 func Find(src traces.Source, opts Options) (*Result, error) {
 	d := New(opts)
 	w := &model.Watch{Event: d.Event, Born: d.Born, Died: d.Died}
-	if _, err := model.ReplayWatched(src, w, nil); err != nil {
+	// Violations are replay's to report: a suspect search hears only of lives.
+	if _, err := model.ReplayWatched(src, w, func(traces.Violation, uint64) {}); err != nil {
 		return nil, err
 	}
 	return d.Result()

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/check/suspect"
+	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/internal/snapgen"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
@@ -243,5 +245,24 @@ func TestAnnotationFallback(t *testing.T) {
 	}
 	if got := sites(res); !slices.Equal(got, []string{"kept.py:7"}) {
 		t.Errorf("suspects %q; want kept.py:7", got)
+	}
+}
+
+// TestCorpus: every trace of the corpus, violations and all, is searched
+// without an error (a violation is replay's to report, not the search's).
+func TestCorpus(t *testing.T) {
+	files, _ := filepath.Glob("../../traces/testdata/corpus/*.jsonl")
+	if len(files) == 0 {
+		t.Fatal("no corpus")
+	}
+	for _, f := range files {
+		in, err := input.Open(f, input.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := suspect.Find(in, suspect.Options{}); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+		in.Close()
 	}
 }
