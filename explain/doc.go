@@ -36,7 +36,9 @@
 //     out of memory where the snapshot did. Validation says where it
 //     first disagrees; then the figures are the model's, not the run's.
 //   - What was live before the recording began is made first, segment by
-//     segment (see seed in seed.go); blocks freed on another stream are
+//     segment (see seed in seed.go); a segment no request reserves (or
+//     that the device cannot hold) is left out, and Explanation.SeedExact
+//     says the replays approximate. Blocks freed on another stream are
 //     taken back at free_completed, as the reader takes them.
 //   - Explanation and its parts are plain values with JSON tags: the
 //     shape WriteJSON writes and the HTML page shows.

@@ -54,9 +54,8 @@ const unlimited = 1 << 50
 
 // Explain replays a snapshot's allocations and frees through impl/gpu's
 // caching allocator under the recorded setting and each what-if, and
-// explains its last out-of-memory error. Its error is the reader's, one
-// of a replay that cannot start (a segment live before the trace that no
-// request makes), or an option impl/gpu refuses.
+// explains its last out-of-memory error. Its error is the reader's, or a
+// setting impl/gpu refuses (a max_split_size_mb under 20).
 func Explain(r *torchsnap.Reader, opts Options) (*Explanation, error) {
 	if opts.TopSites <= 0 {
 		opts.TopSites = 10

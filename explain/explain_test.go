@@ -111,3 +111,22 @@ func TestReplayAgreesWithRealSnapshots(t *testing.T) {
 		t.Fatal("no snapshot PyTorch wrote in traces/torchsnap/testdata")
 	}
 }
+
+// TestHandMadeSnapshots: snapshots no allocator wrote are explained
+// without an error, and their replays say they disagree where they do.
+func TestHandMadeSnapshots(t *testing.T) {
+	for name := range handMade {
+		b, err := os.ReadFile(filepath.Join("../traces/torchsnap/testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := explainBytes(t, b, explain.Options{})
+		if !ex.Validation.Agrees && ex.Validation.Disagreement == "" {
+			t.Errorf("%s: a disagreement without a word", name)
+		}
+		var text bytes.Buffer
+		if err := explain.WriteText(&text, ex); err != nil || text.Len() == 0 {
+			t.Errorf("%s: text %v", name, err)
+		}
+	}
+}

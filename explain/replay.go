@@ -2,7 +2,6 @@ package explain
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -230,7 +229,3 @@ func (t *trace) oomState(p *player, o *torchsnap.OOM, live map[traces.Addr]*even
 	}
 	return res
 }
-
-// errSeed is a snapshot whose blocks live before the trace the replay
-// cannot make.
-var errSeed = errors.New("cannot rebuild what was live before the trace began")
