@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tlcheck/tlcheck/internal/plural"
 	"github.com/tlcheck/tlcheck/internal/safetext"
 )
 
@@ -29,14 +30,14 @@ func WriteText(w io.Writer, ex *Explanation) error {
 		if len(o.Pools) > 0 {
 			p("  the cache, by pool and stream:\n")
 			for _, pl := range o.Pools {
-				p("    %s pool, stream %d: %d segments, %s reserved, %s free, the largest free block %s\n",
-					pl.Pool, pl.Stream, pl.Segments, size(pl.Reserved), size(pl.Free), size(pl.LargestFree))
+				p("    %s pool, stream %d: %s, %s reserved, %s free, the largest free block %s\n",
+					pl.Pool, pl.Stream, plural.Count(pl.Segments, "segment"), size(pl.Reserved), size(pl.Free), size(pl.LargestFree))
 			}
 		}
 		if len(o.Sites) > 0 {
 			p("  the sites that held the most:\n")
 			for _, s := range o.Sites {
-				p("    %10s in %d blocks  %s\n", size(s.Bytes), s.Blocks, safetext.Escape(siteName(s.Site)))
+				p("    %10s in %-10s  %s\n", size(s.Bytes), plural.Count(s.Blocks, "block"), safetext.Escape(siteName(s.Site)))
 			}
 		}
 	} else {

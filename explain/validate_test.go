@@ -155,3 +155,25 @@ func TestUnmodelledRecordedSetting(t *testing.T) {
 		t.Errorf("what-ifs %+v; want the recorded one unmodelled, the others replayed", ex.WhatIf)
 	}
 }
+
+// fragmenting is a loop of varied batch rows (Spread) whose cache
+// fragments until a 508 MiB device runs out at its third step: a request
+// that max_split_size_mb:32 would have served.
+var fragmenting = snapgen.Config{Loop: snapgen.Train, Steps: 12, Layers: 2, Hidden: 2048, Vocab: 8192, Batch: 512,
+	Seed: 1, Spread: 8, Capacity: 508 << 20}
+
+// TestWhatIfFits: where a setting would have served the request, the
+// explanation says so, and says the recorded one would not.
+func TestWhatIfFits(t *testing.T) {
+	ex := explainBytes(t, generated(t, fragmenting), explain.Options{})
+	if !ex.Validation.Agrees || ex.OOM == nil {
+		t.Fatalf("validation %+v, OOM %v", ex.Validation, ex.OOM)
+	}
+	fits := map[string]bool{}
+	for _, w := range ex.WhatIf {
+		fits[w.Setting.String()] = w.Fits && w.RanOutAt < 0
+	}
+	if fits["default"] || !fits["max_split_size_mb:32"] {
+		t.Errorf("fits %v; want the default (recorded) refused and max_split_size_mb:32 served", fits)
+	}
+}

@@ -17,7 +17,8 @@
 // KeepLoss, which keeps each step's loss (one cross_entropy block a step);
 // KeepGraph, an evaluation loop that keeps each step's output and with it
 // the whole forward graph. Config sizes them (steps, layers, batch, width,
-// classes), varies batch rows by a seed, caps the device (an oom entry
+// classes), varies batch rows by a seed (widely, with Spread, so that the
+// cache fragments), caps the device (an oom entry
 // ends the snapshot), starts the recording mid-run or keeps only the
 // newest entries, as max_entries does. Snapshot.Iterations tells where
 // each step began, so that a test knows the answer a detector must find.

@@ -115,7 +115,11 @@ func (g *gen) rows() uint64 {
 	g.rng ^= g.rng << 13 // xorshift64
 	g.rng ^= g.rng >> 7
 	g.rng ^= g.rng << 17
-	return b/2 + g.rng%(b-b/2+1)
+	lo := b / 2
+	if g.cfg.Spread > 1 {
+		lo = max(b/uint64(g.cfg.Spread), 1)
+	}
+	return lo + g.rng%(b-lo+1)
 }
 
 // finish cuts the entries to what was recorded and takes the segments.

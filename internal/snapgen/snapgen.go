@@ -51,6 +51,10 @@ type Config struct {
 	// and Batch, as a loader's last or packed batches do; 0 keeps every
 	// step alike.
 	Seed uint64
+	// Spread, past 1, widens the variation to between Batch/Spread and
+	// Batch rows, as sequences of varied lengths do: the activations'
+	// sizes vary, and the caching allocator's cache fragments.
+	Spread int
 	// Capacity is the device's bytes (default 80 GiB). A malloc past it
 	// writes an oom entry, and the snapshot is taken there, as a dump
 	// from an out-of-memory observer is.

@@ -196,7 +196,50 @@ func writeSuspectsReport(out string) error {
 		t := tally[l]
 		p("| %s | %d | %d | %d | %s |", l, t.snapshots, t.agree, t.checked, rate(t.whatIfEntries, t.whatIfTime))
 	}
+	if err := writeWhatIfExample(p); err != nil {
+		return err
+	}
 	return atomicfile.Replace(out, b.Bytes())
+}
+
+// writeWhatIfExample explains a loop of varied batch sizes whose cache
+// fragments until a 508 MiB device runs out (explain's TestWhatIfFits).
+func writeWhatIfExample(p func(string, ...any)) error {
+	cfg := snapgen.Config{Loop: snapgen.Train, Steps: 12, Layers: 2, Hidden: 2048, Vocab: 8192, Batch: 512,
+		Seed: 1, Spread: 8, Capacity: 508 << 20}
+	s, err := snapgen.Generate(cfg)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := s.WritePickle(&buf); err != nil {
+		return err
+	}
+	r, err := torchsnap.NewReader(&buf)
+	if err != nil {
+		return err
+	}
+	ex, err := explain.Explain(r, explain.Options{})
+	if err != nil {
+		return err
+	}
+	var text bytes.Buffer
+	if err := explain.WriteText(&text, ex); err != nil {
+		return err
+	}
+	p("")
+	p("## What would have fit")
+	p("")
+	p("A loop whose batches vary from 64 to 512 rows (`snapgen.Config.Spread`: sequences of varied")
+	p("length), 2048 wide, on a device of 508 MiB: its cache fragments, and its third step runs out of")
+	p("memory. `tlcheck explain` on its snapshot (`explain`'s TestWhatIfFits holds the verdicts):")
+	p("")
+	p("```")
+	b := bytes.TrimRight(text.Bytes(), "\n")
+	b = bytes.ReplaceAll(b, []byte("/opt/conda/lib/python3.11/site-packages/"), []byte(".../"))
+	p("%s", b)
+	p("```")
+	return nil
 }
 
 func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
