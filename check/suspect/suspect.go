@@ -293,17 +293,18 @@ func (d *Detector) byAnnotation(res *Result, m *annotMarks, named bool) *Result 
 func (d *Detector) Result() (*Result, error) {
 	res := &Result{Suspects: []Suspect{}}
 	if name := d.opts.IterationAnnotation; name != "" {
+		want, _, _ := strings.Cut(name, "#")
 		for _, m := range d.annots {
-			if m.name == name || m.name+"#" == name {
+			if m.name == want {
 				return d.byAnnotation(res, m, true), nil
 			}
 		}
-		return nil, fmt.Errorf("--iteration-annotation %q: %w", name, ErrNoSuchAnnotation)
+		return nil, fmt.Errorf("iteration annotation %q: %w", name, ErrNoSuchAnnotation)
 	}
 	marker := d.named
 	if d.opts.Iteration != "" {
 		if marker < 0 {
-			return nil, fmt.Errorf("--iteration %q: %w", d.opts.Iteration, ErrNoSuchSite)
+			return nil, fmt.Errorf("iteration site %q: %w", d.opts.Iteration, ErrNoSuchSite)
 		}
 	} else {
 		marker = d.detect()

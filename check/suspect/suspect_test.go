@@ -206,6 +206,13 @@ func TestIterationAnnotation(t *testing.T) {
 	if got := sites(res); !slices.Equal(got, []string{snapgen.LossSite}) {
 		t.Errorf("suspects %q; want the loss's site", got)
 	}
+	opts.IterationAnnotation = "Optimizer.step#AdamW.step" // the full name names it too
+	if r, err = torchsnap.NewReader(bytes.NewReader(pickle)); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := suspect.Find(r, opts); err != nil || res.Iteration.Annotation != "Optimizer.step" {
+		t.Errorf("the full name: %v, %+v", err, res)
+	}
 	opts.IterationAnnotation = "Optimizer.nothing"
 	if r, err = torchsnap.NewReader(bytes.NewReader(pickle)); err != nil {
 		t.Fatal(err)
