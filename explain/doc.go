@@ -35,6 +35,10 @@
 //     entry (so at every run of segment_alloc and segment_free), and run
 //     out of memory where the snapshot did. Validation says where it
 //     first disagrees; then the figures are the model's, not the run's.
+//     That replay puts each segment where the snapshot has it (the
+//     allocator breaks ties between free blocks by address), and counts
+//     the allocations it hands out at the snapshot's own address: all of
+//     them, on every snapshot the tests hold it to.
 //   - What was live before the recording began is made first, segment by
 //     segment (see seed in seed.go); a segment no request reserves (or
 //     that the device cannot hold) is left out, and Explanation.SeedExact

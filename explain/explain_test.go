@@ -61,8 +61,8 @@ func TestReplayAgreesWithGenerated(t *testing.T) {
 	for _, cfg := range generatedCases {
 		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) {
 			ex := explainBytes(t, generated(t, cfg), explain.Options{})
-			if !ex.Validation.Agrees || ex.Validation.Compared == 0 || !ex.SeedExact {
-				t.Errorf("validation %+v, seed exact %v", ex.Validation, ex.SeedExact)
+			if v := ex.Validation; !v.Agrees || v.Compared == 0 || !ex.SeedExact || v.SameAddress != v.Allocs {
+				t.Errorf("validation %+v, seed exact %v; want agreement, every block at the snapshot's address", v, ex.SeedExact)
 			}
 			if ex.RecordedFrom != "snapshot" || ex.Recorded.Conf != confOf(cfg) || ex.Recorded.MaxSplitSize != cfg.MaxSplitSize {
 				t.Errorf("recorded %+v from %s; want %q from the snapshot's allocator_settings", ex.Recorded, ex.RecordedFrom, confOf(cfg))
@@ -103,8 +103,8 @@ func TestReplayAgreesWithRealSnapshots(t *testing.T) {
 			t.Fatal(err)
 		}
 		ex := explainBytes(t, b, explain.Options{})
-		if !ex.Validation.Agrees || ex.Validation.Compared == 0 || !ex.SeedExact {
-			t.Errorf("%s: validation %+v, seed exact %v", f, ex.Validation, ex.SeedExact)
+		if v := ex.Validation; !v.Agrees || v.Compared == 0 || !ex.SeedExact || v.SameAddress != v.Allocs {
+			t.Errorf("%s: validation %+v, seed exact %v; want agreement, every block at the snapshot's address", f, v, ex.SeedExact)
 		}
 	}
 	if real == 0 {

@@ -18,6 +18,59 @@ type player struct {
 	ranOut int                         // the event at which a malloc failed; -1 before
 	peakR  uint64
 	peakA  uint64
+
+	// The recorded setting's replay puts each segment where the snapshot
+	// has it (the allocator breaks ties between free blocks of one size
+	// by address, so a replay that agrees hands out the snapshot's
+	// addresses): places are the snapshot's segment addresses not yet
+	// taken, segs the replay's live segments, spare where a segment the
+	// snapshot did not make goes.
+	places []traces.Addr
+	segs   map[traces.Addr]uint64
+	spare  traces.Addr
+	same   int // allocations at the snapshot's address
+}
+
+// spareBase is where the segments a snapshot did not make are placed:
+// above the 47 bits of a CUDA address.
+const spareBase = 1 << 48
+
+// record hears of the replay's device events: its live segments.
+func (p *player) record(ev traces.Event) {
+	switch {
+	case ev.Op == traces.OpDevMalloc && ev.Addr != 0:
+		p.segs[ev.Addr] = ev.Size
+	case ev.Op == traces.OpDevFree:
+		delete(p.segs, ev.Addr)
+	}
+}
+
+// place is the device's placement: the snapshot's next segment address
+// where it is free, else a spare one.
+func (p *player) place(size uint64) traces.Addr {
+	if len(p.places) > 0 {
+		a := p.places[0]
+		p.places = p.places[1:]
+		if p.vacant(a, size) {
+			return a
+		}
+	}
+	a := p.spare
+	p.spare += traces.Addr((size + smallSegment - 1) / smallSegment * smallSegment)
+	return a
+}
+
+// vacant reports whether no live segment of the replay meets [a, a+size).
+func (p *player) vacant(a traces.Addr, size uint64) bool {
+	if a == 0 || a%minBlock != 0 {
+		return false
+	}
+	for s, n := range p.segs {
+		if a < s+traces.Addr(n) && s < a+traces.Addr(size) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *player) note() {
@@ -36,6 +89,9 @@ func (p *player) malloc(e *event, at int) {
 		return
 	}
 	p.addr[e.addr] = a
+	if a == e.addr {
+		p.same++
+	}
 	p.note()
 }
 
@@ -67,12 +123,17 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 	if !capKnown {
 		capacity = unlimited
 	}
-	ca, err := gpu.NewCaching(gpu.NewDevice(capacity, nil), gpu.CachingOptions{MaxSplitSize: s.MaxSplitSize})
+	p := &player{t: t, addr: make(map[traces.Addr]traces.Addr), ranOut: -1, segs: make(map[traces.Addr]uint64), spare: spareBase}
+	dev := gpu.NewDevice(capacity, p.record)
+	if recorded {
+		dev.PlaceWith(p.place)
+	}
+	ca, err := gpu.NewCaching(dev, gpu.CachingOptions{MaxSplitSize: s.MaxSplitSize})
 	if err != nil {
 		return out, err
 	}
-	p := &player{t: t, ca: ca, addr: make(map[traces.Addr]traces.Addr), ranOut: -1}
-	exact, err := t.seed(p)
+	p.ca = ca
+	exact, err := t.seed(p, recorded)
 	if err != nil {
 		return out, err
 	}
@@ -154,6 +215,9 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 			rec += e.size
 			pending++
 			remade = remade || released
+			if recorded {
+				p.places = append(p.places, e.addr)
+			}
 		case traces.OpDevFree:
 			rec -= segs[e.addr]
 			delete(segs, e.addr)
@@ -162,6 +226,7 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 		case traces.OpPoolGet:
 			settle(true)
 			p.malloc(e, i)
+			val.Allocs++
 			live[e.addr] = e
 			if recorded {
 				check(i, "after")
@@ -180,6 +245,7 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 	out.PeakReserved, out.PeakAllocated, out.RanOutAt = p.peakR, p.peakA, p.ranOut
 	if recorded {
 		ex.SeedExact = exact
+		val.SameAddress = p.same
 		if pending > 0 && (last < 0 || next <= last) {
 			settle(false) // a run of segment_free entries at the end: empty_cache()
 			check(len(t.events), "at the end, after")

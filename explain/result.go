@@ -74,9 +74,15 @@ type SiteHeld struct {
 // every run of segment_alloc and segment_free entries, and at an
 // out-of-memory error, whether it ran out too.
 type Validation struct {
-	Compared int  `json:"compared"` // comparisons made: after each alloc, free and oom entry
-	Checked  int  `json:"checked"`  // segment entries the comparisons covered
-	Agrees   bool `json:"agrees"`
+	Compared int `json:"compared"` // comparisons made: after each alloc, free and oom entry
+	// SameAddress is how many of the trace's allocations the replay
+	// handed out at the snapshot's own address (its segments are placed
+	// where the snapshot's are): all of them, where it agrees block for
+	// block.
+	SameAddress int  `json:"same_address"`
+	Allocs      int  `json:"allocs"`  // the trace\'s allocations replayed
+	Checked     int  `json:"checked"` // segment entries the comparisons covered
+	Agrees      bool `json:"agrees"`
 	// Disagreement says where and how it first disagreed; "" when it
 	// agrees.
 	Disagreement string `json:"disagreement,omitempty"`

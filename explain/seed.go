@@ -23,7 +23,7 @@ const (
 // is too small for the allocator to have split it off (a large pool
 // splits off more than 1 MiB, a small pool 512 bytes or more). exact says
 // every block landed at its segment's offset.
-func (t *trace) seed(p *player) (exact bool, err error) {
+func (t *trace) seed(p *player, place bool) (exact bool, err error) {
 	type seg struct {
 		addr   traces.Addr
 		size   uint64
@@ -58,6 +58,9 @@ func (t *trace) seed(p *player) (exact bool, err error) {
 			// the replays go without it, and say they approximate.
 			exact = false
 			continue
+		}
+		if place {
+			p.places = append(p.places[:0], s.addr)
 		}
 		base, err := ca.Malloc(req, 0)
 		if err != nil {

@@ -65,7 +65,8 @@ func WriteText(w io.Writer, ex *Explanation) error {
 	}
 	v := ex.Validation
 	if v.Agrees {
-		p("\nVALIDATED: under the recorded setting the replay reserved what the snapshot's segments held at each of %d comparisons (%d segment entries)\n", v.Compared, v.Checked)
+		p("\nVALIDATED: under the recorded setting the replay reserved what the snapshot's segments held at each of %d comparisons (%d segment entries), and handed out %d of its %d allocations at the snapshot's own address\n",
+			v.Compared, v.Checked, v.SameAddress, v.Allocs)
 	} else {
 		p("\nNOT VALIDATED: the replay under the recorded setting disagrees with the snapshot, %s; the figures above are the model's, not the run's (was it recorded under another setting? --recorded)\n", v.Disagreement)
 	}
