@@ -113,11 +113,12 @@ func Explain(r *torchsnap.Reader, opts Options) (*Explanation, error) {
 
 // event is one event of the snapshot, as small as the replay needs.
 type event struct {
-	op     traces.Op
-	stream gpu.Stream
-	site   int32
-	addr   traces.Addr
-	size   uint64
+	op      traces.Op
+	pending bool // a pool_put whose block waited for another stream (torchsnap.Reader.Pending)
+	stream  gpu.Stream
+	site    int32
+	addr    traces.Addr
+	size    uint64
 }
 
 // trace is a snapshot's events in memory: the replays run over them
@@ -145,7 +146,7 @@ func load(r *torchsnap.Reader) (*trace, error) {
 		if err != nil {
 			return nil, fmt.Errorf("event %d: %w", r.Pos().Event, err)
 		}
-		e := event{op: ev.Op, addr: ev.Addr, size: ev.Size}
+		e := event{op: ev.Op, addr: ev.Addr, size: ev.Size, pending: r.Pending(r.Pos().Event)}
 		s, ok := streamN[ev.Thread]
 		if !ok {
 			h, _ := strconv.ParseInt(strings.TrimPrefix(ev.Thread, "stream "), 10, 64)
@@ -165,6 +166,11 @@ func load(r *torchsnap.Reader) (*trace, error) {
 			t.seedBlocks++
 		}
 		t.events = append(t.events, e)
+	}
+	for _, o := range t.ooms { // a request's stream may have no other entry
+		if !slices.Contains(t.streams, o.Stream) {
+			t.streams = append(t.streams, o.Stream)
+		}
 	}
 	return t, nil
 }

@@ -97,13 +97,47 @@ func (p *player) malloc(e *event, at int) {
 
 // free frees a block the replay made; a free of what the snapshot never
 // showed made (as the reader allows) frees nothing.
-func (p *player) free(e *event) error {
+func (p *player) free(e *event, deferred bool) error {
 	a, ok := p.addr[e.addr]
 	if !ok || p.ranOut >= 0 {
 		return nil
 	}
 	delete(p.addr, e.addr)
+	if deferred {
+		if err := p.ca.RecordStream(a, waiting); err != nil {
+			return err
+		}
+	}
 	return p.ca.Free(a)
+}
+
+// waiting is the stream a block the snapshot shows waiting is recorded
+// on: no stream of the trace's, and synchronized only by the allocator's
+// own release of its cache (and after it).
+const waiting = gpu.Stream(1 << 30)
+
+// completedInRelease reports whether the pool_put at i is a waiting
+// block given back while the allocator freed its cache: a segment_free
+// follows it before the next malloc or oom. PyTorch's release waits for
+// every stream first, so such a block was still waiting when the malloc
+// (or empty_cache) began, and it must wait in the replay too, until the
+// replay's allocator frees its cache.
+func (t *trace) completedInRelease(i int, ooms []torchsnap.OOM, next int) bool {
+	if !t.events[i].pending {
+		return false
+	}
+	for j := i + 1; j < len(t.events); j++ {
+		if next < len(ooms) && ooms[next].Event <= j {
+			return false
+		}
+		switch t.events[j].op {
+		case traces.OpDevFree:
+			return true
+		case traces.OpPoolGet:
+			return false
+		}
+	}
+	return false
 }
 
 // replay runs the trace under s. The replay of the recorded setting also
@@ -157,6 +191,9 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 		rec += n
 	}
 	pending, released, remade := 0, false, false
+	// A run of segment_free entries: what the segments held before it,
+	// and what the segments made after it in the same run.
+	var before, made uint64
 	check := func(at int, what string) {
 		val.Compared++
 		val.Checked += pending
@@ -168,9 +205,13 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 	}
 	// settle replays a run of segment_free entries before the event at.
 	settle := func(alloc bool) {
-		if released && !(alloc && remade && capKnown) {
+		// A malloc frees the cache itself, under pressure: when the
+		// segments it made would not have fit beside what was held.
+		pressure := alloc && remade && capKnown && before+made > capacity
+		if released && !pressure {
 			ca.EmptyCache()
 		}
+		before, made = 0, 0
 		released, remade = false, false
 	}
 
@@ -183,6 +224,7 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 			fits := false
 			if p.ranOut < 0 {
 				a, err := ca.Malloc(o.Size, t.streamOf(o.Stream))
+				ca.Synchronize(waiting)
 				fits = err == nil
 				if fits {
 					p.note()
@@ -215,10 +257,16 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 			rec += e.size
 			pending++
 			remade = remade || released
+			if released {
+				made += e.size
+			}
 			if recorded {
 				p.places = append(p.places, e.addr)
 			}
 		case traces.OpDevFree:
+			if !released {
+				before = rec
+			}
 			rec -= segs[e.addr]
 			delete(segs, e.addr)
 			pending++
@@ -226,6 +274,7 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 		case traces.OpPoolGet:
 			settle(true)
 			p.malloc(e, i)
+			ca.Synchronize(waiting) // what waited was given back, in a release or not at all
 			val.Allocs++
 			live[e.addr] = e
 			if recorded {
@@ -233,7 +282,7 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 			}
 		case traces.OpPoolPut:
 			settle(false)
-			if err := p.free(e); err != nil {
+			if err := p.free(e, t.completedInRelease(i, ooms, next)); err != nil {
 				return out, fmt.Errorf("event %d: %w", i, err)
 			}
 			delete(live, e.addr)

@@ -111,6 +111,11 @@ func (sh *shaper) finishEntry(o *obj, pl place) (val, error) {
 		}
 	case "free_requested":
 		e.action = aFreeRequested
+		if o.has(1) { // for Reader.Pending
+			if e.addr, err = uintField(o, 1, "addr", pl); err != nil {
+				return val{}, err
+			}
+		}
 	case "oom":
 		// No change of state (see the package comment), but the request
 		// that failed and the device's free bytes, which PyTorch writes

@@ -78,6 +78,18 @@ type Reader struct {
 	ooms    []OOM
 
 	preludeStack []int32 // each prelude event's stack
+	pending      []int32 // the pool_put events whose block waited (Pending), in order
+}
+
+// Pending reports whether event n is a pool_put whose block waited
+// between its free_requested and its free_completed entries (other
+// entries came between them): a block freed while another stream still
+// used it (record_stream), which the allocator gave back when that
+// stream's work was done, at a malloc or empty_cache, or while it freed
+// its cache under memory pressure.
+func (r *Reader) Pending(n int) bool {
+	_, ok := slices.BinarySearch(r.pending, int32(n))
+	return ok
 }
 
 // Stats says what a snapshot held beside the events.
@@ -181,15 +193,26 @@ func (sh *shaper) events() *Reader {
 	sh.stats.Prelude = len(r.prelude)
 
 	r.order = all[:0]
+	requested := int32(-1) // the entry before, where it is a free_requested
 	for _, i := range all {
-		switch sh.ents[i].action {
+		e := &sh.ents[i]
+		switch e.action {
 		case aFreeRequested:
 			sh.stats.FreeRequested++
 		case aOther:
 		case aOOM:
-			r.ooms = append(r.ooms, r.oomOf(&sh.ents[i], len(r.prelude)+len(r.order)))
+			r.ooms = append(r.ooms, r.oomOf(e, len(r.prelude)+len(r.order)))
+		case aFreeCompleted:
+			if requested < 0 || sh.ents[requested].addr != e.addr {
+				r.pending = append(r.pending, int32(len(r.prelude)+len(r.order)))
+			}
+			r.order = append(r.order, i)
 		default:
 			r.order = append(r.order, i)
+		}
+		requested = -1
+		if e.action == aFreeRequested {
+			requested = i
 		}
 	}
 	return r
