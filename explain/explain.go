@@ -96,7 +96,7 @@ func Explain(r *torchsnap.Reader, opts Options) (*Explanation, error) {
 				ex.Validation.Disagreement = "the recorded setting cannot be replayed: " + why
 				if len(ooms) > 0 {
 					o := ooms[len(ooms)-1]
-					ex.OOM = &OOM{Event: o.Event, Request: o.Size, Stream: o.Stream, Site: o.Site, DeviceFree: o.DeviceFree,
+					ex.OOM = &OOM{Event: o.Event, Request: o.Size, Stream: o.Stream, Site: o.Site, Stack: stackOf(&o), DeviceFree: o.DeviceFree,
 						Pools: []Pool{}, Sites: []SiteHeld{}}
 				}
 			}

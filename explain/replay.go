@@ -321,7 +321,7 @@ func (t *trace) streamOf(h int64) gpu.Stream {
 // oomState is the explanation of an error from the replay's state.
 func (t *trace) oomState(p *player, o *torchsnap.OOM, live map[traces.Addr]*event, top int) *OOM {
 	st := p.ca.Stats()
-	res := &OOM{Event: o.Event, Request: o.Size, Stream: o.Stream, Site: o.Site, DeviceFree: o.DeviceFree,
+	res := &OOM{Event: o.Event, Request: o.Size, Stream: o.Stream, Site: o.Site, Stack: stackOf(o), DeviceFree: o.DeviceFree,
 		Allocated: uint64(st.AllocatedBytes.All.Current), Reserved: uint64(st.ReservedBytes.All.Current),
 		Pools: t.poolsOf(p.ca), Sites: []SiteHeld{}}
 	res.ReservedFree = res.Reserved - res.Allocated
@@ -343,4 +343,12 @@ func (t *trace) oomState(p *player, o *torchsnap.OOM, live map[traces.Addr]*even
 		res.Sites = res.Sites[:top]
 	}
 	return res
+}
+
+// stackOf is an oom entry's stack, never nil.
+func stackOf(o *torchsnap.OOM) []torchsnap.Frame {
+	if o.Stack == nil {
+		return []torchsnap.Frame{}
+	}
+	return o.Stack
 }

@@ -1,5 +1,7 @@
 package explain
 
+import "github.com/tlcheck/tlcheck/traces/torchsnap"
+
 // Explanation is what Explain found, in the shape of its JSON (the field
 // tags): plain values for any view (the text report, JSON, the HTML
 // page). Sizes are bytes.
@@ -33,11 +35,14 @@ type Explanation struct {
 // OOM is the state at an out-of-memory error: the request and what the
 // allocator held, from the replay under the recorded setting.
 type OOM struct {
-	Event      int    `json:"event"` // the event it came before
-	Request    uint64 `json:"request"`
-	Stream     int64  `json:"stream"`
-	Site       string `json:"site"`
-	DeviceFree uint64 `json:"device_free"`
+	Event   int    `json:"event"` // the event it came before
+	Request uint64 `json:"request"`
+	Stream  int64  `json:"stream"`
+	Site    string `json:"site"`
+	// Stack is the request's Python frames, innermost first, where the
+	// snapshot was read with torchsnap.Limits.Stacks; never null in JSON.
+	Stack      []torchsnap.Frame `json:"stack"`
+	DeviceFree uint64            `json:"device_free"`
 	// Allocated is what tensors held (blocks handed out), Reserved what
 	// the allocator's segments held, and ReservedFree the difference:
 	// cached, free, and too fragmented or on the wrong pool or stream to

@@ -21,6 +21,9 @@ func WriteText(w io.Writer, ex *Explanation) error {
 			site = " at " + safetext.Escape(o.Site)
 		}
 		p("OUT OF MEMORY before event %d%s: a request of %s on stream %d\n", o.Event, site, size(o.Request), o.Stream)
+		for _, f := range o.Stack {
+			p("    %s  %s:%d\n", safetext.Escape(f.Name), safetext.Escape(f.File), f.Line)
+		}
 		p("  the device had %s free; the process could reserve %s (%s)\n", size(o.DeviceFree), size(ex.Capacity), capacityFrom(ex.CapacityFrom))
 		if o.Reserved == 0 && len(o.Pools) == 0 {
 			p("  the allocator's state then is not known: the recorded setting could not be replayed\n")

@@ -76,7 +76,7 @@ func runExplain(e *env, args []string) int {
 		defer f.Close()
 		in = f
 	}
-	r, err := torchsnap.NewReader(in)
+	r, err := torchsnap.NewReaderLimits(in, torchsnap.Limits{Stacks: true})
 	if err == nil {
 		var ex *explain.Explanation
 		if ex, err = explain.Explain(r, opts); err == nil {

@@ -18,7 +18,7 @@ func TestExplainCommand(t *testing.T) {
 		code int
 		want []string
 	}{
-		{[]string{oom}, exitClean, []string{"OUT OF MEMORY", "reserved but free", "largest free block", "default (recorded)", "does not fit", "VALIDATED"}},
+		{[]string{oom}, exitClean, []string{"OUT OF MEMORY", "    forward  model.py:16\n", "reserved but free", "largest free block", "default (recorded)", "does not fit", "VALIDATED"}},
 		{[]string{"--setting", "max_split_size_mb:64", oom}, exitClean, []string{"max_split_size_mb:64"}},
 		{[]string{normal}, exitClean, []string{"NO OUT-OF-MEMORY ERROR", "without limit", "VALIDATED"}},
 		{[]string{"--capacity", "1073741824", normal}, exitClean, []string{"on a device of 1.00 GiB"}},

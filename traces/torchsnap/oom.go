@@ -20,10 +20,13 @@ type OOM struct {
 	Stream int64
 	Site   string // as an event's site
 	T      int64  // ns; 0 if the entry has no time
+	// Stack is the request's Python frames, innermost first, where the
+	// reader keeps stacks (Limits.Stacks).
+	Stack []Frame
 }
 
 func (r *Reader) oomOf(e *entry, event int) OOM {
-	return OOM{Event: event, Size: e.size, DeviceFree: e.addr, Stream: e.stream, Site: r.sh.site(e.site), T: e.t}
+	return OOM{Event: event, Size: e.size, DeviceFree: e.addr, Stream: e.stream, Site: r.sh.site(e.site), T: e.t, Stack: r.sh.stack(e.site)}
 }
 
 // OOMs returns the snapshot's oom entries, oldest first.

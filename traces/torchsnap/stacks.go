@@ -70,17 +70,22 @@ func (r *Reader) Stack(n int) []Frame {
 	case n-len(r.prelude) < len(r.order):
 		st = r.sh.ents[r.order[n-len(r.prelude)]].site
 	}
+	return r.sh.stack(st)
+}
+
+// stack returns a stack's Python frames; nil for none.
+func (sh *shaper) stack(st int32) []Frame {
 	if st < 0 {
 		return nil
 	}
-	ids := r.sh.stacks[st].frames
+	ids := sh.stacks[st].frames
 	if len(ids) == 0 {
 		return nil
 	}
 	out := make([]Frame, len(ids))
 	for i, id := range ids {
-		file, line, _ := r.sh.frame(id)
-		out[i] = Frame{File: r.sh.files[file].name, Line: line, Name: r.sh.names[id]}
+		file, line, _ := sh.frame(id)
+		out[i] = Frame{File: sh.files[file].name, Line: line, Name: sh.names[id]}
 	}
 	return out
 }
