@@ -78,16 +78,10 @@ func TestReplayAgreesWithGPU(t *testing.T) {
 }
 
 // gpuDisagreements are the programs whose replay disagrees with the GPU,
-// an open issue: three that record_stream makes wait (a block the
-// snapshots show given back at once, that the GPU's allocator did not
-// reuse), and eight, seven of them under max_split_size_mb, not yet
-// understood. The test fails for any other, and for one of these that
-// agrees.
+// an open issue: two under max_split_size_mb, not yet understood. The
+// test fails for any other, and for one of these that agrees.
 var gpuDisagreements = map[string]bool{
-	"default.jsonl.gz pending-0007": true, "default.jsonl.gz pending-0028": true, "default.jsonl.gz streams-0051": true,
-	"default.jsonl.gz tight-0077": true, "split20.jsonl.gz split-0014": true, "split22.jsonl.gz split-0000": true,
-	"split22.jsonl.gz split-0013": true, "split22.jsonl.gz split-0016": true, "split22.jsonl.gz split-0046": true,
-	"split22.jsonl.gz split-0055": true, "split24.jsonl.gz split-0056": true,
+	"split20.jsonl.gz split-0014": true, "split24.jsonl.gz split-0056": true,
 }
 
 // snapshotOf writes what the GPU did in program p as a snapshot's trace,

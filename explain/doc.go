@@ -38,13 +38,13 @@
 //     That replay puts each segment where the snapshot has it (the
 //     allocator breaks ties between free blocks by address), and counts
 //     the allocations it hands out at the snapshot's own address: all of
-//     them, on every generated snapshot and real-cuda.pickle, and on 795
+//     them, on every generated snapshot and real-cuda.pickle, and on 804
 //     of the 806 programs recorded on an H100 (impl/gpu/testdata/cuda,
 //     written as snapshots: TestReplayAgreesWithGPU names the others).
 //   - A segment_free run before a malloc is the malloc's own release when
-//     the segments it made would not have fit beside what was held (the
-//     capacity known), else torch.cuda.empty_cache(), replayed as
-//     EmptyCache. A block the snapshot shows waiting for another stream
+//     no cached block could serve it and the segments it made would not
+//     have fit beside what was held (the capacity known), else
+//     torch.cuda.empty_cache(), replayed as EmptyCache. A block the snapshot shows waiting for another stream
 //     (torchsnap.Reader.Pending) and given back in such a release waits in
 //     the replay too, until the replay's allocator releases its cache.
 //   - What was live before the recording began is made first, segment by

@@ -204,10 +204,11 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 		}
 	}
 	// settle replays a run of segment_free entries before the event at.
-	settle := func(alloc bool) {
-		// A malloc frees the cache itself, under pressure: when the
-		// segments it made would not have fit beside what was held.
-		pressure := alloc && remade && capKnown && before+made > capacity
+	settle := func(req *event) {
+		// A malloc frees the cache itself, under pressure: when no cached
+		// block could serve it and the segments it made would not have
+		// fit beside what was held. Else the run was empty_cache().
+		pressure := req != nil && remade && capKnown && before+made > capacity && !servable(ca, req, s.MaxSplitSize)
 		if released && !pressure {
 			ca.EmptyCache()
 		}
@@ -220,7 +221,7 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 	for i := t.prelude; i <= len(t.events); i++ {
 		for ; next < len(ooms) && ooms[next].Event <= i; next++ {
 			o := &ooms[next]
-			settle(true)
+			settle(nil)
 			fits := false
 			if p.ranOut < 0 {
 				a, err := ca.Malloc(o.Size, t.streamOf(o.Stream))
@@ -272,7 +273,7 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 			pending++
 			released = true
 		case traces.OpPoolGet:
-			settle(true)
+			settle(e)
 			p.malloc(e, i)
 			ca.Synchronize(waiting) // what waited was given back, in a release or not at all
 			val.Allocs++
@@ -281,7 +282,7 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 				check(i, "after")
 			}
 		case traces.OpPoolPut:
-			settle(false)
+			settle(nil)
 			if err := p.free(e, t.completedInRelease(i, ooms, next)); err != nil {
 				return out, fmt.Errorf("event %d: %w", i, err)
 			}
@@ -296,7 +297,7 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 		ex.SeedExact = exact
 		val.SameAddress = p.same
 		if pending > 0 && (last < 0 || next <= last) {
-			settle(false) // a run of segment_free entries at the end: empty_cache()
+			settle(nil) // a run of segment_free entries at the end: empty_cache()
 			check(len(t.events), "at the end, after")
 		}
 		if p.ranOut >= 0 && val.Agrees {
@@ -352,3 +353,31 @@ func stackOf(o *torchsnap.OOM) []torchsnap.Frame {
 	}
 	return o.Stack
 }
+
+// servable reports whether a cached block of the replay could serve
+// the malloc req without a new segment, as get_free_block would find
+// one: a free block of its pool and stream, large enough, and, with
+// max_split_size, an oversize block only for an oversize request within
+// kLargeBuffer (20 MiB) of it.
+func servable(ca *gpu.CachingAllocator, req *event, maxSplit uint64) bool {
+	n := gpu.RoundSize(req.size)
+	small := n <= smallMax
+	for _, sg := range ca.Snapshot() {
+		if sg.Small != small || sg.Stream != req.stream {
+			continue
+		}
+		for _, b := range sg.Blocks {
+			if b.State != gpu.StateInactive || b.Size < n {
+				continue
+			}
+			if maxSplit > 0 && b.Size >= maxSplit && (n < maxSplit || b.Size >= n+largeBuffer) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// largeBuffer is kLargeBuffer: 20 MiB.
+const largeBuffer = 20 << 20
