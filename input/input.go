@@ -45,6 +45,9 @@ type Options struct {
 	Symbols *mtrace.Symbols
 	// Stdin is what the name "-" reads; nil reads nothing.
 	Stdin io.Reader
+	// Stacks keeps a snapshot's Python stacks for Input.Stack (see
+	// torchsnap.Limits.Stacks).
+	Stacks bool
 }
 
 // Input is an opened input: a traces.Source of its events.
@@ -54,6 +57,26 @@ type Input struct {
 	format Format // what it was read as
 	prefix []byte // its first bytes, which told the formats apart
 	close  func()
+	snap   *torchsnap.Reader // a snapshot's reader, for Stack
+}
+
+// Annotations returns a snapshot's external_annotations
+// (torchsnap.Reader.Annotations); nil for any other input.
+func (in *Input) Annotations() []torchsnap.Annotation {
+	if in.snap == nil {
+		return nil
+	}
+	return in.snap.Annotations()
+}
+
+// Stack returns the Python frames of what made event n of a snapshot
+// opened with Options.Stacks (torchsnap.Reader.Stack); nil for any other
+// input. It may be called once the events up to n have been read.
+func (in *Input) Stack(n int) []torchsnap.Frame {
+	if in.snap == nil {
+		return nil
+	}
+	return in.snap.Stack(n)
 }
 
 // Name is the input's name in messages: the file as given, or <stdin>.
@@ -106,7 +129,7 @@ func Open(name string, opts Options) (*Input, error) {
 	var src traces.Source
 	switch in.format {
 	case TorchSnapshot:
-		sr, err := torchsnap.NewReader(r)
+		sr, err := torchsnap.NewReaderLimits(r, torchsnap.Limits{Stacks: opts.Stacks})
 		if err != nil {
 			in.close()
 			switch {
@@ -117,7 +140,7 @@ func Open(name string, opts Options) (*Input, error) {
 			}
 			return nil, inFile(err, in.name, "reading a PyTorch memory snapshot: %w")
 		}
-		src = sr
+		src, in.snap = sr, sr
 	case Mtrace:
 		src = mtrace.NewReader(r)
 		if opts.Symbols != nil {

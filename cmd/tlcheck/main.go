@@ -7,6 +7,8 @@
 //	               [--fail-on KINDS] [--require-end] [--suppressions FILE] [--cpuprofile OUT] FILE...
 //	tlcheck gate --baseline FILE [--update] [--tolerance T] [replay's flags] TRACE...
 //	tlcheck export --format perfetto|pprof|html|torch-snapshot [--out FILE] [--from auto|trace|mtrace|torch-snapshot] TRACE
+//	tlcheck suspects [--iteration SITE] [--format text|json|sarif] [--fail-on leak-suspect] FILE...
+//	tlcheck explain [--recorded CONF] [--setting CONF]... [--capacity BYTES] [--format text|json] SNAPSHOT
 //	tlcheck fuzz ...
 //	tlcheck faults
 //	tlcheck selftest ...
@@ -89,6 +91,8 @@ var commands = []command{
 	{"gate", "fail CI on findings beyond a baseline (new bugs, growth)", runGate},
 	{"fuzz", "generate programs against the runtime, with the model as oracle", runFuzz},
 	{"export", "write a trace as a Perfetto timeline, a pprof profile, an HTML page or a PyTorch memory snapshot", runExport},
+	{"suspects", "name leak suspects in a trace without an end: what a loop keeps every iteration", runSuspects},
+	{"explain", "why a PyTorch snapshot ran out of memory, and which allocator settings would have fit", runExplain},
 	{"faults", "list the runtime's fault catalog", runFaults},
 	{"selftest", "hunt every catalogued fault and report how fast each is caught", runSelftest},
 	{"version", "print tlcheck's version and how it was built", runVersion},

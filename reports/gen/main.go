@@ -24,7 +24,9 @@
 // recorded on a real GPU (impl/gpu/testdata/cuda) on impl/gpu and writes
 // reports/cuda.md (it needs no more than Go); -only page measures the HTML export of
 // generated snapshots in a headless Chromium and writes reports/page.md
-// and page.svg; -only detection hunts every fault of the catalog, as
+// and page.svg; -only suspects runs the
+// leak-suspect detector and the what-if replays on generated training
+// loops and writes reports/suspects.md (it needs no more than Go); -only detection hunts every fault of the catalog, as
 // tlcheck selftest does, and writes reports/detection.md, which the full
 // run writes last. -baseline REV builds tlcheck as it was at
 // a git revision and times it in the same runs as the working tree's, the
@@ -53,12 +55,13 @@ func main() {
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
-	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md; "cuda": only cuda.md; "torch": only torch.md; "page": only page.md (and page.svg)`)
+	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md; "cuda": only cuda.md; "suspects": only suspects.md; "torch": only torch.md; "page": only page.md (and page.svg)`)
 	readersOut := flag.String("readers-out", filepath.Join("reports", "readers.md"), "the readers' report to write")
 	snapshots := flag.String("snapshots", defaultSnapshots, "the readers' report: entries of each snapshot to time (12 frames each, about 525 bytes an entry)")
 	detectionOut := flag.String("detection-out", filepath.Join("reports", "detection.md"), "fault detection report to write")
 	detectionTime := flag.Duration("detection-time", 10*time.Second, "the budget per fault of the detection report")
 	driveOut := flag.String("drive-out", filepath.Join("reports", "drive.md"), "the drive report to write")
+	suspectsOut := flag.String("suspects-out", filepath.Join("reports", "suspects.md"), "the report of leak suspects and what-if replays on generated loops to write")
 	cudaOut := flag.String("cuda-out", filepath.Join("reports", "cuda.md"), "the report of the caching allocator against a real GPU to write")
 	driveClean := flag.Duration("drive-clean", time.Minute, "how long the C driver runs clean for the drive report")
 	torchOut := flag.String("torch-out", filepath.Join("reports", "torch.md"), "the PyTorch report to write")
@@ -78,8 +81,8 @@ func main() {
 		}
 		return
 	}
-	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" && *only != "readers" && *only != "detection" && *only != "drive" && *only != "cuda" && *only != "torch" {
-		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches", "readers", "detection", "drive", "cuda" or "torch"`)
+	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" && *only != "readers" && *only != "detection" && *only != "drive" && *only != "cuda" && *only != "suspects" && *only != "torch" {
+		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches", "readers", "detection", "drive", "cuda", "suspects", "torch" or "page"`)
 		os.Exit(2)
 	}
 	if *only == "torch" {
@@ -98,6 +101,13 @@ func main() {
 	}
 	if *only == "cuda" {
 		if err := writeCUDAReport(*cudaOut); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *only == "suspects" {
+		if err := writeSuspectsReport(*suspectsOut); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}

@@ -16,6 +16,15 @@
 //	device_traces  one list per device of trace entries, oldest first, each
 //	               {action, addr, size, stream, frames, time_us}; frames are
 //	               [{filename, line, name}, ...], innermost first
+//	allocator_settings  the allocator's PYTORCH_CUDA_ALLOC_CONF options
+//	               (PyTorch 2.4 on; Reader.Settings); oom entries carry the
+//	               failed request and the device's free bytes (Reader.OOMs)
+//	external_annotations  [{stage, name, time_us}, ...]: an optimizer's steps
+//	               and other marked regions (Reader.Annotations)
+//
+// Beside the events, a Reader tells each event's Python stack (Stack, under
+// Limits.Stacks) and which pool_puts had waited for another stream
+// (Pending).
 //
 // # The mapping
 //

@@ -111,7 +111,27 @@ func (sh *shaper) finishEntry(o *obj, pl place) (val, error) {
 		}
 	case "free_requested":
 		e.action = aFreeRequested
-	case "oom", "snapshot", "annotate":
+		if o.has(1) { // for Reader.Pending
+			if e.addr, err = uintField(o, 1, "addr", pl); err != nil {
+				return val{}, err
+			}
+		}
+	case "oom":
+		// No change of state (see the package comment), but the request
+		// that failed and the device's free bytes, which PyTorch writes
+		// as the entry's size and addr, explain it (Reader.OOMs).
+		e.action = aOOM
+		if o.has(2) {
+			if e.size, err = uintField(o, 2, "size", pl); err != nil {
+				return val{}, err
+			}
+		}
+		if o.has(1) {
+			if e.addr, err = uintField(o, 1, "addr", pl); err != nil {
+				return val{}, err
+			}
+		}
+	case "snapshot", "annotate":
 		// No change of state: see the package comment.
 		e.action = aOther
 	case "segment_map", "segment_unmap":

@@ -31,7 +31,12 @@ func (sh *shaper) finishFrame(o *obj, pl place) (val, error) {
 			return val{}, err
 		}
 	}
-	return val{k: kFrame, i: sh.frameOf(sh.fileID(file), line, shown)}, nil
+	fid := sh.fileID(file)
+	id := sh.frameOf(fid, line, shown)
+	if sh.keepStacks && shown && o.has(2) && sh.files[fid].py {
+		sh.nameFrame(id, o.field(2).str())
+	}
+	return val{k: kFrame, i: id}, nil
 }
 
 // frameOf returns a frame's identity, as kFrame's i: its file, whether it

@@ -333,6 +333,10 @@ func TestBlockStatesGenerated(t *testing.T) {
 			base := bases[s] + uint64(rng.IntN(16))<<12
 			var blocks []any
 			at := base
+			// A segment without frames takes the site of its largest live
+			// block (the first of the largest, in address order).
+			var segSite string
+			var segBest uint64
 			for b := range 1 + rng.IntN(4) {
 				size := uint64(512 * (1 + rng.IntN(4)))
 				var state string
@@ -355,13 +359,16 @@ func TestBlockStatesGenerated(t *testing.T) {
 				if slices.Contains(liveStates, state) {
 					blockEvs = append(blockEvs, traces.Event{Op: traces.OpPoolGet, Addr: traces.Addr(at), Size: size, HasSize: true, Site: site})
 					w.stats.LiveBlocks++
+					if size > segBest {
+						segSite, segBest = site, size
+					}
 				}
 				at += size
 			}
 			total := at - base
 			segs = append(segs, map[string]any{"device": 0, "address": base, "total_size": total, "stream": 0,
 				"segment_type": "large", "blocks": blocks, "frames": []any{}})
-			segEvs = append(segEvs, traces.Event{Op: traces.OpDevMalloc, Addr: traces.Addr(base), Size: total, HasSize: true})
+			segEvs = append(segEvs, traces.Event{Op: traces.OpDevMalloc, Addr: traces.Addr(base), Size: total, HasSize: true, Site: segSite})
 			w.stats.LiveSegments++
 		}
 		w.evs = append(segEvs, blockEvs...)

@@ -47,7 +47,7 @@ const (
 	kSkip       // a container in a place the format ignores; i: its kind ('l', 'd', 't'), with skipUnhashable
 	kEntry      // a trace entry, read: i indexes Reader.ents
 	kFrame      // a frame, read: i indexes Reader.frames
-	kSite       // a frames list, read: i is its site (an index of Reader.sites, or -1)
+	kSite       // a frames list, read: i is its stack (an index of shaper.stacks, or -1)
 	kBlock      // a block, read: i indexes shaper.blocks
 	kTrace      // a device's trace, read: i indexes shaper.traces
 	kRead       // a list or dict read whose contents are no longer held; i: its role

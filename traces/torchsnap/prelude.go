@@ -18,7 +18,7 @@ import (
 // allocation that reserved it), and a segment or mapped range without one
 // takes the site of the live block that holds the most of its bytes, so
 // that a profile of reserved bytes by site names what holds them.
-func (sh *shaper) prelude(segs map[uint64]live, mapped []span, blocks map[uint64]live) []traces.Event {
+func (sh *shaper) prelude(segs map[uint64]live, mapped []span, blocks map[uint64]live) ([]traces.Event, []int32) {
 	// What holds blocks, by address: segments (those of no bytes hold
 	// none, but are events all the same) and mapped ranges.
 	type holder struct {
@@ -67,6 +67,7 @@ func (sh *shaper) prelude(segs map[uint64]live, mapped []span, blocks map[uint64
 	holders = append(holders, empty...)
 	slices.SortStableFunc(holders, func(a, b holder) int { return cmp.Compare(a.lo, b.lo) })
 	evs := make([]traces.Event, 0, len(holders)+len(blocks))
+	stacks := make([]int32, 0, len(holders)+len(blocks)) // each event's stack (Reader.Stack)
 	for _, h := range holders {
 		ev := traces.Event{Op: traces.OpDevMap, Addr: traces.Addr(h.lo), Size: h.size(), HasSize: true, Site: sh.site(h.site)}
 		if h.seg {
@@ -74,9 +75,11 @@ func (sh *shaper) prelude(segs map[uint64]live, mapped []span, blocks map[uint64
 			ev.Size = segs[h.lo].size
 		}
 		evs = append(evs, ev)
+		stacks = append(stacks, h.site)
 	}
 	for _, a := range addrs {
 		evs = append(evs, traces.Event{Op: traces.OpPoolGet, Addr: traces.Addr(a), Size: blocks[a].size, HasSize: true, Site: sh.site(blocks[a].site)})
+		stacks = append(stacks, blocks[a].site)
 	}
-	return evs
+	return evs, stacks
 }

@@ -30,6 +30,11 @@ type Limits struct {
 	// from frames (default 32 MiB). The frames of a snapshot refer to
 	// their strings, so one filename can be in any number of sites.
 	MaxSites int64
+	// Stacks keeps each entry's, block's and segment's Python frames for
+	// Reader.Stack. Off, a stack is its site alone: a snapshot whose every
+	// entry has a stack of its own would otherwise hold a few hundred
+	// bytes more an entry (the frames count toward MaxSites).
+	Stacks bool
 }
 
 const defaultMaxSites = 32 << 20
@@ -69,6 +74,21 @@ type Reader struct {
 	next    int
 	pos     traces.Pos
 	streams map[int64]string // "stream N", made once for each stream
+	ooms    []OOM
+
+	preludeStack []int32 // each prelude event's stack
+	pending      []int32 // the pool_put events whose block waited (Pending), in order
+}
+
+// Pending reports whether event n is a pool_put whose block waited
+// between its free_requested and its free_completed entries (other
+// entries came between them): a block freed while another stream still
+// used it (record_stream), which the allocator gave back when that
+// stream's work was done, at a malloc or empty_cache, or while it freed
+// its cache under memory pressure.
+func (r *Reader) Pending(n int) bool {
+	_, ok := slices.BinarySearch(r.pending, int32(n))
+	return ok
 }
 
 // Stats says what a snapshot held beside the events.
@@ -174,28 +194,46 @@ func (sh *shaper) events() *Reader {
 			}
 		}
 	}
-	r.prelude = sh.prelude(segs, mapped, blocks)
+	r.prelude, r.preludeStack = sh.prelude(segs, mapped, blocks)
 	sh.segs, sh.live, sh.mapped = nil, nil, nil
 	sh.stats.Prelude = len(r.prelude)
 
 	r.order = all[:0]
+	requested := int32(-1) // the entry before, where it is a free_requested
 	for _, i := range all {
-		switch sh.ents[i].action {
+		e := &sh.ents[i]
+		switch e.action {
 		case aFreeRequested:
 			sh.stats.FreeRequested++
 		case aOther:
+		case aOOM:
+			r.ooms = append(r.ooms, r.oomOf(e, len(r.prelude)+len(r.order)))
+		case aFreeCompleted:
+			if requested < 0 || sh.ents[requested].addr != e.addr {
+				r.pending = append(r.pending, int32(len(r.prelude)+len(r.order)))
+			}
+			r.order = append(r.order, i)
 		default:
 			r.order = append(r.order, i)
+		}
+		requested = -1
+		if e.action == aFreeRequested {
+			requested = i
 		}
 	}
 	return r
 }
 
-func (sh *shaper) site(i int32) string {
-	if i < 0 {
+// site returns the site of a stack (what entries, blocks and segments
+// keep of their frames), "" for none.
+func (sh *shaper) site(stack int32) string {
+	if stack < 0 {
 		return ""
 	}
-	return sh.sites[i]
+	if i := sh.stacks[stack].site; i >= 0 {
+		return sh.sites[i]
+	}
+	return ""
 }
 
 // Header returns the header every snapshot gets: no effects, Source

@@ -19,9 +19,10 @@ import (
 //	traces    [trace, ...]       trace   [entry, ...]
 //	entry     {action, addr, size, stream, time_us, frames, ...}
 //	frames    [frame, ...]       frame   {filename, line, name, ...}
+//	settings  {PYTORCH_CUDA_ALLOC_CONF, max_split_size, expandable_segments, garbage_collection_threshold, ...}
+//	annots    [annot, ...]       annot   {stage, name, time_us, ...} (external_annotations)
 //
-// A container in a place the format ignores (allocator_settings, a key
-// tlcheck does not read) holds nothing (kSkip). A container whose place
+// A container in a place the format ignores (a key tlcheck does not read) holds nothing (kSkip). A container whose place
 // cannot be told (made on its own and fetched from the memo later) holds
 // its items (rGeneric) until it is read in a place. When a container is
 // read in its place (appended to its list, set in its dict), what tlcheck
@@ -43,18 +44,22 @@ const (
 	rEntry
 	rFrames
 	rFrame
+	rSettings // allocator_settings: the PYTORCH_CUDA_ALLOC_CONF in force
+	rAnnots   // external_annotations
+	rAnnot    // an annotation: {stage, name, time_us}
 )
 
 var roleNames = [...]string{
 	rGeneric: "a value", rSkip: "a value", rTop: "the snapshot",
 	rSegments: "the segments", rSegment: "a segment", rBlocks: "a segment's blocks", rBlock: "a block",
 	rTraces: "device_traces", rTrace: "a device's trace", rEntry: "a trace entry",
-	rFrames: "a frames list", rFrame: "a frame",
+	rFrames: "a frames list", rFrame: "a frame", rSettings: "allocator_settings",
+	rAnnots: "external_annotations", rAnnot: "an annotation",
 }
 
 // isDict reports whether a role's containers are dicts (else lists).
 func (r role) isDict() bool {
-	return r == rTop || r == rSegment || r == rBlock || r == rEntry || r == rFrame
+	return r == rTop || r == rSegment || r == rBlock || r == rEntry || r == rFrame || r == rSettings || r == rAnnot
 }
 
 // child returns the role of a value at key (a dict's) in a container of
@@ -69,7 +74,13 @@ func (r role) child(key string) role {
 			return rSegments
 		case "device_traces":
 			return rTraces
+		case "allocator_settings":
+			return rSettings
+		case "external_annotations":
+			return rAnnots
 		}
+	case rAnnots:
+		return rAnnot
 	case rSegments:
 		return rSegment
 	case rSegment, rBlock, rEntry:
@@ -102,11 +113,14 @@ func (r role) fits(k byte) bool {
 
 // The fields of each dict role that tlcheck reads, by index in obj.f.
 var fieldIndex = map[role]map[string]int{
-	rTop:     {"segments": 0, "device_traces": 1},
+	rTop:     {"segments": 0, "device_traces": 1, "allocator_settings": 2, "external_annotations": 3},
 	rSegment: {"address": 0, "total_size": 1, "blocks": 2, "frames": 3, "is_expandable": 4},
 	rBlock:   {"address": 0, "size": 1, "state": 2, "frames": 3},
 	rEntry:   {"action": 0, "addr": 1, "size": 2, "stream": 3, "time_us": 4, "frames": 5},
 	rFrame:   {"filename": 0, "line": 1, "name": 2},
+	rSettings: {"PYTORCH_CUDA_ALLOC_CONF": 0, "max_split_size": 1, "expandable_segments": 2,
+		"garbage_collection_threshold": 3},
+	rAnnot: {"stage": 0, "name": 1, "time_us": 2},
 }
 
 // obj is a container the machine holds. It is kept small (a snapshot
@@ -138,7 +152,7 @@ type objExt struct {
 
 func (o *obj) ext() *objExt {
 	if o.x == nil {
-		o.x = &objExt{fr: framesState{noFrame, noFrame}}
+		o.x = &objExt{fr: framesState{py: noFrame, fallback: noFrame}}
 	}
 	return o.x
 }
@@ -285,6 +299,15 @@ func (m *machine) placeHere(k byte) (parent val, pl place, ok bool) {
 		}
 	}
 	if i >= 2 && fence <= i-2 && s[i-1].k == kStr && isCont(s[i-2]) && kindOf(s[i-2]) == 'd' {
+		// In a dict's batch (MARK ... SETITEMS), a dict at a value's
+		// place and a key after it are either that dict being filled
+		// (SETITEM) or the batch's next key: a key the batch's dict
+		// reads (external_annotations after allocator_settings) is the
+		// batch's.
+		if b := fence - 1; b >= 0 && (i-2-fence)%2 == 1 && s[b].k == kObj && kindOf(s[b]) == 'd' &&
+			s[b].obj().role.child(s[i-1].str()) != rSkip {
+			return s[b], m.placeIn(s[b], s[i-1].str(), 0), true
+		}
 		return s[i-2], m.placeIn(s[i-2], s[i-1].str(), 0), true
 	}
 	if fence >= 1 && len(m.marks) > 0 && isCont(s[fence-1]) {

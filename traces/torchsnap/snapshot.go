@@ -31,6 +31,16 @@ type shaper struct {
 	maxSites  int64
 
 	stats Stats
+
+	settings    Settings // allocator_settings, where hasSettings
+	hasSettings bool
+
+	stacks     []stackRec       // distinct stacks: what an entry's, block's or segment's frames come to
+	stackN     map[string]int32 // stacks by site and frames
+	names      map[int64]string // Python frames' functions, by frame
+	annots     []Annotation     // external_annotations
+	keepStacks bool             // Limits.Stacks: else a stack is its site alone
+	keyBuf     []byte
 }
 
 // entry is one trace entry, as far as the events need it.
@@ -52,7 +62,8 @@ const (
 	aSegmentFree
 	aSegmentMap   // expandable segments: pages mapped
 	aSegmentUnmap // and unmapped
-	aOther        // oom, snapshot, annotate: no change of state
+	aOther        // snapshot, annotate: no change of state
+	aOOM          // oom: no change of state, kept for Reader.OOMs
 )
 
 // live is a segment or block live at some point, with where it was made.
@@ -88,8 +99,12 @@ type frameKey struct {
 
 // framesState is what a frames list has shown of its site so far.
 type framesState struct {
-	py, fallback int64 // frames (frameOf): the innermost Python one, the innermost shown one
+	py, fallback int64   // frames (frameOf): the innermost Python one, the innermost shown one
+	stack        []int64 // its Python frames, innermost first, at most maxStack
 }
+
+// maxStack bounds the Python frames a stack keeps.
+const maxStack = 32
 
 // noFrame is a framesState's frame before there is one.
 const noFrame = math.MinInt64
@@ -98,7 +113,8 @@ func newShaper(lim Limits) *shaper {
 	return &shaper{
 		segs: make(map[uint64]live), live: make(map[uint64]live),
 		frameN: make(map[frameKey]int32), siteN: make(map[frameKey]int32),
-		fileN: make(map[string]int32), maxSites: lim.MaxSites,
+		fileN: make(map[string]int32), maxSites: lim.MaxSites, keepStacks: lim.Stacks,
+		stackN: make(map[string]int32), names: make(map[int64]string),
 	}
 }
 
@@ -112,6 +128,10 @@ func fieldOf(r role, key string) int {
 			return 0
 		case "device_traces":
 			return 1
+		case "allocator_settings":
+			return 2
+		case "external_annotations":
+			return 3
 		}
 	case rSegment:
 		switch key {
@@ -161,6 +181,26 @@ func fieldOf(r role, key string) int {
 		case "name":
 			return 2
 		}
+	case rAnnot:
+		switch key {
+		case "stage":
+			return 0
+		case "name":
+			return 1
+		case "time_us":
+			return 2
+		}
+	case rSettings:
+		switch key {
+		case "PYTORCH_CUDA_ALLOC_CONF":
+			return 0
+		case "max_split_size":
+			return 1
+		case "expandable_segments":
+			return 2
+		case "garbage_collection_threshold":
+			return 3
+		}
 	}
 	return -1
 }
@@ -205,10 +245,13 @@ func (sh *shaper) addItem(m *machine, o *obj, it val) error {
 		sh.devOrder = append(sh.devOrder, int32(v.i))
 	case rFrames:
 		fr := &o.ext().fr
+		file, _, shown := sh.frame(v.i)
+		if sh.keepStacks && shown && sh.files[file].py && len(fr.stack) < maxStack {
+			fr.stack = append(fr.stack, v.i)
+		}
 		if fr.py != noFrame {
 			break
 		}
-		file, _, shown := sh.frame(v.i)
 		switch {
 		case !shown:
 		case sh.files[file].py:
@@ -321,6 +364,10 @@ func (sh *shaper) finish(m *machine, o *obj, pl place) (val, error) {
 		return sh.finishEntry(o, pl)
 	case rFrame:
 		return sh.finishFrame(o, pl)
+	case rSettings:
+		return val{k: kRead, i: int64(rSettings)}, sh.finishSettings(o, pl)
+	case rAnnot:
+		return val{k: kRead, i: int64(rAnnot)}, sh.finishAnnotation(o, pl)
 	case rFrames:
 		site := int32(-1)
 		id, fb := int64(noFrame), int64(noFrame)
@@ -336,7 +383,13 @@ func (sh *shaper) finish(m *machine, o *obj, pl place) (val, error) {
 				return val{}, err
 			}
 		}
-		return val{k: kSite, i: int64(site)}, nil
+		var frames []int64
+		if o.x != nil {
+			frames = o.x.fr.stack
+			o.x.fr.stack = nil
+		}
+		st, err := sh.stackOf(site, frames, pl)
+		return val{k: kSite, i: int64(st)}, err
 	case rBlock:
 		return sh.finishBlock(o, pl)
 	case rBlocks:
