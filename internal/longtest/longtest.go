@@ -1,8 +1,8 @@
 // Package longtest splits the test suite in two: the quick suite, which
 // go test ./... runs and a contributor runs many times a day, and the long
 // proofs, which run only with the environment variable TLCHECK_LONG=1:
-// the 2,000-program differentials against PyTorch and the C runtime, long
-// searches, long clean runs, proofs of power that run many programs. CI
+// the 2,000-program comparisons with PyTorch, the C runtime's 3,000-program
+// clean run, long searches, proofs of power that run many programs. CI
 // runs both (.ci/run: go test ./..., then TLCHECK_LONG=1 go test ./...).
 //
 // A long proof says so in its first lines, and what it proves:
