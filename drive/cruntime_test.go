@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/internal/longtest"
 )
 
 // cFaults are the faults examples/cruntime carries, by their catalog names.
@@ -68,17 +69,15 @@ func cDriver(bin string, faults string) drive.Config {
 }
 
 // TestCRuntimeClean: the C runtime without faults passes generated
-// programs (a minute of them for the report: see reports/gen).
+// programs: 3,000 in CI's long step (package longtest), 300 in the quick
+// suite (a minute of them for the report: see reports/gen).
 func TestCRuntimeClean(t *testing.T) {
 	bin := buildCDriver(t)
 	r, err := drive.NewRunner(cDriver(bin, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	programs := 3000
-	if testing.Short() {
-		programs = 300
-	}
+	programs := longtest.Choose(300, 3000)
 	found, n, err := r.Search(drive.Options{Seed: 7, More: func(n int) bool { return n < programs }})
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/tlcheck/tlcheck/drive/impldriver"
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/autograd"
+	"github.com/tlcheck/tlcheck/internal/longtest"
 )
 
 // The test binary serves layer-5 programs too: run with autogradEnv set
@@ -131,10 +132,8 @@ func TestDiffFindsFault(t *testing.T) {
 // lifetime) to real PyTorch on 2,000 generated programs, call by call,
 // and the Go driver's events to the model.
 func TestDiffAgainstPyTorch(t *testing.T) {
+	longtest.Skip(t, "2,000 programs through PyTorch")
 	torch := torchDriver(t)
-	if testing.Short() {
-		t.Skip("-short: 2,000 programs through PyTorch")
-	}
 	a := newRunner(t, goAutograd(""))
 	b := newRunner(t, torch)
 	finite := readsNonFinite(t, b)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlcheck/tlcheck/internal/longtest"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -32,12 +33,13 @@ func torchConfig(t testing.TB, args ...string) Config {
 }
 
 // torchPrograms is how many generated programs TestTorchModel compares:
-// the 2,000, or fewer with -short.
+// the 2,000 in CI's long step (package longtest), 300 in the
+// quick suite and with -short.
 func torchPrograms() int {
 	if testing.Short() {
 		return 300
 	}
-	return 2000
+	return longtest.Choose(300, 2000)
 }
 
 // tally counts what the runs of a comparison showed.
@@ -135,9 +137,7 @@ func TestTorchModel(t *testing.T) {
 // between the model and the check (the seam is drive's, so that model/
 // stays as it is), is caught against PyTorch and shrunk to a few calls.
 func TestTorchCatchesWrongModel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the catches run in the full suite")
-	}
+	longtest.Skip(t, "searches PyTorch for each wrong rule and shrinks through it")
 	for _, tc := range []struct {
 		name string
 		rule modelRule
@@ -184,9 +184,7 @@ func TestTorchCatchesWrongModel(t *testing.T) {
 // (its --fault flags) is caught by the model and shrunk to a few calls,
 // through Search, as tlcheck fuzz --exec runs it.
 func TestTorchCatchesFaultyDriver(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the catches run in the full suite")
-	}
+	longtest.Skip(t, "searches PyTorch for each driver fault and shrinks through it")
 	for _, tc := range []struct {
 		fault, want string
 	}{
