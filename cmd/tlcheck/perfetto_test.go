@@ -2,29 +2,15 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/tlcheck/tlcheck/traces"
 )
 
 // What the Perfetto timeline holds, against the model, is export's to
 // test (export/perfetto_test.go); here, that the command streams it.
-
-// replayJSON replays trace (JSON report) for the report to compare with.
-func replayJSON(t *testing.T, trace string) (int, string, traces.Report) {
-	t.Helper()
-	code, stdout, stderr := replay(trace, "--json", "-")
-	var rep traces.Report
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatalf("replay --json: %v; stderr:\n%s", err, stderr)
-	}
-	return code, stdout, rep
-}
 
 // TestExportPerfettoStreams feeds a long trace through a pipe and checks
 // that the export comes out while the trace is still coming in: it is
