@@ -109,7 +109,7 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 		return nil, errors.New("not a tlcheck baseline: more than one JSON value")
 	}
 	if b.Format != BaselineFormat {
-		return nil, fmt.Errorf("format %q, want %q", clip(b.Format), BaselineFormat)
+		return nil, fmt.Errorf("format %q, want %q", safetext.Clip(b.Format), BaselineFormat)
 	}
 	if b.Version != BaselineVersion {
 		return nil, fmt.Errorf("version %d: this tlcheck reads version %d", b.Version, BaselineVersion)
@@ -120,14 +120,14 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 			return nil, fmt.Errorf("traces[%d]: no trace name", i)
 		}
 		if seen[t.Trace] {
-			return nil, fmt.Errorf("traces[%d]: trace %q appears twice", i, clip(t.Trace))
+			return nil, fmt.Errorf("traces[%d]: trace %q appears twice", i, safetext.Clip(t.Trace))
 		}
 		seen[t.Trace] = true
 		fps := make(map[Fingerprint]bool)
 		for j, f := range t.Findings {
 			switch {
 			case !KnownKind(f.Kind):
-				return nil, fmt.Errorf("traces[%d].findings[%d]: unknown kind %q", i, j, clip(string(f.Kind)))
+				return nil, fmt.Errorf("traces[%d].findings[%d]: unknown kind %q", i, j, safetext.Clip(string(f.Kind)))
 			case f.Count < 1:
 				return nil, fmt.Errorf("traces[%d].findings[%d]: count %d, want at least 1", i, j, f.Count)
 			case fps[f.Fingerprint]:

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -51,7 +52,7 @@ func (s *KindSet) Set(v string) error {
 			continue
 		}
 		if !KnownKind(traces.Kind(name)) {
-			return fmt.Errorf("unknown kind %q (want a comma list of %s)", clip(name), kindList())
+			return fmt.Errorf("unknown kind %q (want a comma list of %s)", safetext.Clip(name), kindList())
 		}
 		(*s)[traces.Kind(name)] = true
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -79,9 +80,9 @@ func ParseSuppressions(r io.Reader, name string) ([]*Rule, error) {
 		kind, pattern = strings.TrimSpace(kind), strings.TrimSpace(pattern)
 		switch {
 		case !ok:
-			return nil, fmt.Errorf("%s:%d: %q: want KIND:PATTERN", name, n, clip(text))
+			return nil, fmt.Errorf("%s:%d: %q: want KIND:PATTERN", name, n, safetext.Clip(text))
 		case kind != "*" && !KnownKind(traces.Kind(kind)):
-			return nil, fmt.Errorf("%s:%d: unknown kind %q (want * or one of %s)", name, n, clip(kind), kindList())
+			return nil, fmt.Errorf("%s:%d: unknown kind %q (want * or one of %s)", name, n, safetext.Clip(kind), kindList())
 		case pattern == "":
 			return nil, fmt.Errorf("%s:%d: empty pattern after %q (use * to match every site)", name, n, kind+":")
 		}
@@ -139,13 +140,4 @@ func glob(pattern, s string) bool {
 		p++
 	}
 	return p == len(pattern)
-}
-
-// clip shortens user input echoed in a message to a readable length.
-func clip(s string) string {
-	const max = 80
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "..."
 }

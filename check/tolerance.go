@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/tlcheck/tlcheck/internal/safetext"
 )
 
 // Tolerance is the value of gate's --tolerance: how much leaked bytes and
@@ -29,7 +31,7 @@ func (t *Tolerance) Set(v string) error {
 	var nt Tolerance
 	parts := strings.Split(v, ",")
 	if len(parts) > 2 {
-		return fmt.Errorf("%q: want a percentage, bytes, or both separated by a comma", clip(v))
+		return fmt.Errorf("%q: want a percentage, bytes, or both separated by a comma", safetext.Clip(v))
 	}
 	var seenPct, seenBytes bool
 	for _, p := range parts {
@@ -37,14 +39,14 @@ func (t *Tolerance) Set(v string) error {
 		if num, ok := strings.CutSuffix(p, "%"); ok {
 			f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 			if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) || seenPct {
-				return fmt.Errorf("%q: a percentage must be a non-negative number such as 10%%, given once", clip(v))
+				return fmt.Errorf("%q: a percentage must be a non-negative number such as 10%%, given once", safetext.Clip(v))
 			}
 			nt.percent, seenPct = f, true
 			continue
 		}
 		n, err := parseBytes(p)
 		if err != nil || seenBytes {
-			return fmt.Errorf("%q: want a percentage (10%%) or bytes (4096, 4KiB, 2MiB, 1GiB), or one of each", clip(v))
+			return fmt.Errorf("%q: want a percentage (10%%) or bytes (4096, 4KiB, 2MiB, 1GiB), or one of each", safetext.Clip(v))
 		}
 		nt.bytes, seenBytes = n, true
 	}

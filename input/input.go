@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/traces"
 	"github.com/tlcheck/tlcheck/traces/mtrace"
 	"github.com/tlcheck/tlcheck/traces/torchsnap"
@@ -33,7 +34,7 @@ func ParseFormat(s string) (Format, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("%q: want auto, trace, mtrace or torch-snapshot", clip(s))
+	return "", fmt.Errorf("%q: want auto, trace, mtrace or torch-snapshot", safetext.Clip(s))
 }
 
 // Options say how to open an input. The zero value tells the formats
@@ -240,13 +241,4 @@ func inFile(err error, name, format string) error {
 		return fmt.Errorf(format, err)
 	}
 	return fmt.Errorf("%s: "+format, name, err)
-}
-
-// clip shortens user input echoed in a message to a readable length.
-func clip(s string) string {
-	const max = 80
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "..."
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/model"
 )
 
@@ -103,7 +104,7 @@ func TestSniffPickleProtocols(t *testing.T) {
 	}
 	for _, c := range sniffCases() {
 		if c.format != TorchSnapshot && isPickle([]byte(c.data)) {
-			t.Errorf("isPickle(%q) = true for a %s", clip(c.data), c.format)
+			t.Errorf("isPickle(%q) = true for a %s", safetext.Clip(c.data), c.format)
 		}
 	}
 	for _, s := range []string{"", "{", strings.Repeat(" ", sniffSize)} {

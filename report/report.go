@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/tlcheck/tlcheck/check"
+	"github.com/tlcheck/tlcheck/internal/safetext"
 )
 
 // Format is a report format.
@@ -24,7 +25,7 @@ func ParseFormat(s string) (Format, error) {
 	case Text, JSON, SARIF, JUnit:
 		return f, nil
 	}
-	return "", fmt.Errorf("%q: want text, json, sarif or junit", clip(s))
+	return "", fmt.Errorf("%q: want text, json, sarif or junit", safetext.Clip(s))
 }
 
 // Streams reports whether the format writes each outcome on its own (so a
@@ -86,25 +87,4 @@ func File(w io.Writer, f Format, o *check.Outcome, p *check.Policy, i int, named
 	if o.Err == nil {
 		writeOutcome(w, o, p, colour)
 	}
-}
-
-// exitCode is the exit code tlcheck's contract gives a status, which a
-// SARIF invocation records.
-func exitCode(s check.Status) int {
-	switch s {
-	case check.Pass:
-		return 0
-	case check.Fail:
-		return 1
-	}
-	return 2
-}
-
-// clip shortens user input echoed in a message to a readable length.
-func clip(s string) string {
-	const max = 80
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "..."
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/tlcheck/tlcheck/check"
+	"github.com/tlcheck/tlcheck/internal/exitcode"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -166,7 +167,7 @@ func writeSARIF(w io.Writer, outs []check.Outcome, p *check.Policy, info Run) {
 	}
 	for i := range outs {
 		o := &outs[i]
-		inv.ExitCode = max(inv.ExitCode, exitCode(o.Status(p)))
+		inv.ExitCode = max(inv.ExitCode, exitcode.For(o.Status(p)))
 		if o.Err != nil {
 			inv.ExecutionSuccessful = false
 			note("error", o.File, o.Err.Error())

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/tlcheck/tlcheck/explain"
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
 
@@ -117,7 +118,7 @@ func parseExplainArgs(opts *explain.Options, recorded string, settings []string,
 	}
 	switch {
 	case *format != "text" && *format != "json":
-		return fmt.Errorf("--format %s: want text or json", strconv.Quote(clip(*format)))
+		return fmt.Errorf("--format %s: want text or json", strconv.Quote(safetext.Clip(*format)))
 	case len(files) == 0:
 		return errors.New("no snapshot to explain")
 	case len(files) > 1:

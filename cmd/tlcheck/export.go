@@ -13,6 +13,7 @@ import (
 	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/internal/plural"
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -165,7 +166,7 @@ func parseExportArgs(args []string) (exportOptions, string, error) {
 	case opts.format == "":
 		return opts, "", errors.New("--format is required: perfetto, pprof, html or torch-snapshot")
 	case !slices.Contains(export.Formats(), export.Format(opts.format)):
-		return opts, "", fmt.Errorf("--format %q: want perfetto, pprof, html or torch-snapshot", clip(opts.format))
+		return opts, "", fmt.Errorf("--format %q: want perfetto, pprof, html or torch-snapshot", safetext.Clip(opts.format))
 	case checkFrom(opts.from) != nil:
 		return opts, "", checkFrom(opts.from)
 	case len(files) == 0:

@@ -116,30 +116,10 @@ func checkFile(e *env, name string, in input.Options, p *check.Policy, max int) 
 	return o
 }
 
-// exitCode is the exit code of a status, as the contract fixes them.
-func exitCode(s check.Status) int {
-	switch s {
-	case check.Pass:
-		return exitClean
-	case check.Fail:
-		return exitViolation
-	}
-	return exitInput
-}
-
 // checkFrom checks --from's value.
 func checkFrom(from string) error {
 	if _, err := input.ParseFormat(from); err != nil {
 		return fmt.Errorf("--from %w", err)
 	}
 	return nil
-}
-
-// clip shortens user input echoed in a message to a readable length.
-func clip(s string) string {
-	const max = 80
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "..."
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/tlcheck/tlcheck/internal/plural"
-	"io/fs"
-
 	"github.com/tlcheck/tlcheck/check"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/internal/exitcode"
+	"io/fs"
+
+	"github.com/tlcheck/tlcheck/internal/plural"
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/report"
 )
 
@@ -108,7 +110,7 @@ func parseGateArgs(args []string) (gateOptions, []string, error) {
 		// The baseline has one entry per trace name: a name given twice
 		// would count its findings twice, or write a baseline with two.
 		if prev, ok := seen[check.TraceKey(f)]; ok {
-			return opts, nil, fmt.Errorf("%s and %s name the same trace", clip(prev), clip(f))
+			return opts, nil, fmt.Errorf("%s and %s name the same trace", safetext.Clip(prev), safetext.Clip(f))
 		}
 		seen[check.TraceKey(f)] = f
 	}
@@ -165,7 +167,7 @@ func runGate(e *env, args []string) int {
 	}
 
 	if !opts.update {
-		return exitCode(worst)
+		return exitcode.For(worst)
 	}
 	if worst == check.Unreadable {
 		fmt.Fprintf(e.stderr, "tlcheck gate: --update: %s not written, since a trace could not be read\n", opts.baseline)
@@ -188,7 +190,7 @@ func runGate(e *env, args []string) int {
 	if opts.prune {
 		for i := range notRun {
 			fmt.Fprintf(e.stderr, "tlcheck gate: removed %s from %s (not given; --prune), with its %s\n",
-				clip(notRun[i].Trace), opts.baseline, plural.Count(notRun[i].Accepted(), "accepted finding"))
+				safetext.Clip(notRun[i].Trace), opts.baseline, plural.Count(notRun[i].Accepted(), "accepted finding"))
 		}
 	}
 	return exitClean

@@ -49,13 +49,15 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+
+	"github.com/tlcheck/tlcheck/internal/exitcode"
 )
 
-// Exit codes, as the contract fixes them.
+// Exit codes, as the contract fixes them (package exitcode).
 const (
-	exitClean     = 0 // no violation
-	exitViolation = 1 // a violation or counterexample found
-	exitInput     = 2 // bad usage or unreadable input
+	exitClean     = exitcode.Clean
+	exitViolation = exitcode.Violation
+	exitInput     = exitcode.Input
 )
 
 // env is what a subcommand may touch, so that every command runs in tests

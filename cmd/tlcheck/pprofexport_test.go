@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,11 +11,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/pprof/profile"
-
-	"github.com/tlcheck/tlcheck/export"
-	"github.com/tlcheck/tlcheck/input"
-	"github.com/tlcheck/tlcheck/traces"
 )
 
 // Three sites: a.c:1 allocates twice and leaks its second block, b.c:2's
@@ -98,66 +92,6 @@ func TestExportPprofOpensInGoToolPprof(t *testing.T) {
 		t.Run(tc.sampleIndex, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, pprofTop(t, out, tc.sampleIndex)); diff != "" {
 				t.Errorf("go tool pprof -top (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// mustSource opens a trace held in a string.
-func mustSource(t *testing.T, trace string) traces.Source {
-	t.Helper()
-	in, err := input.Open("-", input.Options{Format: input.Trace, Stdin: strings.NewReader(trace)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(in.Close)
-	return in
-}
-
-// A missed free, then its free after a later call: whether it still counts
-// as leaked is the model's call, and the profile must make the same.
-const lateFree = `{"format":"tlcheck-trace","version":1,"effects":true}
-{"op":"scope_enter","site":"step.tl:1"}
-{"op":"alloc","addr":"0x1000","size":64,"site":"step.tl:2"}
-{"op":"alloc","addr":"0x2000","size":32,"site":"step.tl:3"}
-{"op":"release","addr":"0x1000","site":"step.tl:4"}
-{"op":"malloc","addr":"0x3000","size":16,"site":"step.tl:5"}
-{"op":"free","addr":"0x1000"}
-{"op":"free","addr":"0x3000","site":"step.tl:6"}
-{"op":"scope_exit","site":"step.tl:7"}
-{"op":"end"}
-`
-
-// TestExportPprofTotalsMatchReport holds the profile's totals to the
-// replay's report: leaked objects and bytes, and the peak.
-func TestExportPprofTotalsMatchReport(t *testing.T) {
-	tests := []struct{ name, trace string }{
-		{"sites", sitesTrace},
-		{"stale reuse", staleReuse},
-		{"hostile sites", hostileTrace},
-		{"late free", lateFree},
-		{"double frees", manyDoubleFrees(3)},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, _, rep := replayJSON(t, tc.trace)
-			var buf bytes.Buffer
-			if _, err := export.Write(&buf, export.Pprof, mustSource(t, tc.trace), export.Options{Name: "t"}); err != nil {
-				t.Fatal(err)
-			}
-			prof, err := profile.Parse(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var leaked traces.Totals
-			var peak int64
-			for _, s := range prof.Sample {
-				leaked.Objects += int(s.Value[1])
-				leaked.Bytes += uint64(s.Value[0])
-				peak += s.Value[2]
-			}
-			if leaked != rep.Leaked || uint64(peak) != rep.PeakLiveBytes {
-				t.Errorf("the profile has leaked %+v and a peak of %d; the report %+v and %d", leaked, peak, rep.Leaked, rep.PeakLiveBytes)
 			}
 		})
 	}

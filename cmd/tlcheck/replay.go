@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/check"
+	"github.com/tlcheck/tlcheck/internal/exitcode"
 	"github.com/tlcheck/tlcheck/report"
 )
 
@@ -157,7 +158,7 @@ func runReplay(e *env, args []string) (code int) {
 			return exitInput
 		}
 	}
-	return exitCode(worst)
+	return exitcode.For(worst)
 }
 
 // parseReplayArgs parses replay's flags, which may come before, between or

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/check/suspect"
 	"github.com/tlcheck/tlcheck/input"
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/report"
 )
 
@@ -117,17 +118,17 @@ func runSuspects(e *env, args []string) int {
 func checkSuspectsArgs(opts *suspect.Options, format *string, asJSON bool, failOn, from string, files []string) error {
 	if asJSON {
 		if *format != "text" && *format != "json" {
-			return fmt.Errorf("--json and --format %s contradict each other", clip(*format))
+			return fmt.Errorf("--json and --format %s contradict each other", safetext.Clip(*format))
 		}
 		*format = "json"
 	}
 	switch {
 	case *format != "text" && *format != "json" && *format != "sarif":
-		return fmt.Errorf("--format %q: want text, json or sarif", clip(*format))
+		return fmt.Errorf("--format %q: want text, json or sarif", safetext.Clip(*format))
 	case opts.Iteration != "" && opts.IterationAnnotation != "":
 		return errors.New("--iteration and --iteration-annotation: name one marker")
 	case failOn != "" && failOn != report.SuspectRule:
-		return fmt.Errorf("--fail-on %q: want %s", clip(failOn), report.SuspectRule)
+		return fmt.Errorf("--fail-on %q: want %s", safetext.Clip(failOn), report.SuspectRule)
 	case len(files) == 0:
 		return errors.New("no files to search")
 	}

@@ -1,19 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/tlcheck/tlcheck/input"
-	"github.com/tlcheck/tlcheck/traces"
-	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
 
 // snapFile is a snapshot written by Python's pickle, in the reader's
@@ -68,95 +59,6 @@ func TestReplayTorchSnapshots(t *testing.T) {
 				t.Errorf("stderr %q, want it to contain %q", stderr, tc.stderr)
 			}
 		})
-	}
-}
-
-// deviceEvents reads the layer-4 events of a file as replay reads it.
-func deviceEvents(t *testing.T, file, from string) []traces.Event {
-	t.Helper()
-	in, err := input.Open(file, input.Options{Format: input.Format(from)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	var evs []traces.Event
-	for {
-		var ev traces.Event
-		err := in.Next(&ev)
-		if err == io.EOF {
-			return evs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch ev.Op {
-		case traces.OpDevMalloc, traces.OpDevFree, traces.OpPoolGet, traces.OpPoolPut, traces.OpDevMap, traces.OpDevUnmap:
-			// A free's frames are those of the allocation that made the
-			// thing, and a snapshot keeps no thread (stream).
-			if ev.Op == traces.OpDevFree || ev.Op == traces.OpPoolPut || ev.Op == traces.OpDevUnmap {
-				ev.Site = ""
-			}
-			ev.Thread, ev.HasSize = "", false // readers differ on HasSize where size is required
-			evs = append(evs, ev)
-		}
-	}
-}
-
-// A trace's device layer, exported as a snapshot, reads back as the same
-// events and replays to the same verdict.
-func TestExportTorchSnapshotRoundTrip(t *testing.T) {
-	corpus := filepath.Join("..", "..", "traces", "testdata", "corpus")
-	for _, file := range []string{
-		snapFile("clean-p4.pickle"),
-		snapFile("twodev.pickle"),
-		snapFile("real-cuda.pickle"),
-		filepath.Join(corpus, "clean-layer4.jsonl"),
-		filepath.Join(corpus, "leak-pool.jsonl"),
-		filepath.Join(corpus, "clean-expandable-segment.jsonl"),
-		snapFile("expandable.pickle"),
-	} {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "snap.pickle")
-			code, _, stderr := exportCmd("", "--format", "torch-snapshot", "--out", out, file)
-			if code == exitInput {
-				t.Fatalf("export: exit 2: %s", stderr)
-			}
-			want := deviceEvents(t, file, "auto")
-			got := deviceEvents(t, out, "torch-snapshot")
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("device events read back (-want +got):\n%s", diff)
-			}
-			// The snapshot's verdict: no violation, live blocks not leaked.
-			code, stdout, stderr := runCmd("", "replay", "--json", out)
-			var rep struct {
-				Violations []any `json:"violations"`
-				Complete   bool  `json:"complete"`
-			}
-			if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != exitClean || rep.Complete || len(rep.Violations) != 0 {
-				t.Errorf("replay of the export: exit %d, %+v, %v, stderr %s", code, rep, err, stderr)
-			}
-		})
-	}
-}
-
-// What the model never held live has no entry: a pool_put of an unknown
-// block is reported by the export's exit code, and left out of the file.
-func TestExportTorchSnapshotLeavesOutWhatNeverLived(t *testing.T) {
-	trace := `{"format":"tlcheck-trace","version":1}
-{"op":"dev_malloc","addr":"0x7000","size":4096}
-{"op":"pool_put","addr":"0x7100"}
-{"op":"pool_get","addr":"0x7000","size":64,"site":"k.py:3"}
-`
-	code, stdout, stderr := exportCmd(trace, "--format", "torch-snapshot", "-")
-	if code != exitViolation {
-		t.Fatalf("exit %d, want 1: %s", code, stderr)
-	}
-	r, err := torchsnap.NewReader(bytes.NewReader([]byte(stdout)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := r.Stats(); s.Entries != 2 || s.LiveSegments != 1 || s.LiveBlocks != 1 {
-		t.Errorf("stats %+v: want the segment and the block, alive at the end", s)
 	}
 }
 

@@ -194,7 +194,7 @@ func TestAllowed(t *testing.T) {
 		if err := s.Backward(false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.Values(); (err == nil) != e.pytorch {
+		if _, err := h.Values(); (err == nil) != (e.life.kind() == LifetimePyTorch) {
 			t.Errorf("reading h after backward: %v; want it refused (freed) under TensorLogic's lifetime only", err)
 		}
 		if err := e.ZeroGrad(x); err != nil || x.Grad() != nil {

@@ -61,22 +61,10 @@ func (t *Tensor) Backward(retainGraph bool) error {
 		return e.accumulate(t, []float64{1})
 	}
 	nodes := schedule(root)
-	if !e.pytorch {
-		if err := e.precheck(t, nodes); err != nil {
-			return err
-		}
-	}
-	err := e.run(root, nodes, retainGraph)
-	if e.pytorch {
-		if cerr := e.collect(); cerr != nil {
-			return errors.Join(err, cerr)
-		}
+	if err := e.life.beforeBackward(t, nodes); err != nil {
 		return err
 	}
-	if !retainGraph {
-		err = errors.Join(err, e.freeIntermediates(t))
-	}
-	return err
+	return e.life.afterBackward(t, retainGraph, e.run(root, nodes, retainGraph))
 }
 
 // precheck is TensorLogic's atomic backward: it walks the saved tensors
@@ -142,7 +130,7 @@ func (e *Engine) run(root *node, nodes []*node, retainGraph bool) error {
 		// A node reached only through inputs that sent no gradient
 		// runs all the same in PyTorch, unpacking what it saved;
 		// TensorLogic's lifetime skips it.
-		skip := g == nil && !e.pytorch
+		skip := g == nil && !e.life.runsGradless()
 		if g != nil {
 			// retain_grad's hook runs before the node, as PyTorch's:
 			// a node refused at its unpack has set it.

@@ -41,7 +41,7 @@ func ops(evs []traces.Event) string {
 // freeGraph frees root's graph under TensorLogic's lifetime; under
 // PyTorch's End does, once the program's references are dropped.
 func freeGraph(e *Engine, root *Tensor) error {
-	if e.pytorch {
+	if e.life.kind() == LifetimePyTorch {
 		return nil
 	}
 	return e.FreeGraph(root)
@@ -108,7 +108,7 @@ func TestCheckpointRestore(t *testing.T) {
 		// snapshot are gone. Under PyTorch's lifetime y stays (the
 		// program holds it), and the root's node is an object too.
 		want := before + 2
-		if e.pytorch {
+		if e.life.kind() == LifetimePyTorch {
 			want = before + 4
 		}
 		if after := len(e.rt.State().Objects); after != want {

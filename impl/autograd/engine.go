@@ -3,7 +3,6 @@ package autograd
 import (
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/traces"
@@ -30,42 +29,6 @@ type Config struct {
 	Lifetime Lifetime
 }
 
-// Lifetime is when the engine frees what it made. The two differ only in
-// when buffers die, never in values, versions or what is refused while the
-// buffers live (see the package comment, "Two lifetimes").
-type Lifetime int
-
-const (
-	// LifetimeTensorLogic is TensorLogic's hybrid cleanup (V5.0), the
-	// default: a tensor outside any graph dies at its scope's exit; the
-	// graph engine frees a graph at backward (its intermediates), at
-	// Detach (upstream of the detached tensor) and at FreeGraph; a
-	// refused backward changes nothing.
-	LifetimeTensorLogic Lifetime = iota
-	// LifetimePyTorch is PyTorch's (Python's reference counting): every
-	// tensor an op returns is a reference the program holds until it
-	// drops it (Tensor.Drop, Python's del) or its scope exits; a tensor
-	// lives while the program, a view of it or a node refers to it, a
-	// node while a tensor's grad_fn or a later node's edge does, and a
-	// node's saved tensors while it lives or until a backward without
-	// retain_graph runs it. Detach frees nothing, intermediates can be
-	// read after backward, and a refused backward leaves what the nodes
-	// before the refusal did (accumulated grads, released saved tensors).
-	LifetimePyTorch
-)
-
-// String names the lifetime as Config's documentation does: "tensorlogic"
-// or "pytorch".
-func (l Lifetime) String() string {
-	switch l {
-	case LifetimeTensorLogic:
-		return "tensorlogic"
-	case LifetimePyTorch:
-		return "pytorch"
-	}
-	return "Lifetime(" + strconv.Itoa(int(l)) + ")"
-}
-
 // Engine is the autograd runtime: it makes tensors whose buffers come
 // from an impl.Runtime, records the graph of differentiable ops and runs
 // it backwards. It is not safe for concurrent use.
@@ -81,13 +44,8 @@ type Engine struct {
 	ckpt   int     // depth of Checkpoint calls, 1 more with Config.Checkpoint
 	table  []*snap // autograd-snapshot-table-never-cleared: every snapshot ever taken
 
-	// LifetimePyTorch: every tensor and node not yet freed, oldest
-	// first, for collect to sweep (see lifetime.go).
-	pytorch bool
-	alive   []*Tensor
-	graph   []*node
-	pinned  []*node // FaultAutogradDropKeepsGradFn: nodes a dropped tensor never let go of
-	pending error   // a node's allocation error, for the op that made it (see nodeObject)
+	life    lifetime // Config.Lifetime's policy (see lifetime.go)
+	pending error    // a node's allocation error, for the op that made it (see nodeObject)
 }
 
 // New returns an Engine whose buffers come from rt. The engine has the
@@ -98,10 +56,12 @@ func New(rt *impl.Runtime, cfg Config) (*Engine, error) {
 	if rt == nil {
 		return nil, errors.New("autograd: New needs a runtime")
 	}
-	if cfg.Lifetime != LifetimeTensorLogic && cfg.Lifetime != LifetimePyTorch {
-		return nil, fmt.Errorf("autograd: unknown lifetime %v", cfg.Lifetime)
+	e := &Engine{rt: rt, record: cfg.Record}
+	life, err := newLifetime(e, cfg.Lifetime)
+	if err != nil {
+		return nil, err
 	}
-	e := &Engine{rt: rt, record: cfg.Record, pytorch: cfg.Lifetime == LifetimePyTorch}
+	e.life = life
 	if cfg.Checkpoint {
 		e.ckpt = 1
 	}
@@ -136,26 +96,7 @@ func (e *Engine) ScopeExit() error {
 	}
 	top := e.scopes[len(e.scopes)-1]
 	e.scopes = e.scopes[:len(e.scopes)-1]
-	if e.pytorch {
-		return errors.Join(e.dropScope(top), e.rt.ScopeExit())
-	}
-	var errs []error
-	for i := len(top) - 1; i >= 0; i-- {
-		t := top[i]
-		if t.dead || t.graph {
-			if t.dead && t.grad != nil {
-				errs = append(errs, e.dropGrad(t)) // a retained grad (see kill)
-			}
-			continue
-		}
-		t.dead = true
-		errs = append(errs, e.dropInPlace(t))
-		if t.grad != nil {
-			errs = append(errs, e.dropGrad(t))
-		}
-	}
-	errs = append(errs, e.rt.ScopeExit())
-	return errors.Join(errs...)
+	return e.life.scopeExit(top)
 }
 
 // End records the end of the run. Under PyTorch's lifetime it first
@@ -163,12 +104,7 @@ func (e *Engine) ScopeExit() error {
 // tensor, node and saved tensor (the program is over, as a Python
 // process exiting). Scopes still open are a misuse, as the runtime says;
 // graphs still alive are the model's to report, as leaks.
-func (e *Engine) End() error {
-	if e.pytorch {
-		return errors.Join(e.dropAll(), e.rt.End())
-	}
-	return e.rt.End()
-}
+func (e *Engine) End() error { return e.life.end() }
 
 // NoGrad runs f with graph recording off, as torch.no_grad does: ops
 // make tensors outside any graph, and an in-place op on a leaf that

@@ -124,22 +124,12 @@ func (e *Engine) save(n *node, t *Tensor, output bool) (int, error) {
 	return len(n.saved) - 1, nil
 }
 
-// attach makes out the graph tensor n produced: it takes out's buffer
-// from the scope (unregister: the scope's exit will not release it) and
-// gives it to the graph.
+// attach makes out the graph tensor n produced; the lifetime says who
+// owns its buffer now (TensorLogic's: the graph, not the scope).
 func (e *Engine) attach(op string, out *Tensor, n *node) error {
-	out.gradFn, out.outputNr, out.reqGrad, out.graph = n, 0, true, !e.pytorch
+	out.gradFn, out.outputNr, out.reqGrad = n, 0, true
 	n.handles = append(n.handles, out)
-	err := e.takePending()
-	switch scopeFrees := e.has(FaultAutogradScopeFreesGraph); {
-	case !e.pytorch && !scopeFrees:
-		err = first(err, e.rt.Unregister(out.st.addr))
-	case e.pytorch && scopeFrees:
-		// Under PyTorch's lifetime the buffer has no record; the bug
-		// gives a graph tensor one, whose scope's exit releases the
-		// reference that the tensor's death releases again.
-		err = first(err, e.rt.Register(out.st.addr))
-	}
+	err := first(e.takePending(), e.life.attached(out))
 	if e.has(FaultAutogradStructRetain) {
 		// 4419a90: the tensor is retained struct-style, a reference
 		// nobody releases, so the graph's buffers outlive the step.
@@ -406,23 +396,4 @@ func upstream(root *node) []*node {
 // handle on a loss that will not be backpropagated): every node's saved
 // tensors and every graph tensor its op made. A leaf frees nothing. It is
 // TensorLogic's lifetime: under PyTorch's it is refused (Drop instead).
-func (e *Engine) FreeGraph(t *Tensor) error {
-	if e.pytorch {
-		return &Error{Op: "free_graph", Tensor: t.id, Msg: "FreeGraph is TensorLogic's lifetime; under PyTorch's a graph is freed when nothing refers to it: Drop its tensors"}
-	}
-	if t.fn() == nil {
-		return nil
-	}
-	var errs []error
-	for _, n := range upstream(t.fn()) {
-		if n.freed {
-			continue
-		}
-		n.freed = true
-		errs = append(errs, e.releaseSaved(n))
-		for _, h := range n.handles {
-			errs = append(errs, e.kill(h))
-		}
-	}
-	return errors.Join(errs...)
-}
+func (e *Engine) FreeGraph(t *Tensor) error { return e.life.freeGraph(t) }

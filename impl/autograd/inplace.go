@@ -277,10 +277,8 @@ func (e *Engine) saveCopy(n *node, op string, shape []int, vals []float64) (int,
 	if err != nil {
 		return 0, err
 	}
-	c.dead, c.graph, c.held = true, !e.pytorch, false
-	if !e.pytorch { // under PyTorch's lifetime it has no record already
-		err = e.rt.Unregister(c.st.addr)
-	}
+	c.dead, c.held = true, false
+	err = e.life.savedCopy(c)
 	if err = first(err, e.rt.Release(c.st.addr)); err != nil {
 		return 0, &Error{Op: op, Tensor: c.id, Msg: err.Error()}
 	}
@@ -378,7 +376,7 @@ func (t *Tensor) inplace(op, name string, o *Tensor, f func([]float64),
 	}
 	// Under PyTorch's lifetime a node made anew (a view's grad_fn) may
 	// have left its old one with no one referring to it.
-	return first(err, e.takePending(), e.collect())
+	return first(err, e.takePending(), e.life.rebased())
 }
 
 // copySlices rebases the base of view t after the in-place op of node

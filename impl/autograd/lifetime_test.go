@@ -296,7 +296,7 @@ func TestLifetimes(t *testing.T) {
 				p := m(w.Mul(x)) // saves x: s1
 				q := m(p.Pow(2)) // saves p: s2
 				loss := m(q.Sum())
-				if !e.pytorch {
+				if e.life.kind() != LifetimePyTorch {
 					tr.err("FreeGraph(loss)", e.FreeGraph(loss))
 					tr.vals("p", p)
 					return nil

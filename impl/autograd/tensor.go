@@ -99,10 +99,8 @@ func (e *Engine) fresh(op string, shape []int) (*Tensor, error) {
 	e.nextID++
 	t := &Tensor{e: e, id: e.nextID, st: st, shape: append([]int(nil), shape...), vc: &counter{}}
 	e.register(t)
-	if e.pytorch {
-		if err := e.track(t, true); err != nil {
-			return nil, &Error{Op: op, Tensor: t.id, Msg: err.Error()}
-		}
+	if err := e.life.made(t, true); err != nil {
+		return nil, &Error{Op: op, Tensor: t.id, Msg: err.Error()}
 	}
 	return t, nil
 }
@@ -244,7 +242,7 @@ func (t *Tensor) check(op string) error {
 	if t.dropped {
 		return &Error{Op: op, Tensor: t.id, Msg: "the tensor was dropped"}
 	}
-	if t.e.pytorch && !t.held && !t.isGrad && !t.dead {
+	if t.e.life.unreachable(t) {
 		// Alive for a view or a node that refers to it, but out of the
 		// program's reach, as a Python function's local after it returned.
 		return &Error{Op: op, Tensor: t.id, Msg: "the program holds no reference to the tensor: its scope exited"}
@@ -273,19 +271,14 @@ func (t *Tensor) use(op string) error {
 // (under PyTorch's lifetime, when nothing refers to it: no record).
 func (t *Tensor) alias(op string, off int, shape []int, vc *counter) (*Tensor, error) {
 	e := t.e
-	err := e.rt.Acquire(t.st.addr)
-	if !e.pytorch {
-		err = first(err, e.rt.Register(t.st.addr))
-	}
+	err := first(e.rt.Acquire(t.st.addr), e.life.recordAlias(t.st.addr))
 	if err != nil {
 		return nil, &Error{Op: op, Tensor: t.id, Msg: err.Error()}
 	}
 	e.nextID++
 	a := &Tensor{e: e, id: e.nextID, st: t.st, off: off, shape: append([]int(nil), shape...), vc: vc}
 	e.register(a)
-	if e.pytorch {
-		_ = e.track(a, false) // no record to remove: fails never
-	}
+	_ = e.life.made(a, false) // no record to remove: fails never
 	return a, nil
 }
 
@@ -373,8 +366,8 @@ func (t *Tensor) Detach() (*Tensor, error) {
 		return nil, err
 	}
 	d.detached = true
-	if t.fn() != nil && !t.e.pytorch && !t.e.has(FaultAutogradDetachKeepsGraph) {
-		return d, t.e.FreeGraph(t)
+	if t.fn() != nil {
+		return d, t.e.life.detached(t)
 	}
 	return d, nil
 }

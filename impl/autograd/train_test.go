@@ -311,7 +311,17 @@ func TestEpochSnapshotBytes(t *testing.T) {
 // BenchmarkTrainingStep: one epoch (forward, backward, update, clear);
 // reports allocations per step and backward time over forward time.
 func BenchmarkTrainingStep(b *testing.B) {
-	tr, err := newTrainer(nil)
+	benchTraining(b, autograd.Config{})
+}
+
+// BenchmarkTrainingStepPyTorch is BenchmarkTrainingStep under PyTorch's
+// lifetime, whose reference walk runs after every backward and scope exit.
+func BenchmarkTrainingStepPyTorch(b *testing.B) {
+	benchTraining(b, autograd.Config{Lifetime: autograd.LifetimePyTorch})
+}
+
+func benchTraining(b *testing.B, cfg autograd.Config) {
+	tr, err := newTrainerCfg(nil, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,7 +7,8 @@
 // \a, \x00, \u0085, \xff for a byte that is not UTF-8) and leaves the rest
 // as it was, so that an ordinary site reads as written. JSON escapes the
 // control characters encoding/json leaves raw in valid JSON (DEL and the
-// C1 controls), the JSON way.
+// C1 controls), the JSON way. Clip shortens an input that a message
+// echoes back to a readable length.
 package safetext
 
 import (
