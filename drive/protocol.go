@@ -24,6 +24,10 @@ type Hello struct {
 	Calls    []string `json:"calls,omitempty"`  // the calls it takes; empty: every call of its layers
 	Source   string   `json:"source,omitempty"` // free text, the header's source in its traces
 	Notes    []string `json:"notes,omitempty"`  // free text: where the runtime knowingly departs from what it stands for
+
+	// Programs: the program languages it takes besides its layers'
+	// calls: "tfjs" (PROTOCOL.md, "tfjs programs").
+	Programs []string `json:"programs,omitempty"`
 }
 
 // Autograd reports whether the driver takes layer-5 programs.

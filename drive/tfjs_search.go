@@ -1,0 +1,261 @@
+package drive
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// tfjsSeedStream is the second word of the PCG of tfjs searches.
+const tfjsSeedStream = 0x74666a73
+
+// TfjsFinding is a failure of a tfjs program, shrunk.
+type TfjsFinding struct {
+	Result   *TfjsResult // the shrunk program's run
+	Seed     uint64
+	Index    int // the failing program's number in the search, from 1
+	Steps    int // its calls before shrinking
+	Shrinks  int // the runs shrinking made
+	Duration time.Duration
+}
+
+// SearchTfjs runs generated tfjs programs (GenerateTfjsProgram with gen)
+// on the driver until opts.More says stop or one fails, and shrinks the
+// failure. It returns the finding (nil for a clean search) and the number
+// of programs run.
+func (r *Runner) SearchTfjs(opts Options, gen TfjsGenOptions) (*TfjsFinding, int, error) {
+	more := opts.More
+	if more == nil {
+		more = func(n int) bool { return n < 1000 }
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, tfjsSeedStream))
+	start := time.Now()
+	n := 0
+	for more(n) {
+		calls := GenerateTfjsProgram(rng, gen)
+		n++
+		res, err := r.RunTfjs(calls)
+		if err != nil {
+			return nil, n, err
+		}
+		if res.Failure == nil {
+			continue
+		}
+		took := time.Since(start)
+		f, err := r.ShrinkTfjs(calls, res.Failure, opts)
+		if err != nil {
+			return nil, n, err
+		}
+		f.Seed, f.Index, f.Duration = opts.Seed, n, took
+		return f, n, nil
+	}
+	return nil, n, nil
+}
+
+// ShrinkTfjs returns the smallest tfjs program it finds that fails on the
+// driver the way calls did with failure (the same kind, at the same op):
+// the calls after the failing one go, then calls with every call that uses
+// what they made, tidies unwrapped, and runs of calls, ever shorter; every
+// candidate is a well-formed program; the handles are numbered again in
+// the order made.
+func (r *Runner) ShrinkTfjs(calls []TfjsCall, failure *Failure, opts Options) (*TfjsFinding, error) {
+	limit, until := opts.ShrinkRuns, opts.ShrinkTime
+	if limit <= 0 {
+		limit = 2000
+	}
+	if until <= 0 {
+		until = 30 * time.Second
+	}
+	deadline := time.Now().Add(until)
+	f := &TfjsFinding{Steps: len(calls)}
+	var runErr error
+	fails := func(c []TfjsCall) bool {
+		if CheckTfjsProgram(c) != nil || f.Shrinks >= limit || runErr != nil || time.Now().After(deadline) {
+			return false
+		}
+		f.Shrinks++
+		res, err := r.RunTfjs(c)
+		if err != nil {
+			runErr = err
+			return false
+		}
+		return res.Failure != nil && res.Failure.sig == failure.sig
+	}
+	best := calls
+	if cut := cutAfter(calls, failure.Call); cut != nil && fails(cut) {
+		best = cut
+	}
+	for progress := true; progress; {
+		progress = false
+		try := func(c []TfjsCall) {
+			if len(c) < len(best) && fails(c) {
+				best, progress = c, true
+			}
+		}
+		for i := len(best) - 2; i >= 0; i-- {
+			if i < len(best)-1 {
+				try(withoutDependents(best, i))
+			}
+		}
+		for i := 0; i < len(best)-1; i++ {
+			if best[i].Op == TfjsTidy {
+				try(unwrapTidy(best, i))
+			}
+		}
+		for size := (len(best) - 1) / 2; size >= 1; size /= 2 {
+			for i := 0; i+size < len(best); i++ {
+				try(slices.Concat(best[:i], best[i+size:]))
+			}
+		}
+		if runErr != nil {
+			return nil, fmt.Errorf("drive: shrinking: %w", runErr)
+		}
+	}
+	best = renumberTfjs(best)
+	for _, c := range [][]TfjsCall{best, calls} {
+		res, err := r.RunTfjs(c)
+		if err != nil {
+			return nil, fmt.Errorf("drive: shrinking: %w", err)
+		}
+		f.Result = res
+		if res.Failure != nil && res.Failure.sig == failure.sig {
+			return f, nil
+		}
+	}
+	failure.Message += " (the driver did not fail so again when the program was run again: it is not deterministic)"
+	f.Result.Failure = failure
+	return f, nil
+}
+
+// cutAfter returns calls up to the failing one, its tidies closed by
+// throws (which return nothing), and end; nil if that is no shorter.
+func cutAfter(calls []TfjsCall, failed int) []TfjsCall {
+	if failed+1 >= len(calls)-1 {
+		return nil
+	}
+	c := slices.Clone(calls[:failed+1])
+	depth := 0
+	for _, x := range c {
+		switch x.Op {
+		case TfjsTidy:
+			depth++
+		case TfjsTidyEnd, TfjsTidyThrow:
+			depth--
+		}
+	}
+	for range depth {
+		c = append(c, TfjsCall{Op: TfjsTidyThrow})
+	}
+	return append(c, TfjsCall{Op: TfjsEnd})
+}
+
+// withoutDependents drops call i and every later call that uses what it
+// made, or what those made.
+func withoutDependents(calls []TfjsCall, i int) []TfjsCall {
+	gone := map[int]bool{}
+	for _, h := range calls[i].made() {
+		gone[h] = true
+	}
+	out := slices.Clone(calls[:i])
+	for _, c := range calls[i+1:] {
+		if slices.ContainsFunc(c.uses(), func(h int) bool { return gone[h] }) {
+			for _, h := range c.made() {
+				gone[h] = true
+			}
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// unwrapTidy drops the tidy at i and the call that ends it, keeping the
+// calls between.
+func unwrapTidy(calls []TfjsCall, i int) []TfjsCall {
+	depth := 0
+	for j := i; j < len(calls); j++ {
+		switch calls[j].Op {
+		case TfjsTidy:
+			depth++
+		case TfjsTidyEnd, TfjsTidyThrow:
+			depth--
+			if depth == 0 {
+				return slices.Concat(calls[:i], calls[i+1:j], calls[j+1:])
+			}
+		}
+	}
+	return nil
+}
+
+// renumberTfjs numbers the handles again from 1 in the order made.
+func renumberTfjs(calls []TfjsCall) []TfjsCall {
+	to := map[int]int{}
+	n := 0
+	out := make([]TfjsCall, len(calls))
+	re := func(h int) int {
+		if h == 0 {
+			return 0
+		}
+		if _, ok := to[h]; !ok {
+			n++
+			to[h] = n
+		}
+		return to[h]
+	}
+	reAll := func(hs []int) []int {
+		if hs == nil {
+			return nil
+		}
+		o := make([]int, len(hs))
+		for i, h := range hs {
+			o[i] = re(h)
+		}
+		return o
+	}
+	for i, c := range calls {
+		for _, h := range c.made() {
+			re(h)
+		}
+		c.Handle, c.A, c.B, c.Target = re(c.Handle), re(c.A), re(c.B), re(c.Target)
+		c.Handles, c.Targets, c.Vars, c.Result = reAll(c.Handles), reAll(c.Targets), reAll(c.Vars), reAll(c.Result)
+		out[i] = c
+	}
+	return out
+}
+
+// Write writes the finding as NAME.calls.jsonl in dir, with comments that
+// say what failed and how to replay it with command, and returns its path.
+func (f *TfjsFinding) Write(dir, name, command string) (string, error) {
+	fl := f.Result.Failure
+	var b strings.Builder
+	comments := []string{
+		fmt.Sprintf("tlcheck-drive counterexample (tfjs program): %s at call %d (%s)", fl.What, fl.Call, f.Result.Calls[min(fl.Call, len(f.Result.Calls)-1)].Op),
+		fl.Message,
+		fmt.Sprintf("seed %d, program %d, shrunk from %d calls in %d runs", f.Seed, f.Index, f.Steps, f.Shrinks),
+		"replay: go test ./drive -run TestTfjsReplay, or send it to: " + command,
+	}
+	if err := WriteTfjsCalls(&b, f.Result.Calls, comments...); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name+".calls.jsonl")
+	tmp, err := os.CreateTemp(dir, name+".*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("drive: writing %s: %w", path, err)
+	}
+	_, err = tmp.WriteString(b.String())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("drive: writing %s: %w", path, err)
+	}
+	return path, nil
+}

@@ -1,0 +1,204 @@
+package drive
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tfjsDir is examples/tfjsdriver, from drive/.
+var tfjsDir = filepath.Join("..", "examples", "tfjsdriver")
+
+// tfjsConfig is the Config of the TensorFlow.js driver with args, or a
+// skip where Node.js or the driver's node_modules (npm ci in
+// examples/tfjsdriver) is missing.
+func tfjsConfig(t testing.TB, args ...string) Config {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node on the PATH: install Node.js (20 or later) to run the TensorFlow.js checks")
+	}
+	if _, err := os.Stat(filepath.Join(tfjsDir, "node_modules", "@tensorflow", "tfjs-core", "package.json")); err != nil {
+		t.Skip("examples/tfjsdriver/node_modules is missing: run npm ci in examples/tfjsdriver to run the TensorFlow.js checks")
+	}
+	cmd := append([]string{node, tfjsDir}, args...)
+	return Config{Command: cmd, CallTimeout: 20 * time.Second, StartTimeout: 60 * time.Second}
+}
+
+func tfjsRunner(t testing.TB, args ...string) *Runner {
+	t.Helper()
+	r, err := NewRunner(tfjsConfig(t, args...))
+	if err != nil {
+		t.Fatalf("starting the tfjs driver: %v", err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestTfjsGenerateWellFormed: every generated program is well formed, so
+// that a driver is never sent a program it cannot make.
+func TestTfjsGenerateWellFormed(t *testing.T) {
+	for _, known := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		ops := map[TfjsOp]bool{}
+		for i := range 3000 {
+			calls := GenerateTfjsProgram(rng, TfjsGenOptions{Known: known})
+			if err := CheckTfjsProgram(calls); err != nil {
+				t.Fatalf("known=%v, program %d: %v\n%s", known, i, err, tfjsListing(calls))
+			}
+			for _, c := range calls {
+				ops[c.Op] = true
+			}
+		}
+		for _, op := range TfjsOps {
+			if !ops[op] {
+				t.Errorf("known=%v: 3000 programs never call %s", known, op)
+			}
+		}
+	}
+}
+
+// TestTfjsCheckRefuses: the well-formedness check refuses what a driver
+// could not make.
+func TestTfjsCheckRefuses(t *testing.T) {
+	end := TfjsCall{Op: TfjsEnd}
+	t1 := TfjsCall{Op: TfjsTensor, Handle: 1, Shape: []int{2}, Values: []float64{1, 2}}
+	for name, calls := range map[string][]TfjsCall{
+		"no end":           {t1},
+		"never made":       {{Op: TfjsNeg, Handle: 2, A: 1}, end},
+		"made twice":       {t1, t1, end},
+		"tidy open at end": {{Op: TfjsTidy}, end},
+		"tidy_end alone":   {{Op: TfjsTidyEnd, Container: "none"}, end},
+		"values":           {{Op: TfjsTensor, Handle: 1, Shape: []int{3}, Values: []float64{1}}, end},
+		"shapes":           {t1, {Op: TfjsTensor, Handle: 2, Shape: []int{3}, Values: []float64{1, 2, 3}}, {Op: TfjsAdd, Handle: 3, A: 1, B: 2}, end},
+		"not a variable":   {t1, {Op: TfjsAssign, Target: 1, A: 1}, end},
+		"end twice":        {end, end},
+	} {
+		if err := CheckTfjsProgram(calls); err == nil {
+			t.Errorf("%s: CheckTfjsProgram took it", name)
+		}
+	}
+}
+
+// TestTfjsRenumber: handles are numbered again in the order made.
+func TestTfjsRenumber(t *testing.T) {
+	calls := []TfjsCall{
+		{Op: TfjsTensor, Handle: 5, Shape: []int{}, Values: []float64{1}},
+		{Op: TfjsValueAndGrad, Handles: []int{9, 7}, A: 5, Fn: "sumSquare"},
+		{Op: TfjsDispose, Targets: []int{7, 5}, Container: "array"},
+		{Op: TfjsEnd},
+	}
+	got := renumberTfjs(calls)
+	want := []TfjsCall{
+		{Op: TfjsTensor, Handle: 1, Shape: []int{}, Values: []float64{1}},
+		{Op: TfjsValueAndGrad, Handles: []int{2, 3}, A: 1, Fn: "sumSquare"},
+		{Op: TfjsDispose, Targets: []int{3, 1}, Container: "array"},
+		{Op: TfjsEnd},
+	}
+	if tfjsListing(got) != tfjsListing(want) {
+		t.Errorf("renumbered:\n%s\nwant:\n%s", tfjsListing(got), tfjsListing(want))
+	}
+}
+
+func tfjsListing(calls []TfjsCall) string {
+	var b bytes.Buffer
+	WriteTfjsCalls(&b, calls)
+	return b.String()
+}
+
+// tfjsPrograms is how many programs the clean run makes.
+func tfjsPrograms() int {
+	if testing.Short() {
+		return 300
+	}
+	return 2000
+}
+
+// TestTfjsClean: the real, unpatched tfjs passes generated programs (of
+// what it is not known to get wrong: FINDINGS.md).
+func TestTfjsClean(t *testing.T) {
+	r := tfjsRunner(t)
+	n := tfjsPrograms()
+	start := time.Now()
+	f, ran, err := r.SearchTfjs(Options{Seed: 1, More: func(k int) bool { return k < n }}, TfjsGenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != nil {
+		t.Fatalf("real tfjs failed program %d: %v\n%s", f.Index, f.Result.Failure, tfjsListing(f.Result.Calls))
+	}
+	took := time.Since(start)
+	t.Logf("%d programs clean in %v (%.0f programs/s)", ran, took.Round(time.Millisecond), float64(ran)/took.Seconds())
+}
+
+// tfjsFaults are the driver's faults (examples/tfjsdriver/faults.js) and
+// what catches each.
+var tfjsFaults = []struct {
+	name string
+	what []string // the failure kinds that may catch it
+}{
+	{"reshape-no-incref", []string{"premature-free", "double-free", "use-after-free", "refusal", "leak", "memory"}},
+	{"tidy-forgets-keep", []string{"premature-free", "use-after-free", "refusal"}},
+	{"tidy-leaks-on-throw", []string{"misuse", "leak", "memory"}},
+	{"dispose-drops-twice", []string{"premature-free", "double-free", "use-after-free", "refusal"}},
+	{"variable-dispose-leaves-buffer", []string{"leak", "memory"}},
+	{"variablegrads-leaks-saved", []string{"leak", "memory"}},
+	{"adam-dispose-leaves-slots", []string{"memory", "leak"}},
+	{"kernel-reads-disposed-input", []string{"premature-free", "use-after-free", "refusal"}},
+}
+
+// TestTfjsFaults: each fault patched into tfjs is caught by generated
+// programs and shrunk to at most 8 calls.
+func TestTfjsFaults(t *testing.T) {
+	for _, fault := range tfjsFaults {
+		t.Run(fault.name, func(t *testing.T) {
+			r := tfjsRunner(t, "--faults="+fault.name)
+			f, ran, err := r.SearchTfjs(Options{Seed: 1, More: func(k int) bool { return k < 3000 }}, TfjsGenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f == nil {
+				t.Fatalf("fault %s escaped %d programs", fault.name, ran)
+			}
+			fl := f.Result.Failure
+			if !slicesContains(fault.what, fl.What) {
+				t.Errorf("fault %s caught as %v; want one of %v", fault.name, fl, fault.what)
+			}
+			if len(f.Result.Calls) > 8 {
+				t.Errorf("fault %s: shrunk to %d calls, want at most 8:\n%s", fault.name, len(f.Result.Calls), tfjsListing(f.Result.Calls))
+			}
+			t.Logf("caught at program %d as %s, shrunk from %d to %d calls in %d runs:\n%s", f.Index, fl.What, f.Steps, len(f.Result.Calls), f.Shrinks, tfjsListing(f.Result.Calls))
+		})
+	}
+}
+
+func slicesContains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// TestTfjsDriverFaultList: the faults the driver has are the faults this
+// test catches, so that a fault added to faults.js is held by a test.
+func TestTfjsDriverFaultList(t *testing.T) {
+	cfg := tfjsConfig(t)
+	out, err := exec.Command(cfg.Command[0], cfg.Command[1], "--list-faults").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range tfjsFaults {
+		want = append(want, f.name)
+	}
+	if got := strings.Fields(string(out)); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("the driver's faults are %v; this test catches %v", got, want)
+	}
+}
