@@ -56,6 +56,15 @@ func (r *Runner) RunTfjs(calls []TfjsCall) (*TfjsResult, error) {
 
 // RunTfjs runs a tfjs program on the driver (see Runner.RunTfjs).
 func (d *Driver) RunTfjs(calls []TfjsCall) (*TfjsResult, error) {
+	bt, err := d.sendTfjs(calls)
+	if err != nil {
+		return nil, err
+	}
+	return d.receiveTfjs(bt, calls), nil
+}
+
+// sendTfjs writes a tfjs program to the driver: the reset and the calls.
+func (d *Driver) sendTfjs(calls []TfjsCall) (*batch, error) {
 	if !d.hello.Tfjs() {
 		return nil, fmt.Errorf(`drive: the driver does not take tfjs programs (its hello's "programs" is %v)`, d.hello.Programs)
 	}
@@ -65,10 +74,9 @@ func (d *Driver) RunTfjs(calls []TfjsCall) (*TfjsResult, error) {
 	if d.broken != nil {
 		return nil, fmt.Errorf("drive: the driver is broken: %w", d.broken)
 	}
-	bt := d.sendBatch(&batch{}, len(calls), func(b []byte, i int, id int64) []byte {
+	return d.sendBatch(&batch{}, len(calls), func(b []byte, i int, id int64) []byte {
 		return calls[i].appendJSON(b, id)
-	})
-	return d.receiveTfjs(bt, calls), nil
+	}), nil
 }
 
 // tfjsChecker judges the answers to one tfjs program.

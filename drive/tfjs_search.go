@@ -24,9 +24,9 @@ type TfjsFinding struct {
 }
 
 // SearchTfjs runs generated tfjs programs (GenerateTfjsProgram with gen)
-// on the driver until opts.More says stop or one fails, and shrinks the
-// failure. It returns the finding (nil for a clean search) and the number
-// of programs run.
+// on the driver, two in flight, until opts.More says stop or one fails,
+// and shrinks the failure. It returns the finding (nil for a clean
+// search) and the number of programs judged.
 func (r *Runner) SearchTfjs(opts Options, gen TfjsGenOptions) (*TfjsFinding, int, error) {
 	more := opts.More
 	if more == nil {
@@ -34,26 +34,106 @@ func (r *Runner) SearchTfjs(opts Options, gen TfjsGenOptions) (*TfjsFinding, int
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, tfjsSeedStream))
 	start := time.Now()
-	n := 0
-	for more(n) {
-		calls := GenerateTfjsProgram(rng, gen)
+	n, judged := 0, 0
+	var failed []TfjsCall
+	var failure *Failure
+	err := r.StreamTfjs(func() ([]TfjsCall, bool) {
+		if !more(n) {
+			return nil, false
+		}
 		n++
-		res, err := r.RunTfjs(calls)
-		if err != nil {
-			return nil, n, err
+		return GenerateTfjsProgram(rng, gen), true
+	}, func(calls []TfjsCall, res *TfjsResult) bool {
+		judged++
+		if res.Failure != nil {
+			failed, failure = calls, res.Failure
+			return false
 		}
-		if res.Failure == nil {
-			continue
-		}
-		took := time.Since(start)
-		f, err := r.ShrinkTfjs(calls, res.Failure, opts)
-		if err != nil {
-			return nil, n, err
-		}
-		f.Seed, f.Index, f.Duration = opts.Seed, n, took
-		return f, n, nil
+		return true
+	})
+	if err != nil || failure == nil {
+		return nil, judged, err
 	}
-	return nil, n, nil
+	took := time.Since(start)
+	f, err := r.ShrinkTfjs(failed, failure, opts)
+	if err != nil {
+		return nil, judged, err
+	}
+	f.Seed, f.Index, f.Duration = opts.Seed, judged, took
+	return f, judged, nil
+}
+
+// StreamTfjs runs the tfjs programs next gives and hands each one's run
+// to got, in order, until next says there are no more or got returns
+// false. It keeps two programs in flight, as Stream does: the next is sent
+// while the driver answers the one before. A program whose run broke the
+// driver while the next was in flight is run again alone, on the driver
+// started again, so that a crash is blamed on the program that caused it.
+func (r *Runner) StreamTfjs(next func() ([]TfjsCall, bool), got func(calls []TfjsCall, res *TfjsResult) bool) error {
+	type sent struct {
+		calls []TfjsCall
+		bt    *batch
+	}
+	var inFlight []sent
+	send := func() (bool, error) {
+		calls, ok := next()
+		if !ok {
+			return false, nil
+		}
+		if err := r.ensure(); err != nil {
+			return false, err
+		}
+		bt, err := r.d.sendTfjs(calls)
+		if err != nil {
+			return false, err
+		}
+		inFlight = append(inFlight, sent{calls, bt})
+		return true, nil
+	}
+	more := true
+	for {
+		for more && len(inFlight) < 2 {
+			var err error
+			if more, err = send(); err != nil {
+				return err
+			}
+		}
+		if len(inFlight) == 0 {
+			return nil
+		}
+		s := inFlight[0]
+		inFlight = inFlight[1:]
+		res := r.d.receiveTfjs(s.bt, s.calls)
+		if res.Failure != nil && res.Failure.Trouble() && len(inFlight) > 0 {
+			// The driver broke with the next program in flight: run this
+			// one again alone, and send the next again after it.
+			again, err := r.RunTfjs(s.calls)
+			if err != nil {
+				return err
+			}
+			res = again
+			for i := range inFlight {
+				if err := r.ensure(); err != nil {
+					return err
+				}
+				bt, err := r.d.sendTfjs(inFlight[i].calls)
+				if err != nil {
+					return err
+				}
+				inFlight[i].bt = bt
+			}
+		}
+		if !got(s.calls, res) {
+			// Drain what is in flight, so that the driver is ready for the
+			// next run (a broken driver is started again by the next run).
+			for _, x := range inFlight {
+				if r.d.broken == nil {
+					r.d.receiveTfjs(x.bt, x.calls)
+				}
+			}
+			return nil
+		}
+	}
 }
 
 // ShrinkTfjs returns the smallest tfjs program it finds that fails on the

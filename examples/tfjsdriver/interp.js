@@ -100,14 +100,18 @@ class Interpreter {
     return msg;
   }
 
+  // answer writes the answer to call id; events are JSON texts (Observer.emit).
   answer(id, events, err, extra) {
-    const a = { id, events, outcome: err ? 'refused' : 'done' };
+    let j = '{"id":' + id + ',"events":[' + events.join(',') + ']';
     if (err) {
-      a.message = String(err && err.message || err);
-      if (a.message === 'Tensor is disposed.') a.kinds = ['use-after-free'];
+      const message = String(err && err.message || err);
+      j += ',"outcome":"refused","message":' + JSON.stringify(message);
+      if (message === 'Tensor is disposed.') j += ',"kinds":["use-after-free"]';
+    } else {
+      j += ',"outcome":"done"';
     }
-    if (extra) Object.assign(a, extra);
-    this.io.write(JSON.stringify(a));
+    if (extra) j += ',' + JSON.stringify(extra).slice(1, -1);
+    this.io.write(j + '}');
   }
 
   // tidy runs tf.tidy with a function that reads and makes the calls up

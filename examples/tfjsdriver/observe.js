@@ -52,12 +52,22 @@ class Observer {
   start() { this.events = []; }
   stop() { const e = this.events; this.events = null; return e; }
 
+  // emit records ev, as its JSON text: every value in an event is an op
+  // name, a hex address, a number or a variable's name "v<digits>", none
+  // of which JSON escapes.
   emit(ev) {
     if (this.events === null) return;
+    let j = '{"op":"' + ev.op + '"';
+    if (ev.name !== undefined) j += ',"name":"' + ev.name + '"';
+    if (ev.addr !== undefined) j += ',"addr":"' + ev.addr + '"';
+    if (ev.size !== undefined) j += ',"size":' + ev.size;
+    if (ev.kind !== undefined) j += ',"kind":"' + ev.kind + '"';
+    if (ev.fields !== undefined) j += ',"fields":["' + ev.fields.join('","') + '"]';
+    j += '}';
     if (this.group > 0) {
-      (ev.op === 'free' && ev.tensor ? this.frees : this.rest).push(ev);
+      (ev.op === 'free' && ev.tensor ? this.frees : this.rest).push(j);
     } else {
-      this.events.push(ev);
+      this.events.push(j);
     }
   }
 
@@ -70,7 +80,7 @@ class Observer {
       return f();
     } finally {
       if (--this.group === 0 && this.events !== null) {
-        for (const ev of this.frees) { delete ev.tensor; this.events.push(ev); }
+        for (const ev of this.frees) this.events.push(ev);
         for (const ev of this.rest) this.events.push(ev);
         this.frees = [];
         this.rest = [];
