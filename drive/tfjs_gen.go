@@ -10,8 +10,10 @@ import (
 type TfjsGenOptions struct {
 	// Known lets programs do what real tfjs 4.22.0 is known to get wrong
 	// (examples/tfjsdriver/FINDINGS.md): ops on a disposed tensor, a
-	// momentum optimizer, a variable disposed twice. A search of the real
-	// tfjs without them is clean; with them it finds those departures.
+	// momentum optimizer, a variable disposed twice, an optimizer
+	// minimizing another list of variables than it first did, or used
+	// after disposeVariables. A search of the real tfjs without them is
+	// clean; with them it finds those departures.
 	Known bool
 	// Calls is the number of calls before the teardown (default 6 to 24).
 	Calls int
@@ -35,6 +37,8 @@ type tfjsThing struct {
 	kept     bool
 	opt      string // an optimizer's kind
 	minimize bool   // an optimizer that has made slots
+	vars     []int  // the variables an optimizer minimizes, fixed by its first minimize
+	spent    bool   // an optimizer made before a disposeVariables, which disposed its variables
 }
 
 // tfjsState follows a tfjs program as tfjs's contract says it runs: which
@@ -190,8 +194,11 @@ func (s *tfjsState) step(c *TfjsCall) error {
 		}
 	case c.Op == TfjsDisposeVariables:
 		for i := range s.things {
-			if s.things[i].kind == tkVariable {
+			switch s.things[i].kind {
+			case tkVariable:
 				s.things[i].live = false
+			case tkOptimizer:
+				s.things[i].spent = true
 			}
 		}
 	case c.Op == TfjsGrad || c.Op == TfjsValueAndGrad:
@@ -246,6 +253,9 @@ func (s *tfjsState) step(c *TfjsCall) error {
 				return err
 			}
 			o.minimize = true
+			if o.vars == nil {
+				o.vars = slices.Clone(c.Vars)
+			}
 			break
 		}
 		if len(c.Handles) != len(c.Vars)+1 {
@@ -502,9 +512,6 @@ func (g *tfjsGen) one() {
 			g.add(TfjsCall{Op: TfjsAssign, Target: v, A: a})
 		}
 	case r < 78:
-		if g.minimizedOptimizerLive() {
-			break // its slots are variables: an optimizer whose slots are gone is not used again
-		}
 		g.add(TfjsCall{Op: TfjsDisposeVariables})
 	case r < 84:
 		g.gradient()
@@ -515,11 +522,7 @@ func (g *tfjsGen) one() {
 		}
 		g.add(TfjsCall{Op: TfjsOptimizer, Handle: g.handle(), Kind: kinds[g.rng.IntN(len(kinds))]})
 	case r < 91:
-		o := g.pick(tkOptimizer, true, nil)
-		vars := g.vars()
-		if o != 0 && len(vars) > 0 {
-			g.add(TfjsCall{Op: TfjsMinimize, Target: o, Vars: vars, Fn: tfjsLosses[g.rng.IntN(len(tfjsLosses))]})
-		}
+		g.minimize()
 	default:
 		op := []TfjsOp{TfjsDataSync, TfjsArraySync}[g.rng.IntN(2)]
 		h := g.tensor(true)
@@ -532,13 +535,28 @@ func (g *tfjsGen) one() {
 	}
 }
 
-func (g *tfjsGen) minimizedOptimizerLive() bool {
-	for _, t := range g.s.things {
-		if t.kind == tkOptimizer && t.live && t.minimize {
-			return true
+// minimize minimizes with a live optimizer. tfjs's optimizers keep their
+// slots by the position of a variable in the list minimized (FINDINGS.md),
+// and lose their own variables to disposeVariables: unless Known, an
+// optimizer always minimizes the list it first did, all of it alive, and
+// one made before a disposeVariables is not used again.
+func (g *tfjsGen) minimize() {
+	o := g.pick(tkOptimizer, true, func(t *tfjsThing) bool { return g.known || !t.spent })
+	if o == 0 {
+		return
+	}
+	vars := g.vars()
+	if ov := g.s.things[o].vars; ov != nil && !g.known {
+		vars = ov
+		for _, v := range vars {
+			if !g.s.things[v].live {
+				return
+			}
 		}
 	}
-	return false
+	if len(vars) > 0 {
+		g.add(TfjsCall{Op: TfjsMinimize, Target: o, Vars: vars, Fn: tfjsLosses[g.rng.IntN(len(tfjsLosses))]})
+	}
 }
 
 func (g *tfjsGen) vars() []int {
@@ -588,7 +606,7 @@ func (g *tfjsGen) dispose() {
 				v = d // a variable disposed again
 			}
 		}
-		if v != 0 && !g.minimizedOptimizerLive() {
+		if v != 0 {
 			g.add(TfjsCall{Op: TfjsDispose, Targets: []int{v}, Container: "tensor"})
 			return
 		}

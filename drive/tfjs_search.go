@@ -139,7 +139,9 @@ func (r *Runner) StreamTfjs(next func() ([]TfjsCall, bool), got func(calls []Tfj
 // ShrinkTfjs returns the smallest tfjs program it finds that fails on the
 // driver the way calls did with failure (the same kind, at the same op):
 // the calls after the failing one go, then calls with every call that uses
-// what they made, tidies unwrapped, and runs of calls, ever shorter; every
+// what they made, tidies unwrapped, ops replaced by tensors made from
+// values (so that what they took may go), and runs of calls, ever
+// shorter; every
 // candidate is a well-formed program; the handles are numbered again in
 // the order made.
 func (r *Runner) ShrinkTfjs(calls []TfjsCall, failure *Failure, opts Options) (*TfjsFinding, error) {
@@ -184,6 +186,11 @@ func (r *Runner) ShrinkTfjs(calls []TfjsCall, failure *Failure, opts Options) (*
 		for i := 0; i < len(best)-1; i++ {
 			if best[i].Op == TfjsTidy {
 				try(unwrapTidy(best, i))
+			}
+		}
+		for i := 0; i < len(best)-1; i++ {
+			if c := asPlainTensor(best, i); c != nil && fails(c) {
+				best, progress = c, true
 			}
 		}
 		for size := (len(best) - 1) / 2; size >= 1; size /= 2 {
@@ -250,6 +257,30 @@ func withoutDependents(calls []TfjsCall, i int) []TfjsCall {
 		}
 		out = append(out, c)
 	}
+	return out
+}
+
+// asPlainTensor replaces call i, an op that makes one tensor, by a
+// tf.tensor of zeros of its shape, so that what it took may go; nil if
+// call i is no such op.
+func asPlainTensor(calls []TfjsCall, i int) []TfjsCall {
+	c := calls[i]
+	if c.Handle == 0 || c.Op == TfjsTensor || c.Op == TfjsVariable || c.Op == TfjsOptimizer {
+		return nil
+	}
+	var st tfjsState
+	for j := range i + 1 {
+		if st.step(&calls[j]) != nil {
+			return nil
+		}
+	}
+	shape := st.things[c.Handle].shape
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	out := slices.Clone(calls)
+	out[i] = TfjsCall{Op: TfjsTensor, Handle: c.Handle, Shape: slices.Clone(shape), Values: make([]float64, n)}
 	return out
 }
 

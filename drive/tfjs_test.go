@@ -2,10 +2,12 @@ package drive
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +202,88 @@ func TestTfjsDriverFaultList(t *testing.T) {
 	}
 	if got := strings.Fields(string(out)); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("the driver's faults are %v; this test catches %v", got, want)
+	}
+}
+
+// TestTfjsLong is the long search of the real tfjs, run by hand (it is
+// skipped unless TLCHECK_TFJS_SEARCH says for how long, as a Go
+// duration): searches of ever new seeds from TLCHECK_TFJS_SEED (default
+// 1) until the time is up, each finding shrunk and written to
+// TLCHECK_TFJS_OUT (default: the test's temporary folder), with
+// TLCHECK_TFJS_KNOWN=1 programs that do what tfjs is known to get wrong
+// too. It logs the programs run and the findings.
+func TestTfjsLong(t *testing.T) {
+	d, err := time.ParseDuration(os.Getenv("TLCHECK_TFJS_SEARCH"))
+	if err != nil {
+		t.Skip("set TLCHECK_TFJS_SEARCH to a duration (30m) to search the real tfjs for that long")
+	}
+	seed := uint64(1)
+	if s := os.Getenv("TLCHECK_TFJS_SEED"); s != "" {
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("TLCHECK_TFJS_SEED: %v", err)
+		}
+	}
+	out := os.Getenv("TLCHECK_TFJS_OUT")
+	if out == "" {
+		out = t.TempDir()
+	}
+	gen := TfjsGenOptions{Known: os.Getenv("TLCHECK_TFJS_KNOWN") == "1"}
+	r := tfjsRunner(t)
+	deadline := time.Now().Add(d)
+	total, findings := 0, 0
+	for ; time.Now().Before(deadline); seed++ {
+		f, n, err := r.SearchTfjs(Options{Seed: seed, More: func(int) bool { return time.Now().Before(deadline) }}, gen)
+		total += n
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if f == nil {
+			continue
+		}
+		findings++
+		path, err := f.Write(out, fmt.Sprintf("tfjs-seed%d", seed), "node examples/tfjsdriver")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("seed %d, program %d: %v\n%s(written to %s)", seed, f.Index, f.Result.Failure, tfjsListing(f.Result.Calls), path)
+	}
+	t.Logf("TFJS-LONG: %d programs in %v, %d findings (known=%v)", total, d, findings, gen.Known)
+}
+
+// TestTfjsKnownDepartures: the departures of real tfjs 4.22.0 from its
+// contract that the long search found (examples/tfjsdriver/FINDINGS.md)
+// still fail, each as its calls file says. When one passes, tfjs has
+// fixed it: move it out of the known ones (TfjsGenOptions.Known, FINDINGS.md).
+func TestTfjsKnownDepartures(t *testing.T) {
+	r := tfjsRunner(t)
+	for _, k := range []struct{ file, what string }{
+		{"known-momentum-dispose-leaks", "leak"},
+		{"known-variable-dispose-twice", "premature-free"},
+		{"known-op-on-disposed-shared", "use-after-free"},
+		{"known-op-on-disposed", "use-after-free"},
+		{"known-dispose-after-disposevariables", "premature-free"},
+		{"known-optimizer-slots-by-position", "refusal"},
+	} {
+		f, err := os.Open(filepath.Join(tfjsDir, "testdata", k.file+".calls.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls, err := ReadTfjsCalls(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", k.file, err)
+		}
+		res, err := r.RunTfjs(calls)
+		if err != nil {
+			t.Fatalf("%s: %v", k.file, err)
+		}
+		switch fl := res.Failure; {
+		case fl == nil:
+			t.Errorf("%s: real tfjs passes it now: it is no longer a known departure (FINDINGS.md)", k.file)
+		case fl.What != k.what:
+			t.Errorf("%s: real tfjs fails it as %v; want %s", k.file, fl, k.what)
+		default:
+			t.Logf("%s: %v", k.file, fl)
+		}
 	}
 }

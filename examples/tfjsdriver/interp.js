@@ -294,9 +294,13 @@ class Interpreter {
       const x = this.handles.get(h);
       if (!(x instanceof tf.Tensor) && x && typeof x.dispose === 'function') x.dispose();
     }
+    // A variable still registered: tf.disposeVariables() does not mark
+    // the variables it disposes (isDisposed stays false), and disposing
+    // one again drops its buffer's reference twice (FINDINGS.md).
+    const registered = tf.engine().registeredVariables;
     for (const h of hs) {
       const x = this.handles.get(h);
-      if (x instanceof tf.Variable && !x.isDisposed) x.dispose();
+      if (x instanceof tf.Variable && registered[x.name] === x) x.dispose();
     }
     this.handles.clear();
     this.obs.emit({ op: 'scope_exit' });
