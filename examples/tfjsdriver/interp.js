@@ -20,7 +20,9 @@ const UNARY = ['neg', 'exp', 'square', 'relu', 'abs', 'tanh'];
 const BINARY = ['add', 'sub', 'mul', 'maximum'];
 const REDUCE = ['sum', 'mean'];
 
-class ThrowMarker extends Error {}
+// THROWN is what a tidy's function throws at tidy_throw: a plain object,
+// so that no stack is captured for it.
+const THROWN = { tidyThrow: true };
 
 class Interpreter {
   constructor(tf, obs) {
@@ -64,13 +66,7 @@ class Interpreter {
   // one makes the call on line and answers it; it returns the call, for
   // a tidy reading its own calls.
   one(line) {
-    let msg;
-    try {
-      msg = JSON.parse(line);
-    } catch (e) {
-      process.stderr.write(`tfjsdriver: not JSON: ${line.slice(0, 200)}\n`);
-      process.exit(3);
-    }
+    const msg = parse(line);
     if (msg.op === 'reset') {
       if (this.depth > 0) throw new ResetInTidy(msg);
       this.reset();
@@ -92,7 +88,7 @@ class Interpreter {
     try {
       extra = this.call(msg);
     } catch (e) {
-      if (e instanceof ThrowMarker || e instanceof ResetInTidy) { this.obs.stop(); throw e; }
+      if (e === THROWN || e instanceof ResetInTidy) { this.obs.stop(); throw e; }
       err = e;
     }
     const events = this.obs.stop();
@@ -131,27 +127,27 @@ class Interpreter {
           for (;;) {
             const line = this.io.next();
             if (line === null) throw new ResetInTidy(null);
-            const m = peekOp(line);
+            const m = parse(line);
             if (m.op === 'tidy_end' || m.op === 'tidy_throw') {
               endMsg = m;
               this.obs.start();
-              if (m.op === 'tidy_throw') throw new ThrowMarker('tidy_throw');
+              if (m.op === 'tidy_throw') throw THROWN;
               return this.container(m.result || [], m.container);
             }
-            this.one(line);
+            this.one(m);
           }
         } finally {
           this.depth--;
         }
       });
     } catch (e) {
-      if (e instanceof ThrowMarker) thrown = e;
+      if (e === THROWN) thrown = e;
       else if (e instanceof ResetInTidy) { if (this.obs.events) this.obs.stop(); throw e; }
       else if (!opened) { this.answer(msg.id, this.obs.stop(), e); return; } else thrown = e;
     }
     const events = this.obs.stop() || [];
     if (endMsg === null) return; // unreachable: tf.tidy opened and ended without an end call
-    if (thrown && !(thrown instanceof ThrowMarker)) this.answer(endMsg.id, events, thrown);
+    if (thrown && thrown !== THROWN) this.answer(endMsg.id, events, thrown);
     else this.answer(endMsg.id, events, null);
   }
 
@@ -342,8 +338,15 @@ class ResetInTidy extends Error {
   constructor(msg) { super('reset inside a tidy'); this.msg = msg; }
 }
 
-function peekOp(line) {
-  return JSON.parse(line);
+// parse reads a protocol line (or passes a message already read).
+function parse(line) {
+  if (typeof line !== 'string') return line;
+  try {
+    return JSON.parse(line);
+  } catch (e) {
+    process.stderr.write(`tfjsdriver: not JSON: ${line.slice(0, 200)}\n`);
+    process.exit(3);
+  }
 }
 
 module.exports = { Interpreter };
