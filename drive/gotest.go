@@ -18,7 +18,7 @@ import (
 // `tlcheck fuzz --exec CMD --replay FILE` runs again. A driver that cannot
 // be started fails the test, and so does one that crashes, or hangs on a
 // call for 10 s. A driver of layer-5 programs alone gets autograd programs
-// (see Search).
+// (see Search); one of tfjs programs gets those (SearchTfjs).
 //
 //	func TestRuntime(t *testing.T) { drive.Test(t, "./myrt-driver") }
 func Test(t testing.TB, command ...string) {
@@ -30,6 +30,10 @@ func Test(t testing.TB, command ...string) {
 	programs := 1000
 	if testing.Short() {
 		programs = 200
+	}
+	if r.hello.Tfjs() {
+		testTfjs(t, r, programs)
+		return
 	}
 	found, _, err := r.Search(Options{Seed: 1, More: func(n int) bool { return n < programs },
 		ShrinkTime: 20 * time.Second})

@@ -287,3 +287,8 @@ func TestTfjsKnownDepartures(t *testing.T) {
 		}
 	}
 }
+
+// TestTfjsGoTest: drive.Test, the five-line go test, over the tfjs driver.
+func TestTfjsGoTest(t *testing.T) {
+	Test(t, tfjsConfig(t).Command...)
+}

@@ -126,6 +126,9 @@ func runFuzzExec(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
 		return exitInput
 	}
+	if r.Hello().Tfjs() {
+		return runFuzzTfjs(e, r, opts)
+	}
 	start := time.Now()
 	prog := newProgress(e, start)
 	code, found := exitClean, 0
@@ -202,6 +205,9 @@ func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
 		return exitInput
+	}
+	if r.Hello().Tfjs() {
+		return replayTfjs(e, r, text, opts)
 	}
 	var res *drive.Result
 	var calls int

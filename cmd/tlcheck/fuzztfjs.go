@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tlcheck/tlcheck/drive"
+)
+
+// A driver whose hello lists the "tfjs" programs (examples/tfjsdriver) is
+// searched with tfjs programs and replays their calls files
+// (drive/PROTOCOL.md, "tfjs programs"); everything else about fuzz --exec
+// is as for the other drivers.
+
+// runFuzzTfjs searches the tfjs driver r for opts.time: searches of one
+// seed after another from opts.seed, each stopping at its first finding,
+// which is shrunk, shown and written to --out; without --restart the first
+// finding ends the run.
+func runFuzzTfjs(e *env, r *drive.Runner, opts fuzzExecOptions) int {
+	start := time.Now()
+	prog := newProgress(e, start)
+	code, total := exitClean, 0
+	more := func(int) bool { return time.Since(start) < opts.time }
+	for seed := opts.seed; more(0); seed++ {
+		f, n, err := r.SearchTfjs(drive.Options{Seed: seed, More: func(k int) bool {
+			prog.update(total + k)
+			return more(k)
+		}}, drive.TfjsGenOptions{})
+		total += n
+		if err != nil {
+			prog.done()
+			r.Close()
+			fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+			return exitViolation
+		}
+		if f == nil {
+			continue
+		}
+		prog.done()
+		code = exitViolation
+		showTfjsFinding(e, f, opts)
+		if !opts.restart {
+			break
+		}
+	}
+	prog.done()
+	elapsed := time.Since(start)
+	r.Close()
+	if code == exitClean {
+		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d tfjs programs on %s in %s (%.0f programs/s), seed %d: no failure\n",
+			total, describeDriver(r.Hello(), opts.line), elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds(), opts.seed)
+	}
+	return code
+}
+
+func showTfjsFinding(e *env, f *drive.TfjsFinding, opts fuzzExecOptions) {
+	w := e.stdout
+	fail := f.Result.Failure
+	fmt.Fprintf(w, "tlcheck fuzz: tfjs program %d of seed %d failed on %s after %s\n",
+		f.Index, f.Seed, opts.line, f.Duration.Round(time.Millisecond))
+	fmt.Fprintf(w, "%s at call %d: %s\n\n", fail.What, fail.Call, fail.Message)
+	var b bytes.Buffer
+	_ = drive.WriteTfjsCalls(&b, f.Result.Calls)
+	fmt.Fprintf(w, "shrunk from %d calls to %d in %d runs:\n%s\n", f.Steps, len(f.Result.Calls), f.Shrinks, b.String())
+	if fail.Stderr != "" {
+		fmt.Fprintf(w, "the driver's last stderr:\n%s\n\n", strings.TrimRight(fail.Stderr, "\n"))
+	}
+	path, err := f.Write(opts.out, "tlcheck-drive-tfjs-seed"+strconv.FormatUint(f.Seed, 10), opts.line)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "calls written to %s\nreproduce: tlcheck fuzz --exec %s --replay %s\n", path, shellQuote(opts.line), shellQuote(path))
+}
+
+// replayTfjs runs a calls file of a tfjs program once on r and reports.
+func replayTfjs(e *env, r *drive.Runner, text []byte, opts fuzzExecOptions) int {
+	calls, err := drive.ReadTfjsCalls(bytes.NewReader(text))
+	var res *drive.TfjsResult
+	if err == nil {
+		res, err = r.RunTfjs(calls)
+	}
+	r.Close()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay %s: %v\n", opts.replay, err)
+		return exitInput
+	}
+	if fail := res.Failure; fail != nil {
+		fmt.Fprintf(e.stdout, "%s at call %d (%s): %s\n", fail.What, fail.Call, calls[min(fail.Call, len(calls)-1)].Op, fail.Message)
+		if fail.Stderr != "" {
+			fmt.Fprintf(e.stdout, "the driver's last stderr:\n%s\n", strings.TrimRight(fail.Stderr, "\n"))
+		}
+		return exitViolation
+	}
+	fmt.Fprintf(e.stdout, "%d calls replayed on %s: no failure\n", len(calls), describeDriver(r.Hello(), opts.line))
+	return exitClean
+}
