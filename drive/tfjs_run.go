@@ -1,6 +1,7 @@
 package drive
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -87,7 +88,14 @@ type tfjsChecker struct {
 
 func (d *Driver) receiveTfjs(bt *batch, calls []TfjsCall) *TfjsResult {
 	h := d.header()
-	c := &tfjsChecker{chk: model.New(h), res: &TfjsResult{Calls: calls, Header: h}}
+	// The model of the layer-2 checker serves: a driver runs one program
+	// at a time.
+	if d.check.chk == nil {
+		d.check.chk = model.New(h)
+	} else {
+		d.check.chk.Reset(h)
+	}
+	c := &tfjsChecker{chk: d.check.chk, res: &TfjsResult{Calls: calls, Header: h}}
 	res := c.res
 	fail := func(f *Failure) {
 		if res.Failure == nil {
@@ -126,12 +134,7 @@ func (d *Driver) receiveTfjs(bt *batch, calls []TfjsCall) *TfjsResult {
 			continue
 		}
 		if calls[i].Op == TfjsEnd {
-			var m struct {
-				Memory *TfjsMemory `json:"memory"`
-			}
-			if err := json.Unmarshal(line, &m); err == nil {
-				res.Memory = m.Memory
-			}
+			res.Memory = parseMemory(line)
 		}
 		if f := c.answer(i, &a); f != nil {
 			fail(f)
@@ -214,4 +217,24 @@ func (c *tfjsChecker) answer(i int, a *Answer) *Failure {
 func (c *tfjsChecker) failure(i, event int, what, format string, args ...any) *Failure {
 	return &Failure{What: what, Call: i, Event: event, Message: fmt.Sprintf(format, args...),
 		sig: what + "@" + string(c.res.Calls[i].Op)}
+}
+
+// parseMemory reads the "memory" of the answer to end, or nil. It reads
+// only that object (a flat one of integers), not the whole line, whose
+// events the answer's parser has read.
+func parseMemory(line []byte) *TfjsMemory {
+	i := bytes.Index(line, []byte(`"memory":{`))
+	if i < 0 {
+		return nil
+	}
+	rest := line[i+len(`"memory":`):]
+	j := bytes.IndexByte(rest, '}')
+	if j < 0 {
+		return nil
+	}
+	var m TfjsMemory
+	if err := json.Unmarshal(rest[:j+1], &m); err != nil {
+		return nil
+	}
+	return &m
 }

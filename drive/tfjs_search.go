@@ -3,12 +3,13 @@ package drive
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tlcheck/tlcheck/internal/atomicfile"
 )
 
 // tfjsSeedStream is the second word of the PCG of tfjs searches.
@@ -354,19 +355,7 @@ func (f *TfjsFinding) Write(dir, name, command string) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, name+".calls.jsonl")
-	tmp, err := os.CreateTemp(dir, name+".*.tmp")
-	if err != nil {
-		return "", fmt.Errorf("drive: writing %s: %w", path, err)
-	}
-	_, err = tmp.WriteString(b.String())
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Replace(path, []byte(b.String())); err != nil {
 		return "", fmt.Errorf("drive: writing %s: %w", path, err)
 	}
 	return path, nil
