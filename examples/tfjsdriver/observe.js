@@ -23,9 +23,12 @@
 //   Tensor.throwIfDisposed                 read T (the check before dataSync, arraySync, ...)
 //
 // Addresses: buffer n (in the order first seen) at n<<24, tensor n at
-// 1<<52 + 16n (8 bytes each); variables by name.
+// 1<<52 + 16n (8 bytes each); variables by name. Only tensors the engine
+// tracked while the driver watched have addresses: what a reset disposes
+// is not recorded.
 
 const TENSOR_BASE = 2 ** 52;
+const ADDR = Symbol('tlcheck address');
 
 class Observer {
   constructor(tf) {
@@ -36,8 +39,6 @@ class Observer {
     this.group = 0; // > 0: inside a disposal, whose tensor frees go first
     this.frees = [];
     this.rest = [];
-    this.bufAddr = new WeakMap(); // dataId -> address
-    this.tensorAddr = new Map(); // tensor id -> address
     this.nBuf = 0;
     this.nTensor = 0;
     this.inEndScope = 0;
@@ -88,23 +89,28 @@ class Observer {
     }
   }
 
+  // buf and tensor return the address of a buffer (by its dataId object)
+  // and of a tensor, kept on the object under a symbol of the driver's
+  // (cheaper than a map on every event); the first sight numbers it.
   buf(dataId) {
-    let a = this.bufAddr.get(dataId);
+    let a = dataId[ADDR];
     if (a === undefined) {
       a = '0x' + ((++this.nBuf) * 2 ** 24).toString(16);
-      this.bufAddr.set(dataId, a);
+      dataId[ADDR] = a;
     }
     return a;
   }
 
   tensor(t) {
-    let a = this.tensorAddr.get(t.id);
+    let a = t[ADDR];
     if (a === undefined) {
       a = '0x' + (TENSOR_BASE + 16 * (++this.nTensor)).toString(16);
-      this.tensorAddr.set(t.id, a);
+      t[ADDR] = a;
     }
     return a;
   }
+
+  known(t) { return t[ADDR] !== undefined; }
 
   isVariable(t) { return t instanceof this.tf.Variable; }
 
@@ -202,7 +208,7 @@ class Observer {
       // Called by trackTensor (recorded above) and by endScope, for a
       // result the parent scope takes.
       const r = track.call(this, t);
-      if (obs.inEndScope > 0 && this.state.activeScope != null && obs.tensorAddr.has(t.id)) {
+      if (obs.inEndScope > 0 && this.state.activeScope != null && obs.known(t)) {
         obs.emit({ op: 'register', addr: obs.tensor(t) });
       }
       return r;
@@ -236,7 +242,7 @@ class Observer {
       for (const t of obs.tensorsIn(result)) {
         if (seen.has(t.id)) continue;
         seen.add(t.id);
-        if (scope && t.scopeId === scope.id && !t.kept && !t.isDisposed && obs.tensorAddr.has(t.id)) {
+        if (scope && t.scopeId === scope.id && !t.kept && !t.isDisposed && obs.known(t)) {
           obs.emit({ op: 'unregister', addr: obs.tensor(t) });
         }
       }
@@ -248,14 +254,14 @@ class Observer {
     };
     const keep = E.keep;
     E.keep = function (t) {
-      if (obs.tensorAddr.has(t.id) && obs.recorded(t)) obs.emit({ op: 'unregister', addr: obs.tensor(t) });
+      if (obs.known(t) && obs.recorded(t)) obs.emit({ op: 'unregister', addr: obs.tensor(t) });
       return keep.call(this, t);
     };
     const runKernel = E.runKernel;
     E.runKernel = function (kernelName, inputs, attrs) {
       for (const k in inputs) {
         const t = inputs[k];
-        if (t instanceof tf.Tensor && obs.tensorAddr.has(t.id)) obs.emit({ op: 'read', addr: obs.tensor(t) });
+        if (t instanceof tf.Tensor && obs.known(t)) obs.emit({ op: 'read', addr: obs.tensor(t) });
       }
       const outer = obs.kernel;
       const outerReads = obs.kernelReads;
@@ -284,7 +290,7 @@ class Observer {
     const T = tf.Tensor.prototype;
     const throwIfDisposed = T.throwIfDisposed;
     T.throwIfDisposed = function () {
-      if (obs.tensorAddr.has(this.id)) obs.emit({ op: 'read', addr: obs.tensor(this) });
+      if (obs.known(this)) obs.emit({ op: 'read', addr: obs.tensor(this) });
       return throwIfDisposed.call(this);
     };
   }
@@ -294,7 +300,7 @@ class Observer {
       if (this.kernelReads.has(dataId)) return;
       this.kernelReads.add(dataId);
     }
-    if (this.bufAddr.has(dataId)) this.emit({ op: 'read', addr: this.buf(dataId) });
+    if (dataId[ADDR] !== undefined) this.emit({ op: 'read', addr: this.buf(dataId) });
   }
 
   // tensorsIn lists the tensors of a container, as tfjs's
