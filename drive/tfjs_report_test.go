@@ -77,6 +77,19 @@ func TestTfjsReport(t *testing.T) {
 	fmt.Fprintf(&b, "| CPU, tlcheck (generate, send, parse, model) | %s | %.0f |\n", per(self), rate(self))
 	fmt.Fprintf(&b, "\nWith a free core for each side (two programs in flight let them work at once), one driver "+
 		"runs at most %.0f programs/s, the slower side's rate. The target is 1,000 programs/s.\n", bound)
+	// The same programs on a driver per core at once (SearchTfjsParallel).
+	workers := runtime.NumCPU()
+	pstart := time.Now()
+	pf, pn, err := SearchTfjsParallel(tfjsConfig(t), workers, Options{Seed: 1, More: func(k int) bool { return k < programs }}, TfjsGenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pf != nil {
+		t.Fatalf("real tfjs failed: %v", pf.Result.Failure)
+	}
+	pwall := time.Since(pstart) // the drivers' starts included
+	fmt.Fprintf(&b, "\nOn %d drivers at once (`SearchTfjsParallel`, a driver per core), the same %d programs took %v wall time, "+
+		"the drivers' starts included: %.0f programs/s.\n", workers, pn, pwall.Round(time.Millisecond), float64(pn)/pwall.Seconds())
 	if err := atomicfile.Replace(out, []byte(b.String())); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,7 +35,6 @@ func (r *Runner) SearchTfjs(opts Options, gen TfjsGenOptions) (*TfjsFinding, int
 	if more == nil {
 		more = func(n int) bool { return n < 1000 }
 	}
-	rng := rand.New(rand.NewPCG(opts.Seed, tfjsSeedStream))
 	start := time.Now()
 	n, judged := 0, 0
 	var failed []TfjsCall
@@ -44,7 +44,7 @@ func (r *Runner) SearchTfjs(opts Options, gen TfjsGenOptions) (*TfjsFinding, int
 			return nil, false
 		}
 		n++
-		return GenerateTfjsProgram(rng, gen), true
+		return TfjsProgram(opts.Seed, n, gen), true
 	}, func(calls []TfjsCall, res *TfjsResult) bool {
 		judged++
 		if res.Failure != nil {
@@ -62,6 +62,109 @@ func (r *Runner) SearchTfjs(opts Options, gen TfjsGenOptions) (*TfjsFinding, int
 		return nil, judged, err
 	}
 	f.Seed, f.Index, f.Duration = opts.Seed, judged, took
+	return f, judged, nil
+}
+
+// TfjsProgram is program k (from 1) of the search of seed: each program
+// has a generator of its own, so that a finding's seed and index name its
+// program, and parallel searches (SearchTfjsParallel) run the programs a
+// search of one driver does.
+func TfjsProgram(seed uint64, k int, gen TfjsGenOptions) []TfjsCall {
+	return GenerateTfjsProgram(rand.New(rand.NewPCG(seed, tfjsSeedStream+uint64(k))), gen)
+}
+
+// SearchTfjsParallel is SearchTfjs on workers drivers at once, each
+// started from cfg: worker w runs programs w+1, w+1+workers, ... of the
+// seed (TfjsProgram), two in flight, until opts.More says stop (of the
+// programs handed out) or a program fails; the failure is shrunk on its
+// worker's driver. Where there are cores for them, the drivers' throughput
+// adds up. It returns the finding (nil for a clean search) and the
+// programs judged.
+func SearchTfjsParallel(cfg Config, workers int, opts Options, gen TfjsGenOptions) (*TfjsFinding, int, error) {
+	more := opts.More
+	if more == nil {
+		more = func(n int) bool { return n < 1000 }
+	}
+	runners := make([]*Runner, max(workers, 1))
+	defer func() {
+		for _, r := range runners {
+			if r != nil {
+				r.Close()
+			}
+		}
+	}()
+	for i := range runners {
+		r, err := NewRunner(cfg)
+		if err != nil {
+			return nil, 0, err
+		}
+		runners[i] = r
+	}
+	start := time.Now()
+	var (
+		mu      sync.Mutex
+		handed  int
+		judged  int
+		stopped bool
+		first   struct {
+			calls   []TfjsCall
+			failure *Failure
+			index   int
+			r       *Runner
+		}
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	for _, r := range runners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			index := map[*TfjsCall]int{}
+			err := r.StreamTfjs(func() ([]TfjsCall, bool) {
+				mu.Lock()
+				defer mu.Unlock()
+				if stopped || !more(handed) {
+					return nil, false
+				}
+				handed++
+				calls := TfjsProgram(opts.Seed, handed, gen)
+				index[&calls[0]] = handed
+				return calls, true
+			}, func(calls []TfjsCall, res *TfjsResult) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				judged++
+				k := index[&calls[0]]
+				delete(index, &calls[0])
+				if res.Failure == nil {
+					return !stopped
+				}
+				if first.failure == nil || k < first.index {
+					first.calls, first.failure, first.index, first.r = calls, res.Failure, k, r
+				}
+				stopped = true
+				return false
+			})
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				stopped = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil || first.failure == nil {
+		return nil, judged, firstErr
+	}
+	took := time.Since(start)
+	f, err := first.r.ShrinkTfjs(first.calls, first.failure, opts)
+	if err != nil {
+		return nil, judged, err
+	}
+	f.Seed, f.Index, f.Duration = opts.Seed, first.index, took
 	return f, judged, nil
 }
 

@@ -292,3 +292,31 @@ func TestTfjsKnownDepartures(t *testing.T) {
 func TestTfjsGoTest(t *testing.T) {
 	Test(t, tfjsConfig(t).Command...)
 }
+
+// TestTfjsParallel: two drivers at once run a clean search of the real
+// tfjs, and catch a fault as one driver does.
+func TestTfjsParallel(t *testing.T) {
+	cfg := tfjsConfig(t)
+	n := tfjsPrograms() / 2
+	f, ran, err := SearchTfjsParallel(cfg, 2, Options{Seed: 2, More: func(k int) bool { return k < n }}, TfjsGenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != nil {
+		t.Fatalf("real tfjs failed program %d: %v\n%s", f.Index, f.Result.Failure, tfjsListing(f.Result.Calls))
+	}
+	if ran != n {
+		t.Errorf("judged %d programs; want %d", ran, n)
+	}
+	faulty := tfjsConfig(t, "--faults=tidy-forgets-keep")
+	f, _, err = SearchTfjsParallel(faulty, 2, Options{Seed: 1, More: func(k int) bool { return k < 3000 }}, TfjsGenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil || f.Result.Failure.What != "premature-free" || len(f.Result.Calls) > 8 {
+		t.Fatalf("tidy-forgets-keep on two drivers: got %+v; want a premature-free in at most 8 calls", f)
+	}
+	if got := TfjsProgram(1, f.Index, TfjsGenOptions{}); len(got) != f.Steps {
+		t.Errorf("program %d of seed 1 has %d calls; the finding was shrunk from %d", f.Index, len(got), f.Steps)
+	}
+}
