@@ -53,6 +53,9 @@ func runFuzzTfjs(e *env, r *drive.Runner, opts fuzzExecOptions) int {
 		fmt.Fprintf(e.stdout, "tlcheck fuzz: %d tfjs programs on %s in %s (%.0f programs/s), seed %d: no failure\n",
 			total, describeDriver(r.Hello(), opts.line), elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds(), opts.seed)
 	}
+	for _, note := range r.Hello().Notes { // where the runtime departs from what it stands for: never silently
+		fmt.Fprintf(e.stdout, "the driver notes: %s\n", note)
+	}
 	return code
 }
 

@@ -91,6 +91,11 @@ async function main() {
     protocol: 'tlcheck-drive', version: 1, layers: [2], programs: ['tfjs'],
     source: `TensorFlow.js ${version} (tfjs-core, CPU backend) over tlcheck-drive` +
       (on.size ? `, faults ${[...on].join(',')}` : ''),
+    notes: [
+      'tfjs 4.22.0 departs from its memory contract in four known ways (examples/tfjsdriver/FINDINGS.md: ' +
+      'MomentumOptimizer.dispose leaks, a variable disposed twice frees a live buffer, ops take disposed tensors, ' +
+      'optimizer slots are kept by position); generated programs keep clear of them unless asked (drive.TfjsGenOptions.Known)',
+    ],
   };
   const io = new LineIO();
   io.write(JSON.stringify(hello));
