@@ -62,6 +62,19 @@
 // fail again: the driver is then not deterministic. A hello that says
 // "restart" gets a process per program.
 //
+// tfjs programs (PROTOCOL.md, "tfjs programs"), for a driver whose hello
+// lists "tfjs" among its programs, as examples/tfjsdriver's for
+// TensorFlow.js does: TensorFlow.js's memory API (tidies, keep, dispose,
+// variables, gradients, optimizers) observed inside the runtime as events
+// of layers 1 and 2:
+//
+//	TfjsCall, TfjsOp       a call of a tfjs program, by handle
+//	GenerateTfjsProgram, TfjsProgram, CheckTfjsProgram
+//	                       a random program, the search's k-th, well-formedness
+//	RunTfjs, StreamTfjs    run them (Runner); TfjsResult, TfjsMemory
+//	SearchTfjs, SearchTfjsParallel, ShrinkTfjs, TfjsFinding
+//	Read/WriteTfjsCalls    their calls files
+//
 // Each answer is checked as it comes: its id, the call's own event (the
 // call made, at the handles' addresses, then only frees), every event
 // through the model, each violation explained by the program (a refused

@@ -23,7 +23,8 @@ import (
 // the runtime correctly unless the driver's hello asks for misuse (see
 // Options.Misuse), and reach counts past 256, deep scopes and reused
 // addresses (GenerateProgram). A driver of layer-5 programs alone gets
-// autograd programs (see Search).
+// autograd programs (see Search); one of tfjs programs gets those
+// (SearchTfjs).
 //
 //	func TestRuntime(t *testing.T) { drive.Test(t, "./myrt-driver") }
 func Test(t testing.TB, command ...string) {
@@ -35,6 +36,10 @@ func Test(t testing.TB, command ...string) {
 	programs := 1000
 	if testing.Short() {
 		programs = 200
+	}
+	if r.hello.Tfjs() {
+		testTfjs(t, r, programs)
+		return
 	}
 	found, _, err := r.Search(Options{Seed: 1, More: func(n int) bool { return n < programs },
 		ShrinkTime: 20 * time.Second, Shrinking: func(f *Failure) {

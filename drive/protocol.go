@@ -35,6 +35,10 @@ type Hello struct {
 	// Restart: the driver cannot make reset give the same answers whatever
 	// ran before, and asks to be started again for every program.
 	Restart bool `json:"restart,omitempty"`
+
+	// Programs: the program languages it takes besides its layers'
+	// calls: "tfjs" (PROTOCOL.md, "tfjs programs").
+	Programs []string `json:"programs,omitempty"`
 }
 
 // Autograd reports whether the driver takes layer-5 programs.

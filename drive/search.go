@@ -1,6 +1,7 @@
 package drive
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -296,6 +297,9 @@ func stream[P any](r *Runner, next func() (P, bool), send func(P) (*batch, error
 // programs of GenerateTensorProgram instead, shrunk by ShrinkTensor; its
 // findings' programs are their Result's TensorCalls.
 func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
+	if r.hello.Tfjs() {
+		return nil, 0, errors.New("drive: the driver takes tfjs programs: search it with SearchTfjs")
+	}
 	if r.hello.Autograd() && !slices.Contains(r.hello.Layers, 2) {
 		return r.searchTensor(opts)
 	}

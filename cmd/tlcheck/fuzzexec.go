@@ -161,6 +161,9 @@ func runFuzzExec(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
 		return exitInput
 	}
+	if r.Hello().Tfjs() {
+		return runFuzzTfjs(e, r, opts)
+	}
 	start := time.Now()
 	prog := newProgress(e, start)
 	code, found := exitClean, 0

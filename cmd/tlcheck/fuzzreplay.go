@@ -15,27 +15,31 @@ import (
 // runtime could answer within them is refused as input, not blamed on the
 // driver, and its size costs no more than the bounds.
 type replayProgram struct {
-	calls      []drive.Call
-	tcalls     []drive.TensorCall
-	errC, errT error
+	calls            []drive.Call
+	tcalls           []drive.TensorCall
+	fcalls           []drive.TfjsCall
+	errC, errT, errF error
 }
 
 func readReplay(path string) (*replayProgram, error) {
 	var p replayProgram
-	for i := range 2 {
+	for i := range 3 {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 {
+		switch i {
+		case 0:
 			p.calls, p.errC = drive.ReadCalls(f)
-		} else {
+		case 1:
 			p.tcalls, p.errT = drive.ReadTensorCalls(f)
+		default:
+			p.fcalls, p.errF = drive.ReadTfjsCalls(f)
 		}
 		f.Close()
 	}
-	if p.errC != nil && p.errT != nil {
-		return nil, fmt.Errorf("neither a program of layers 2 and 3 (%v) nor of layer 5 (%v)", p.errC, p.errT)
+	if p.errC != nil && p.errT != nil && p.errF != nil {
+		return nil, fmt.Errorf("neither a program of layers 2 and 3 (%v), nor of layer 5 (%v), nor a tfjs program (%v)", p.errC, p.errT, p.errF)
 	}
 	return &p, nil
 }
@@ -56,6 +60,9 @@ func replayCalls(e *env, cfg drive.Config, opts fuzzExecOptions) int {
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
 		return exitInput
+	}
+	if r.Hello().Tfjs() {
+		return replayTfjs(e, r, prog, opts)
 	}
 	var res *drive.Result
 	var calls int

@@ -1,0 +1,488 @@
+package drive
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tlcheck/tlcheck/internal/atomicfile"
+)
+
+// tfjsSeedStream is the second word of the PCG of tfjs searches.
+const tfjsSeedStream = 0x74666a73
+
+// TfjsFinding is a failure of a tfjs program, shrunk.
+type TfjsFinding struct {
+	Result   *TfjsResult // the shrunk program's run
+	Seed     uint64
+	Index    int // the failing program's number in the search, from 1
+	Steps    int // its calls before shrinking
+	Shrinks  int // the runs shrinking made
+	Duration time.Duration
+}
+
+// SearchTfjs runs generated tfjs programs (GenerateTfjsProgram with gen)
+// on the driver, two in flight, until opts.More says stop or one fails,
+// and shrinks the failure. It returns the finding (nil for a clean
+// search) and the number of programs judged.
+func (r *Runner) SearchTfjs(opts Options, gen TfjsGenOptions) (*TfjsFinding, int, error) {
+	more := opts.More
+	if more == nil {
+		more = func(n int) bool { return n < 1000 }
+	}
+	start := time.Now()
+	n, judged := 0, 0
+	var failed []TfjsCall
+	var failure *Failure
+	err := r.StreamTfjs(func() ([]TfjsCall, bool) {
+		if !more(n) {
+			return nil, false
+		}
+		n++
+		return TfjsProgram(opts.Seed, n, gen), true
+	}, func(calls []TfjsCall, res *TfjsResult) bool {
+		judged++
+		if res.Failure != nil {
+			failed, failure = calls, res.Failure
+			return false
+		}
+		return true
+	})
+	if err != nil || failure == nil {
+		return nil, judged, err
+	}
+	took := time.Since(start)
+	f, err := r.ShrinkTfjs(failed, failure, opts)
+	if err != nil {
+		return nil, judged, err
+	}
+	f.Seed, f.Index, f.Duration = opts.Seed, judged, took
+	return f, judged, nil
+}
+
+// TfjsProgram is program k (from 1) of the search of seed: each program
+// has a generator of its own, so that a finding's seed and index name its
+// program, and parallel searches (SearchTfjsParallel) run the programs a
+// search of one driver does.
+func TfjsProgram(seed uint64, k int, gen TfjsGenOptions) []TfjsCall {
+	return GenerateTfjsProgram(rand.New(rand.NewPCG(seed, tfjsSeedStream+uint64(k))), gen)
+}
+
+// SearchTfjsParallel is SearchTfjs on workers drivers at once, each
+// started from cfg: worker w runs programs w+1, w+1+workers, ... of the
+// seed (TfjsProgram), two in flight, until opts.More says stop (of the
+// programs handed out) or a program fails; the failure is shrunk on its
+// worker's driver. Where there are cores for them, the drivers' throughput
+// adds up. It returns the finding (nil for a clean search) and the
+// programs judged.
+func SearchTfjsParallel(cfg Config, workers int, opts Options, gen TfjsGenOptions) (*TfjsFinding, int, error) {
+	more := opts.More
+	if more == nil {
+		more = func(n int) bool { return n < 1000 }
+	}
+	runners := make([]*Runner, max(workers, 1))
+	defer func() {
+		for _, r := range runners {
+			if r != nil {
+				r.Close()
+			}
+		}
+	}()
+	for i := range runners {
+		r, err := NewRunner(cfg)
+		if err != nil {
+			return nil, 0, err
+		}
+		runners[i] = r
+	}
+	start := time.Now()
+	var (
+		mu      sync.Mutex
+		handed  int
+		judged  int
+		stopped bool
+		first   struct {
+			calls   []TfjsCall
+			failure *Failure
+			index   int
+			r       *Runner
+		}
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	for _, r := range runners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			index := map[*TfjsCall]int{}
+			err := r.StreamTfjs(func() ([]TfjsCall, bool) {
+				mu.Lock()
+				defer mu.Unlock()
+				if stopped || !more(handed) {
+					return nil, false
+				}
+				handed++
+				calls := TfjsProgram(opts.Seed, handed, gen)
+				index[&calls[0]] = handed
+				return calls, true
+			}, func(calls []TfjsCall, res *TfjsResult) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				judged++
+				k := index[&calls[0]]
+				delete(index, &calls[0])
+				if res.Failure == nil {
+					return !stopped
+				}
+				if first.failure == nil || k < first.index {
+					first.calls, first.failure, first.index, first.r = calls, res.Failure, k, r
+				}
+				stopped = true
+				return false
+			})
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				stopped = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil || first.failure == nil {
+		return nil, judged, firstErr
+	}
+	took := time.Since(start)
+	f, err := first.r.ShrinkTfjs(first.calls, first.failure, opts)
+	if err != nil {
+		return nil, judged, err
+	}
+	f.Seed, f.Index, f.Duration = opts.Seed, first.index, took
+	return f, judged, nil
+}
+
+// StreamTfjs runs the tfjs programs next gives and hands each one's run
+// to got, in order, until next says there are no more or got returns
+// false. It keeps two programs in flight, as Stream does: the next is sent
+// while the driver answers the one before. A program whose run broke the
+// driver while the next was in flight is run again alone, on the driver
+// started again, so that a crash is blamed on the program that caused it.
+func (r *Runner) StreamTfjs(next func() ([]TfjsCall, bool), got func(calls []TfjsCall, res *TfjsResult) bool) error {
+	type sent struct {
+		calls []TfjsCall
+		bt    *batch
+	}
+	var inFlight []sent
+	send := func() (bool, error) {
+		calls, ok := next()
+		if !ok {
+			return false, nil
+		}
+		if err := r.ensure(); err != nil {
+			return false, err
+		}
+		bt, err := r.d.sendTfjs(calls)
+		if err != nil {
+			return false, err
+		}
+		inFlight = append(inFlight, sent{calls, bt})
+		return true, nil
+	}
+	more := true
+	for {
+		for more && len(inFlight) < 2 {
+			var err error
+			if more, err = send(); err != nil {
+				return err
+			}
+		}
+		if len(inFlight) == 0 {
+			return nil
+		}
+		s := inFlight[0]
+		inFlight = inFlight[1:]
+		res := r.d.receiveTfjs(s.bt, s.calls)
+		if res.Failure != nil && res.Failure.Trouble() && len(inFlight) > 0 {
+			// The driver broke with the next program in flight: run this
+			// one again alone, and send the next again after it.
+			again, err := r.RunTfjs(s.calls)
+			if err != nil {
+				return err
+			}
+			res = again
+			for i := range inFlight {
+				if err := r.ensure(); err != nil {
+					return err
+				}
+				bt, err := r.d.sendTfjs(inFlight[i].calls)
+				if err != nil {
+					return err
+				}
+				inFlight[i].bt = bt
+			}
+		}
+		if !got(s.calls, res) {
+			// Drain what is in flight, so that the driver is ready for the
+			// next run (a broken driver is started again by the next run).
+			for _, x := range inFlight {
+				if r.d.broken == nil {
+					r.d.receiveTfjs(x.bt, x.calls)
+				}
+			}
+			return nil
+		}
+	}
+}
+
+// ShrinkTfjs returns the smallest tfjs program it finds that fails on the
+// driver the way calls did with failure (the same kind, at the same op):
+// the calls after the failing one go, then calls with every call that uses
+// what they made, tidies unwrapped, ops replaced by tensors made from
+// values (so that what they took may go), and runs of calls, ever
+// shorter; every
+// candidate is a well-formed program; the handles are numbered again in
+// the order made.
+func (r *Runner) ShrinkTfjs(calls []TfjsCall, failure *Failure, opts Options) (*TfjsFinding, error) {
+	limit, until := opts.ShrinkRuns, opts.ShrinkTime
+	if limit <= 0 {
+		limit = 2000
+	}
+	if until <= 0 {
+		until = 30 * time.Second
+	}
+	deadline := time.Now().Add(until)
+	f := &TfjsFinding{Steps: len(calls)}
+	var runErr error
+	fails := func(c []TfjsCall) bool {
+		if CheckTfjsProgram(c) != nil || f.Shrinks >= limit || runErr != nil || time.Now().After(deadline) {
+			return false
+		}
+		f.Shrinks++
+		res, err := r.RunTfjs(c)
+		if err != nil {
+			runErr = err
+			return false
+		}
+		return res.Failure != nil && res.Failure.sig == failure.sig
+	}
+	best := calls
+	if cut := cutAfter(calls, failure.Call); cut != nil && fails(cut) {
+		best = cut
+	}
+	for progress := true; progress; {
+		progress = false
+		try := func(c []TfjsCall) {
+			if len(c) < len(best) && fails(c) {
+				best, progress = c, true
+			}
+		}
+		for i := len(best) - 2; i >= 0; i-- {
+			if i < len(best)-1 {
+				try(withoutDependents(best, i))
+			}
+		}
+		for i := 0; i < len(best)-1; i++ {
+			if best[i].Op == TfjsTidy {
+				try(unwrapTidy(best, i))
+			}
+		}
+		for i := 0; i < len(best)-1; i++ {
+			if c := asPlainTensor(best, i); c != nil && fails(c) {
+				best, progress = c, true
+			}
+		}
+		for size := (len(best) - 1) / 2; size >= 1; size /= 2 {
+			for i := 0; i+size < len(best); i++ {
+				try(slices.Concat(best[:i], best[i+size:]))
+			}
+		}
+		if runErr != nil {
+			return nil, fmt.Errorf("drive: shrinking: %w", runErr)
+		}
+	}
+	best = renumberTfjs(best)
+	for _, c := range [][]TfjsCall{best, calls} {
+		res, err := r.RunTfjs(c)
+		if err != nil {
+			return nil, fmt.Errorf("drive: shrinking: %w", err)
+		}
+		f.Result = res
+		if res.Failure != nil && res.Failure.sig == failure.sig {
+			return f, nil
+		}
+	}
+	failure.Message += " (the driver did not fail so again when the program was run again: it is not deterministic)"
+	f.Result.Failure = failure
+	return f, nil
+}
+
+// cutAfter returns calls up to the failing one, its tidies closed by
+// throws (which return nothing), and end; nil if that is no shorter.
+func cutAfter(calls []TfjsCall, failed int) []TfjsCall {
+	if failed+1 >= len(calls)-1 {
+		return nil
+	}
+	c := slices.Clone(calls[:failed+1])
+	depth := 0
+	for _, x := range c {
+		switch x.Op {
+		case TfjsTidy:
+			depth++
+		case TfjsTidyEnd, TfjsTidyThrow:
+			depth--
+		}
+	}
+	for range depth {
+		c = append(c, TfjsCall{Op: TfjsTidyThrow})
+	}
+	return append(c, TfjsCall{Op: TfjsEnd})
+}
+
+// withoutDependents drops call i and every later call that uses what it
+// made, or what those made.
+func withoutDependents(calls []TfjsCall, i int) []TfjsCall {
+	gone := map[int]bool{}
+	for _, h := range calls[i].made() {
+		gone[h] = true
+	}
+	out := slices.Clone(calls[:i])
+	for _, c := range calls[i+1:] {
+		if slices.ContainsFunc(c.uses(), func(h int) bool { return gone[h] }) {
+			for _, h := range c.made() {
+				gone[h] = true
+			}
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// asPlainTensor replaces call i, an op that makes one tensor, by a
+// tf.tensor of zeros of its shape, so that what it took may go; nil if
+// call i is no such op.
+func asPlainTensor(calls []TfjsCall, i int) []TfjsCall {
+	c := calls[i]
+	if c.Handle == 0 || c.Op == TfjsTensor || c.Op == TfjsVariable || c.Op == TfjsOptimizer {
+		return nil
+	}
+	var st tfjsState
+	for j := range i + 1 {
+		if st.step(&calls[j]) != nil {
+			return nil
+		}
+	}
+	shape := st.things[c.Handle].shape
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	out := slices.Clone(calls)
+	out[i] = TfjsCall{Op: TfjsTensor, Handle: c.Handle, Shape: slices.Clone(shape), Values: make([]float64, n)}
+	return out
+}
+
+// unwrapTidy drops the tidy at i and the call that ends it, keeping the
+// calls between.
+func unwrapTidy(calls []TfjsCall, i int) []TfjsCall {
+	depth := 0
+	for j := i; j < len(calls); j++ {
+		switch calls[j].Op {
+		case TfjsTidy:
+			depth++
+		case TfjsTidyEnd, TfjsTidyThrow:
+			depth--
+			if depth == 0 {
+				return slices.Concat(calls[:i], calls[i+1:j], calls[j+1:])
+			}
+		}
+	}
+	return nil
+}
+
+// renumberTfjs numbers the handles again from 1 in the order made.
+func renumberTfjs(calls []TfjsCall) []TfjsCall {
+	to := map[int]int{}
+	n := 0
+	out := make([]TfjsCall, len(calls))
+	re := func(h int) int {
+		if h == 0 {
+			return 0
+		}
+		if _, ok := to[h]; !ok {
+			n++
+			to[h] = n
+		}
+		return to[h]
+	}
+	reAll := func(hs []int) []int {
+		if hs == nil {
+			return nil
+		}
+		o := make([]int, len(hs))
+		for i, h := range hs {
+			o[i] = re(h)
+		}
+		return o
+	}
+	for i, c := range calls {
+		for _, h := range c.made() {
+			re(h)
+		}
+		c.Handle, c.A, c.B, c.Target = re(c.Handle), re(c.A), re(c.B), re(c.Target)
+		c.Handles, c.Targets, c.Vars, c.Result = reAll(c.Handles), reAll(c.Targets), reAll(c.Vars), reAll(c.Result)
+		out[i] = c
+	}
+	return out
+}
+
+// Write writes the finding as NAME.calls.jsonl in dir, with comments that
+// say what failed and how to replay it with command, and returns its path.
+func (f *TfjsFinding) Write(dir, name, command string) (string, error) {
+	fl := f.Result.Failure
+	var b strings.Builder
+	comments := []string{
+		fmt.Sprintf("tlcheck-drive counterexample (tfjs program): %s at call %d (%s)", fl.What, fl.Call, f.Result.Calls[min(fl.Call, len(f.Result.Calls)-1)].Op),
+		fl.Message,
+		fmt.Sprintf("seed %d, program %d, shrunk from %d calls in %d runs", f.Seed, f.Index, f.Steps, f.Shrinks),
+		"replay: go test ./drive -run TestTfjsReplay, or send it to: " + command,
+	}
+	if err := WriteTfjsCalls(&b, f.Result.Calls, comments...); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name+".calls.jsonl")
+	if err := atomicfile.Replace(path, []byte(b.String())); err != nil {
+		return "", fmt.Errorf("drive: writing %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// testTfjs is Test for a driver of tfjs programs: programs generated from
+// seed 1, the first failure shrunk and shown as a calls file.
+func testTfjs(t testing.TB, r *Runner, programs int) {
+	t.Helper()
+	f, _, err := r.SearchTfjs(Options{Seed: 1, More: func(n int) bool { return n < programs }, ShrinkTime: 20 * time.Second}, TfjsGenOptions{})
+	if cerr := r.Close(); err == nil && f == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != nil {
+		var b strings.Builder
+		fl := f.Result.Failure
+		b.WriteString(fl.Error() + "\n\nas a calls file (tlcheck fuzz --exec CMD --replay FILE):\n")
+		_ = WriteTfjsCalls(&b, f.Result.Calls)
+		if fl.Stderr != "" {
+			b.WriteString("\nthe driver's last stderr:\n" + fl.Stderr + "\n")
+		}
+		t.Fatal(b.String())
+	}
+}
