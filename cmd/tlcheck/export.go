@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,7 +37,10 @@ what it did in a form other tools show:
             as its envelope; the peak and each finding marked; hover for a
             site's blocks, click for the allocator's state at that moment),
             plots of live bytes per address space, the leaks by allocation
-            site and each finding with its history
+            site and each finding with its history; for a trace without
+            an end (a snapshot) its leak suspects (tlcheck suspects), and
+            for a snapshot with an oom entry why it ran out of memory
+            (tlcheck explain)
   torch-snapshot
             the device layer (segments and pool blocks) as a PyTorch memory
             snapshot, a pickle for pytorch.org/memory_viz: each life's start
@@ -112,7 +116,21 @@ func runExport(e *env, args []string) int {
 // exportTo exports file to dst and returns the exit code; ok is false when
 // nothing worth keeping was written (an unreadable input, a failed write).
 func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int, ok bool) {
-	in, err := input.Open(file, input.Options{Format: input.Format(opts.from), Stdin: e.stdin})
+	stdin, extras := e.stdin, (*export.PageExtras)(nil)
+	if export.Format(opts.format) == export.HTML {
+		// The page shows leak suspects and an OOM explanation: analyses
+		// that read the input before the export does.
+		src, err := newRereader(file, e.stdin)
+		if err == nil {
+			extras, err = pageExtras(src, opts.from)
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
+			return exitInput, false
+		}
+		stdin = bytes.NewReader(src.data)
+	}
+	in, err := input.Open(file, input.Options{Format: input.Format(opts.from), Stdin: stdin})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 		return exitInput, false
@@ -120,7 +138,7 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 	defer in.Close()
 
 	sum, err := export.Write(dst, export.Format(opts.format), in,
-		export.Options{Name: filepath.Base(in.Name()), Snapshot: in.Format() == input.TorchSnapshot})
+		export.Options{Name: filepath.Base(in.Name()), Snapshot: in.Format() == input.TorchSnapshot, Page: extras})
 	var werr *export.WriteError
 	switch {
 	case errors.As(err, &werr):
