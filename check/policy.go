@@ -32,7 +32,7 @@ func (s *KindSet) String() string {
 		return ""
 	}
 	var names []string
-	for _, k := range traces.Kinds() {
+	for _, k := range append(traces.Kinds(), LeakSuspect) {
 		if (*s)[k] {
 			names = append(names, string(k))
 		}
@@ -50,7 +50,7 @@ func (s *KindSet) Set(v string) error {
 		if name == "" {
 			continue
 		}
-		if !KnownKind(traces.Kind(name)) {
+		if !KnownKind(traces.Kind(name)) && traces.Kind(name) != LeakSuspect {
 			return fmt.Errorf("unknown kind %q (want a comma list of %s)", clip(name), kindList())
 		}
 		(*s)[traces.Kind(name)] = true
@@ -71,11 +71,12 @@ func KnownKind(k traces.Kind) bool {
 	return false
 }
 
-// kindList names every kind, for messages.
+// kindList names every kind, and leak-suspect, for messages.
 func kindList() string {
 	var names []string
 	for _, k := range traces.Kinds() {
 		names = append(names, string(k))
 	}
+	names = append(names, string(LeakSuspect))
 	return strings.Join(names, ", ")
 }

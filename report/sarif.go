@@ -155,6 +155,12 @@ func writeSARIF(w io.Writer, outs []check.Outcome, p *check.Policy, info Run) {
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules,
 			sarifRule{ID: string(k), ShortDescription: sarifText{ruleText[k]}, Default: sarifConfig{level}})
 	}
+	suspectRule := -1
+	if p.FailsSuspects() {
+		suspectRule = len(run.Tool.Driver.Rules)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules,
+			sarifRule{ID: SuspectRule, ShortDescription: sarifText{suspectRuleText}, Default: sarifConfig{"error"}})
+	}
 
 	inv := sarifInvocation{ExecutionSuccessful: true, ExitCode: 0, Notifications: []sarifNotification{}}
 	note := func(level, file, text string) {
@@ -207,6 +213,17 @@ func writeSARIF(w io.Writer, outs []check.Outcome, p *check.Policy, info Run) {
 			if o.Gated {
 				r.BaselineState = "new"
 				if o.Known[j] {
+					r.BaselineState = "unchanged"
+				}
+			}
+			run.Results = append(run.Results, r)
+		}
+		for j := range o.Suspects {
+			r := suspectResult(&o.Suspects[j], o.File, "error")
+			r.RuleIndex = suspectRule
+			if o.Gated {
+				r.BaselineState = "new"
+				if o.SuspectKnown[j] {
 					r.BaselineState = "unchanged"
 				}
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/tlcheck/tlcheck/check"
 	"io"
 	"os"
 	"strings"
@@ -30,7 +31,7 @@ func pageExtras(src *rereader, from string) (*export.PageExtras, error) {
 		return nil, err
 	}
 	ew := &endWatch{Source: in}
-	res, err := suspect.Find(ew, suspectOptionsOf(in, suspect.Options{}))
+	res, err := suspect.Find(ew, check.SuspectOptions(in, suspect.Options{}))
 	if err != nil {
 		in.Close()
 		return nil, in.Explain(err)
@@ -50,24 +51,6 @@ func pageExtras(src *rereader, from string) (*export.PageExtras, error) {
 		return nil, nil
 	}
 	return extras, nil
-}
-
-// suspectOptionsOf adds to opts what a snapshot gives a search for
-// suspects: its annotations that start something, and its stacks.
-func suspectOptionsOf(in *input.Input, opts suspect.Options) suspect.Options {
-	for _, a := range in.Annotations() {
-		if a.Stage == "START" {
-			opts.Annotations = append(opts.Annotations, suspect.Annotation{Name: a.Name, T: a.T})
-		}
-	}
-	opts.Stack = func(n int) []suspect.Frame {
-		var out []suspect.Frame
-		for _, f := range in.Stack(n) {
-			out = append(out, suspect.Frame{File: f.File, Line: f.Line, Name: f.Name})
-		}
-		return out
-	}
-	return opts
 }
 
 // endWatch is a source that notes whether it held an end.

@@ -32,7 +32,10 @@ then totals. Flags may come before or after the files.
   --fail-on KINDS
                  a comma list of violation kinds that fail the run (exit
                  1); violations of other kinds are still reported, as
-                 warnings; default: every kind
+                 warnings; default: every kind. leak-suspect searches a
+                 trace without an end (a snapshot) for leak suspects in
+                 the same replay (as tlcheck suspects does), lists them
+                 and fails on one; never part of the default
   --require-end  fail a trace that stops without an end event (a crashed
                  run, which gets no leak check)
   --suppressions FILE

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tlcheck/tlcheck/check"
 
 	"github.com/tlcheck/tlcheck/check/suspect"
 	"github.com/tlcheck/tlcheck/input"
@@ -75,7 +76,7 @@ func runSuspects(e *env, args []string) int {
 		s := report.Suspects{File: name}
 		in, err := input.Open(name, input.Options{Format: input.Format(from), Stdin: e.stdin, Stacks: true})
 		if err == nil {
-			o := suspectOptionsOf(in, opts)
+			o := check.SuspectOptions(in, opts)
 			s.Result, err = suspect.Find(in, o)
 			if err != nil && !errors.Is(err, suspect.ErrNoSuchSite) && !errors.Is(err, suspect.ErrNoSuchAnnotation) {
 				err = in.Explain(err)
