@@ -116,29 +116,33 @@ func runExport(e *env, args []string) int {
 // exportTo exports file to dst and returns the exit code; ok is false when
 // nothing worth keeping was written (an unreadable input, a failed write).
 func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int, ok bool) {
-	stdin, extras := e.stdin, (*export.PageExtras)(nil)
+	inOpts := input.Options{Format: input.Format(opts.from), Stdin: e.stdin}
+	var src *rereader
 	if export.Format(opts.format) == export.HTML {
-		// The page shows leak suspects and an OOM explanation: analyses
-		// that read the input before the export does.
-		src, err := newRereader(file, e.stdin)
-		if err == nil {
-			extras, err = pageExtras(src, opts.from)
-		}
-		if err != nil {
+		// The page's analyses may read the input again: standard input
+		// is held in memory. Stacks give the suspects theirs.
+		var err error
+		if src, err = newRereader(file, e.stdin); err != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 			return exitInput, false
 		}
-		stdin = bytes.NewReader(src.data)
+		inOpts.Stdin, inOpts.Stacks = bytes.NewReader(src.data), true
 	}
-	in, err := input.Open(file, input.Options{Format: input.Format(opts.from), Stdin: stdin})
+	in, err := input.Open(file, inOpts)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 		return exitInput, false
 	}
 	defer in.Close()
 
-	sum, err := export.Write(dst, export.Format(opts.format), in,
-		export.Options{Name: filepath.Base(in.Name()), Snapshot: in.Format() == input.TorchSnapshot, Page: extras})
+	xopts := export.Options{Name: filepath.Base(in.Name()), Snapshot: in.Format() == input.TorchSnapshot}
+	if src != nil {
+		if xopts.Page, xopts.Watch, err = pageAnalyses(in, src); err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
+			return exitInput, false
+		}
+	}
+	sum, err := export.Write(dst, export.Format(opts.format), in, xopts)
 	var werr *export.WriteError
 	switch {
 	case errors.As(err, &werr):

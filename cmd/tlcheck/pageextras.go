@@ -12,63 +12,52 @@ import (
 	"github.com/tlcheck/tlcheck/explain"
 	"github.com/tlcheck/tlcheck/export"
 	"github.com/tlcheck/tlcheck/input"
+	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
 
 // The HTML page of a trace without an end (a snapshot taken mid-run)
 // shows its leak suspects, and that of a snapshot with an oom entry the
-// explanation of its last out-of-memory error: analyses of their own,
-// each a replay of the input before the export's.
+// explanation of its last out-of-memory error.
 
-// pageExtras reads file (opened by open, once per analysis) for the
-// page's extras: the leak suspects where the trace has no end, and the
-// OOM explanation where it is a snapshot with an oom entry. Nil where
-// there is nothing to show; its error is the input's.
-func pageExtras(src *rereader, from string) (*export.PageExtras, error) {
-	in, err := src.input(input.Options{Format: input.Format(from), Stacks: true})
-	if err != nil {
-		return nil, err
-	}
-	ew := &endWatch{Source: in}
-	res, err := suspect.Find(ew, check.SuspectOptions(in, suspect.Options{}))
-	if err != nil {
-		in.Close()
-		return nil, in.Explain(err)
-	}
-	snapshot := in.Format() == input.TorchSnapshot
-	in.Close()
+// pageAnalyses returns what an HTML export of in passes to the page:
+// the extras, and a watch that finds the leak suspects in the export's
+// own replay and fills them in where the trace has no end. A snapshot
+// with an oom entry is explained first, read again from src (explain
+// replays it through impl/gpu, once for each setting). Its error is
+// the input's.
+func pageAnalyses(in *input.Input, src *rereader) (*export.PageExtras, *model.Watch, error) {
 	extras := &export.PageExtras{}
-	if !ew.ended {
-		extras.Suspects = res.Page()
-	}
-	if snapshot {
+	if len(in.OOMs()) > 0 {
+		var err error
 		if extras.OOM, err = pageOOM(src); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	if extras.Suspects == nil && extras.OOM == nil {
-		return nil, nil
+	d := suspect.New(check.SuspectOptions(in, suspect.Options{}))
+	ended := false
+	w := &model.Watch{
+		Event: func(ev *traces.Event, pos traces.Pos) {
+			ended = ended || ev.Op == traces.OpEnd
+			d.Event(ev, pos)
+		},
+		Born: d.Born,
+		Died: d.Died,
+		Closed: func([]model.Thing) {
+			if ended {
+				return // the model checked its leaks
+			}
+			if res, err := d.Result(); err == nil { // an error only for a named marker
+				extras.Suspects = res.Page()
+			}
+		},
 	}
-	return extras, nil
+	return extras, w, nil
 }
 
-// endWatch is a source that notes whether it held an end.
-type endWatch struct {
-	traces.Source
-	ended bool
-}
-
-func (w *endWatch) Next(ev *traces.Event) error {
-	err := w.Source.Next(ev)
-	if err == nil && ev.Op == traces.OpEnd {
-		w.ended = true
-	}
-	return err
-}
-
-// pageOOM explains a snapshot's last out-of-memory error for the page;
-// nil where it has no oom entry.
+// pageOOM explains a snapshot's last out-of-memory error for the page
+// (explain reads the snapshot itself); nil where it has no oom entry.
 func pageOOM(src *rereader) (*export.PageOOM, error) {
 	f, err := src.raw()
 	if err != nil {
@@ -123,8 +112,8 @@ func oomPage(ex *explain.Explanation) *export.PageOOM {
 	return p
 }
 
-// rereader reads a file again for each analysis: standard input
-// ("-") is read whole once and again from memory.
+// rereader reads a file again for an analysis of its own: standard
+// input ("-") is read whole once, and again from memory.
 type rereader struct {
 	file string
 	data []byte // standard input's bytes
@@ -139,14 +128,6 @@ func newRereader(file string, stdin io.Reader) (*rereader, error) {
 		}
 	}
 	return r, nil
-}
-
-// input opens the file as an Input.
-func (r *rereader) input(o input.Options) (*input.Input, error) {
-	if r.file == "-" {
-		o.Stdin = bytes.NewReader(r.data)
-	}
-	return input.Open(r.file, o)
 }
 
 // raw opens the file's bytes.
