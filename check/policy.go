@@ -14,6 +14,10 @@ type Policy struct {
 	FailOn     KindSet // empty: every kind fails
 	RequireEnd bool    // a trace without end fails
 	Rules      []*Rule // suppressions, in order
+	// ListSuspects searches a snapshot for leak suspects and lists them
+	// (Outcome.Suspects); they fail the run only where FailOn names
+	// LeakSuspect, which searches any trace without an end.
+	ListSuspects bool
 
 	index atomic.Pointer[ruleIndex] // Rules indexed, built on first use
 }

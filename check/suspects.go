@@ -63,11 +63,12 @@ func SuspectOptions(in *input.Input, opts suspect.Options) suspect.Options {
 	return opts
 }
 
-// watchSuspects adds a suspect detector to w where p asks for one; the
+// watchSuspects adds a suspect detector to w where p asks for one (a
+// snapshot's under ListSuspects, any trace's under FailsSuspects); the
 // returned function sets o's suspects once the replay is done (none for
 // a trace with an end, whose leaks the model checked).
 func watchSuspects(w *model.Watch, in *input.Input, p *Policy) func(o *Outcome) {
-	if !p.FailsSuspects() {
+	if !p.FailsSuspects() && !(p.ListSuspects && in.Format() == input.TorchSnapshot) {
 		return func(*Outcome) {}
 	}
 	d := suspect.New(SuspectOptions(in, suspect.Options{}))

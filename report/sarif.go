@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/tlcheck/tlcheck/check"
@@ -155,11 +156,14 @@ func writeSARIF(w io.Writer, outs []check.Outcome, p *check.Policy, info Run) {
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules,
 			sarifRule{ID: string(k), ShortDescription: sarifText{ruleText[k]}, Default: sarifConfig{level}})
 	}
-	suspectRule := -1
+	suspectRule, suspectLevel := -1, "warning"
 	if p.FailsSuspects() {
+		suspectLevel = "error"
+	}
+	if p.FailsSuspects() || slices.ContainsFunc(outs, func(o check.Outcome) bool { return len(o.Suspects) > 0 }) {
 		suspectRule = len(run.Tool.Driver.Rules)
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules,
-			sarifRule{ID: SuspectRule, ShortDescription: sarifText{suspectRuleText}, Default: sarifConfig{"error"}})
+			sarifRule{ID: SuspectRule, ShortDescription: sarifText{suspectRuleText}, Default: sarifConfig{suspectLevel}})
 	}
 
 	inv := sarifInvocation{ExecutionSuccessful: true, ExitCode: 0, Notifications: []sarifNotification{}}
@@ -219,7 +223,7 @@ func writeSARIF(w io.Writer, outs []check.Outcome, p *check.Policy, info Run) {
 			run.Results = append(run.Results, r)
 		}
 		for j := range o.Suspects {
-			r := suspectResult(&o.Suspects[j], o.File, "error")
+			r := suspectResult(&o.Suspects[j], o.File, suspectLevel)
 			r.RuleIndex = suspectRule
 			if o.Gated {
 				r.BaselineState = "new"

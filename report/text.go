@@ -191,13 +191,15 @@ func writeSummary(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
 	var aside []string // what is not counted, and why
 	if o.Gated {
 		k := len(rep.Violations) + o.UnlistedCount() - n - o.SuppressedCount()
-		k += len(o.Suspects) - len(o.NewSuspects())
+		if p.FailsSuspects() {
+			k += len(o.Suspects) - len(o.NewSuspects())
+		}
 		if k > 0 {
 			aside = append(aside, fmt.Sprintf("%d known", k))
 		}
 	}
-	if sus := len(o.NewSuspects()); sus > 0 {
-		// Leak suspects are findings where the policy searched for them.
+	if sus := len(o.NewSuspects()); sus > 0 && p.FailsSuspects() {
+		// Leak suspects are findings where the policy fails on them.
 		counts[check.LeakSuspect] += sus
 		n += sus
 	}
@@ -212,7 +214,7 @@ func writeSummary(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
 	switch {
 	case o.Gated:
 		noun = "new finding"
-	case len(o.NewSuspects()) > 0:
+	case p.FailsSuspects() && len(o.NewSuspects()) > 0:
 		noun = "finding" // a leak suspect is no violation
 	}
 	if n == 0 {
@@ -273,8 +275,9 @@ func writeSummary(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
 }
 
 // writeSuspectLines lists a trace's leak suspects where the policy
-// searched for them (--fail-on leak-suspect): a line each, new or known
-// to the baseline, and a line where there is none.
+// searched for them (a snapshot's under replay, any trace's under
+// --fail-on leak-suspect): a line each, new or known to the baseline,
+// and a line where there is none.
 func writeSuspectLines(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
 	if !o.SuspectsSearched {
 		return

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,18 @@ func TestGateLeakSuspects(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := filepath.Join(dir, "base.json")
+	// A loop of a trace without an end that keeps a block an iteration.
+	var text strings.Builder
+	text.WriteString(`{"format":"tlcheck-trace","version":1}` + "\n")
+	for i := range 10 {
+		fmt.Fprintf(&text, `{"op":"malloc","addr":"0x1000","size":64,"site":"loop.c:1"}`+"\n")
+		fmt.Fprintf(&text, `{"op":"malloc","addr":"0x%x","size":8,"site":"keep.c:2"}`+"\n", 0x2000+16*i)
+		fmt.Fprintf(&text, `{"op":"free","addr":"0x1000"}`+"\n")
+	}
+	loop := filepath.Join(dir, "loop.jsonl")
+	if err := os.WriteFile(loop, []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tlcheck := func(args ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
 		code := run(&env{stdout: &stdout, stderr: &stderr}, args)
@@ -53,7 +66,10 @@ func TestGateLeakSuspects(t *testing.T) {
 			[]string{suspectLine, "GATE: FAIL"}, nil},
 		{"replay lists and fails", []string{"replay", "--fail-on", "leak-suspect", loss}, exitViolation,
 			[]string{"SUMMARY: 1 finding: 1 leak-suspect", suspectLine}, nil},
-		{"replay without the flag", []string{"replay", loss}, exitClean, nil, []string{"LEAK SUSPECT"}},
+		{"replay lists a snapshot's without failing", []string{"replay", loss}, exitClean, []string{"OK: no violations", suspectLine}, nil},
+		{"replay of a loop that keeps nothing", []string{"replay", train}, exitClean, []string{"NO LEAK SUSPECT"}, nil},
+		{"replay of a trace not a snapshot", []string{"replay", loop}, exitClean, nil, []string{"LEAK SUSPECT"}},
+		{"replay fails on a trace's with the flag", []string{"replay", "--fail-on", "leak-suspect", loop}, exitViolation, []string{"LEAK SUSPECT: keep.c:2"}, nil},
 		{"unknown kind", []string{"gate", "--baseline", empty, "--fail-on", "leak-suspects", loss}, exitInput, nil, nil},
 	} {
 		code, out := tlcheck(c.args...)
