@@ -126,7 +126,7 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 		fps := make(map[Fingerprint]bool)
 		for j, f := range t.Findings {
 			switch {
-			case !KnownKind(f.Kind):
+			case !KnownKind(f.Kind) && f.Kind != LeakSuspect:
 				return nil, fmt.Errorf("traces[%d].findings[%d]: unknown kind %q", i, j, safetext.Clip(string(f.Kind)))
 			case f.Count < 1:
 				return nil, fmt.Errorf("traces[%d].findings[%d]: count %d, want at least 1", i, j, f.Count)
@@ -169,6 +169,9 @@ func NewBaseline(outs []Outcome) *Baseline {
 			PeakLiveBytes: o.Report.PeakLiveBytes,
 			Findings:      []BaselineFinding{},
 		}
+		for j := range o.Suspects {
+			counts[SuspectFingerprint(&o.Suspects[j])]++
+		}
 		for f, n := range counts {
 			t.Findings = append(t.Findings, BaselineFinding{f, n})
 		}
@@ -188,8 +191,22 @@ func NewBaseline(outs []Outcome) *Baseline {
 func (b *Baseline) Update(outs []Outcome, prune bool) (nb *Baseline, notRun []BaselineTrace) {
 	nb = NewBaseline(outs)
 	ran := make(map[string]bool, len(nb.Traces))
-	for _, t := range nb.Traces {
+	searched := make(map[string]bool, len(outs))
+	for i := range outs {
+		searched[TraceKey(outs[i].File)] = outs[i].SuspectsSearched
+	}
+	for i := range nb.Traces {
+		t := &nb.Traces[i]
 		ran[t.Trace] = true
+		// A run that did not search for suspects keeps those accepted.
+		if old := b.Find(t.Trace); old != nil && !searched[t.Trace] {
+			for _, f := range old.Findings {
+				if f.Kind == LeakSuspect {
+					t.Findings = append(t.Findings, f)
+				}
+			}
+			slices.SortFunc(t.Findings, func(x, y BaselineFinding) int { return x.Compare(y.Fingerprint) })
+		}
 	}
 	for _, t := range b.Traces {
 		if !ran[t.Trace] {
@@ -281,12 +298,23 @@ func (o *Outcome) Compare(bt *BaselineTrace, tol Tolerance) {
 			o.Known[i] = true
 		}
 	}
+	o.SuspectKnown = make([]bool, len(o.Suspects))
+	for i := range o.Suspects {
+		f := SuspectFingerprint(&o.Suspects[i])
+		if left[f] > 0 {
+			left[f]--
+			o.SuspectKnown[i] = true
+		}
+	}
 	if bt == nil {
 		return
 	}
 	for _, f := range bt.Findings { // in the baseline's order, which is sorted
 		if f.Kind == traces.Leak && !o.Report.Complete {
 			continue // no leak check ran: its leaks are unknown, not fixed
+		}
+		if f.Kind == LeakSuspect && !o.SuspectsSearched {
+			continue // no search ran: its suspects are unknown, not fixed
 		}
 		if n := left[f.Fingerprint]; n > 0 {
 			o.Fixed = append(o.Fixed, BaselineFinding{f.Fingerprint, n})

@@ -27,25 +27,45 @@ func File(name string, opts input.Options, p *Policy, max int) Outcome {
 	}
 	defer in.Close()
 	var o Outcome
+	w := new(model.Watch)
+	suspects := watchSuspects(w, in, p)
 	if in.Format() == input.TorchSnapshot {
-		o = deviceSource(name, in, p, max)
+		o = deviceSource(name, in, w, p, max)
 		o.Snapshot = true
+	} else if w.Born != nil {
+		c := newCollector(name, p, max)
+		rep, err := model.ReplayWatched(in, w, c.add)
+		o = c.finish(rep, err)
 	} else {
 		o = Source(name, in, p, max)
 	}
+	suspects(&o)
 	if o.Err != nil {
 		o.Err = in.Explain(o.Err)
 	}
 	return o
 }
 
-// deviceSource checks src as Source does, and sums its device memory as
-// allocated and reserved (Outcome.Device) from the model's lives. Only
+// deviceSource checks src as Source does, watched by w (a suspect
+// detector, or nothing), and sums its device memory as allocated and
+// reserved (Outcome.Device) from the model's lives. Only
 // snapshots pay for the watch: a heap log of millions of blocks would.
-func deviceSource(file string, src traces.Source, p *Policy, max int) Outcome {
+func deviceSource(file string, src traces.Source, w *model.Watch, p *Policy, max int) Outcome {
 	c := newCollector(file, p, max)
 	d := new(model.DeviceBytes)
-	w := &model.Watch{Born: d.Born, Died: func(t model.Thing, _ int) { d.Died(t) }}
+	born, died := w.Born, w.Died
+	w.Born = func(t model.Thing) {
+		d.Born(t)
+		if born != nil {
+			born(t)
+		}
+	}
+	w.Died = func(t model.Thing, n int) {
+		d.Died(t)
+		if died != nil {
+			died(t, n)
+		}
+	}
 	rep, err := model.ReplayWatched(src, w, c.add)
 	o := c.finish(rep, err)
 	if o.Err == nil {

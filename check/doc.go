@@ -32,6 +32,12 @@
 //     counted per trace. Baseline files are read strictly (an unknown
 //     field, kind or a repeated finding is an error naming it) and written
 //     sorted and indented, so that a change reads well in a diff.
+//   - Leak suspects (package check/suspect) are findings only where
+//     FailOn names LeakSuspect: File then searches a trace without an
+//     end for them in the same replay (Outcome.Suspects); each fails the
+//     run unless the baseline accepts its fingerprint (LeakSuspect, the
+//     site that keeps the blocks). A baseline's suspects are neither
+//     compared nor dropped by a run that did not search (suspects.go).
 //   - Every error from a file names the file (and, for a suppression file,
 //     the line).
 //

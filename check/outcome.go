@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/tlcheck/tlcheck/check/suspect"
 	"github.com/tlcheck/tlcheck/internal/plural"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
@@ -19,6 +20,12 @@ type Outcome struct {
 	// bytes does not tell apart; nil for other inputs.
 	Device *model.DeviceBytes
 
+	// Suspects are the leak suspects of a trace without an end, where the
+	// policy asked for them (Policy.FailsSuspects); SuspectsSearched says
+	// a search ran.
+	Suspects         []suspect.Suspect
+	SuspectsSearched bool
+
 	// By[i] is the rule that suppresses Report.Violations[i], or nil.
 	By []*Rule
 
@@ -33,10 +40,12 @@ type Outcome struct {
 
 	// Under a gate (Compare) only.
 	Gated      bool
-	InBaseline bool              // the baseline had an entry for this trace
-	Known      []bool            // Known[i]: Report.Violations[i] is in the baseline
-	Fixed      []BaselineFinding // in the baseline, absent now (Count: how many fewer)
-	Growth     []Growth          // leaked and peak live bytes against the baseline
+	InBaseline bool   // the baseline had an entry for this trace
+	Known      []bool // Known[i]: Report.Violations[i] is in the baseline
+	// SuspectKnown[i]: Suspects[i] is in the baseline.
+	SuspectKnown []bool
+	Fixed        []BaselineFinding // in the baseline, absent now (Count: how many fewer)
+	Growth       []Growth          // leaked and peak live bytes against the baseline
 }
 
 // IsNew reports whether violation i counts against the run: not
@@ -56,15 +65,24 @@ func (o *Outcome) Failing(p *Policy) []int {
 	return idx
 }
 
-// FailCount counts the violations that fail the run, listed or not.
+// FailCount counts the findings that fail the run, listed or not: the
+// violations and, where p fails on them, the new leak suspects.
 func (o *Outcome) FailCount(p *Policy) int {
-	n := len(o.Failing(p))
+	n := len(o.Failing(p)) + o.failingSuspects(p)
 	for k, c := range o.Unlisted {
 		if p.Fails(k) {
 			n += c
 		}
 	}
 	return n
+}
+
+// failingSuspects counts the leak suspects that fail the run.
+func (o *Outcome) failingSuspects(p *Policy) int {
+	if !p.FailsSuspects() {
+		return 0
+	}
+	return len(o.NewSuspects())
 }
 
 // UnlistedCount counts the violations the bound on listed findings left
@@ -143,12 +161,20 @@ func (o *Outcome) FailureReasons(p *Policy) []string {
 	if o.Err != nil {
 		return []string{"unreadable input"}
 	}
-	if n := o.FailCount(p); n > 0 {
+	sus := o.failingSuspects(p)
+	if n := o.FailCount(p) - sus; n > 0 {
 		noun := "violation"
 		if o.Gated {
 			noun = "new finding"
 		}
 		why = append(why, plural.Count(n, noun))
+	}
+	if sus > 0 {
+		noun := "leak suspect"
+		if o.Gated {
+			noun = "new leak suspect"
+		}
+		why = append(why, plural.Count(sus, noun)+" (--fail-on leak-suspect)")
 	}
 	if o.IncompleteFails(p) {
 		why = append(why, "no end event (--require-end)")

@@ -15,6 +15,10 @@ type Policy struct {
 	FailOn     KindSet // empty: every kind fails
 	RequireEnd bool    // a trace without end fails
 	Rules      []*Rule // suppressions, in order
+	// ListSuspects searches a snapshot for leak suspects and lists them
+	// (Outcome.Suspects); they fail the run only where FailOn names
+	// LeakSuspect, which searches any trace without an end.
+	ListSuspects bool
 
 	index atomic.Pointer[ruleIndex] // Rules indexed, built on first use
 }
@@ -33,7 +37,7 @@ func (s *KindSet) String() string {
 		return ""
 	}
 	var names []string
-	for _, k := range traces.Kinds() {
+	for _, k := range append(traces.Kinds(), LeakSuspect) {
 		if (*s)[k] {
 			names = append(names, string(k))
 		}
@@ -51,7 +55,7 @@ func (s *KindSet) Set(v string) error {
 		if name == "" {
 			continue
 		}
-		if !KnownKind(traces.Kind(name)) {
+		if !KnownKind(traces.Kind(name)) && traces.Kind(name) != LeakSuspect {
 			return fmt.Errorf("unknown kind %q (want a comma list of %s)", safetext.Clip(name), kindList())
 		}
 		(*s)[traces.Kind(name)] = true
@@ -72,11 +76,12 @@ func KnownKind(k traces.Kind) bool {
 	return false
 }
 
-// kindList names every kind, for messages.
+// kindList names every kind, and leak-suspect, for messages.
 func kindList() string {
 	var names []string
 	for _, k := range traces.Kinds() {
 		names = append(names, string(k))
 	}
+	names = append(names, string(LeakSuspect))
 	return strings.Join(names, ", ")
 }

@@ -21,14 +21,15 @@
 //     recorded setting, which is validated first (below).
 //   - What if: for each setting, the replay's peak reserved and allocated
 //     bytes up to the error (the request included where it fits), whether
-//     the request fits, and where the replay itself ran out first. A
-//     setting impl/gpu does not model (expandable_segments,
-//     roundup_power2_divisions, garbage_collection_threshold) is listed
-//     as such and not replayed. Without an oom entry the replays run to
+//     the request fits, and where the replay itself ran out first.
+//     expandable_segments:True is replayed with impl/gpu's expandable
+//     segments (gpu.CachingOptions.ExpandableSegments); a setting
+//     impl/gpu does not model (roundup_power2_divisions,
+//     garbage_collection_threshold) is listed as such and not replayed. Without an oom entry the replays run to
 //     the end, on a device of the given capacity or without limit.
 //   - The recorded setting is the caller's, else the snapshot's
 //     allocator_settings, else PyTorch's default; Explanation says which.
-//     One impl/gpu does not model (expandable_segments) cannot be
+//     One impl/gpu does not model (roundup_power2_divisions) cannot be
 //     replayed: the explanation then has the request alone, and says so.
 //   - Validation: under the recorded setting the replay must reserve what
 //     the snapshot's own segments held after every alloc, free and oom
@@ -41,6 +42,14 @@
 //     them, on every generated snapshot and real-cuda.pickle, and on 804
 //     of the 806 programs recorded on an H100 (impl/gpu/testdata/cuda,
 //     written as snapshots: TestReplayAgreesWithGPU names the others).
+//   - Under expandable segments the snapshot's reserved bytes are its
+//     mapped ranges (segment_map and segment_unmap entries, dev_map and
+//     dev_unmap as the reader gives them), a run of unmaps a release as
+//     a run of segment_free entries is; what was live before the
+//     recording is carved range by range (seedExpandable in seedexp.go).
+//     The allocator reserves its own addresses, so no block lands at the
+//     snapshot's: such a replay validates by what it maps alone
+//     (expandable.pickle: 94 comparisons, its 222 MiB peak reserved).
 //   - A segment_free run before a malloc is the malloc's own release when
 //     no cached block could serve it and the segments it made would not
 //     have fit beside what was held (the capacity known), else

@@ -175,7 +175,8 @@ func load(r *torchsnap.Reader) (*trace, error) {
 	return t, nil
 }
 
-// reservedBefore is what the snapshot's segments held before event n.
+// reservedBefore is what the snapshot's segments and expandable
+// segments' mapped ranges held before event n.
 func (t *trace) reservedBefore(n int) uint64 {
 	segs := map[traces.Addr]uint64{}
 	var rec uint64
@@ -187,6 +188,10 @@ func (t *trace) reservedBefore(n int) uint64 {
 		case traces.OpDevFree:
 			rec -= segs[e.addr]
 			delete(segs, e.addr)
+		case traces.OpDevMap:
+			rec += e.size
+		case traces.OpDevUnmap:
+			rec -= e.size
 		}
 	}
 	return rec

@@ -131,7 +131,7 @@ func (t *trace) completedInRelease(i int, ooms []torchsnap.OOM, next int) bool {
 			return false
 		}
 		switch t.events[j].op {
-		case traces.OpDevFree:
+		case traces.OpDevFree, traces.OpDevUnmap:
 			return true
 		case traces.OpPoolGet:
 			return false
@@ -162,12 +162,16 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 	if recorded {
 		dev.PlaceWith(p.place)
 	}
-	ca, err := gpu.NewCaching(dev, gpu.CachingOptions{MaxSplitSize: s.MaxSplitSize})
+	ca, err := gpu.NewCaching(dev, gpu.CachingOptions{MaxSplitSize: s.MaxSplitSize, ExpandableSegments: s.ExpandableSegments})
 	if err != nil {
 		return out, err
 	}
 	p.ca = ca
-	exact, err := t.seed(p, recorded)
+	seed := t.seed
+	if s.ExpandableSegments {
+		seed = t.seedExpandable
+	}
+	exact, err := seed(p, recorded)
 	if err != nil {
 		return out, err
 	}
@@ -175,9 +179,13 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 
 	val := &Validation{Agrees: true}
 	segs := map[traces.Addr]uint64{}
+	var rec uint64 // what the snapshot's segments and mapped ranges hold
 	for _, e := range t.events[:t.prelude] {
-		if e.op == traces.OpDevMalloc {
+		switch e.op {
+		case traces.OpDevMalloc:
 			segs[e.addr] = e.size
+		case traces.OpDevMap:
+			rec += e.size
 		}
 	}
 	live := map[traces.Addr]*event{} // the snapshot's live blocks, for the sites at an error
@@ -186,7 +194,6 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 			live[e.addr] = e
 		}
 	}
-	var rec uint64 // what the snapshot's segments hold
 	for _, n := range segs {
 		rec += n
 	}
@@ -270,6 +277,22 @@ func (t *trace) replay(s Setting, ex *Explanation, ooms []torchsnap.OOM, recorde
 			}
 			rec -= segs[e.addr]
 			delete(segs, e.addr)
+			pending++
+			released = true
+		// An expandable segment's pages, mapped and unmapped, are
+		// reserved as segments are: a run of unmaps is a release.
+		case traces.OpDevMap:
+			rec += e.size
+			pending++
+			remade = remade || released
+			if released {
+				made += e.size
+			}
+		case traces.OpDevUnmap:
+			if !released {
+				before = rec
+			}
+			rec -= e.size
 			pending++
 			released = true
 		case traces.OpPoolGet:

@@ -14,9 +14,11 @@ type Setting struct {
 	Conf string `json:"conf"`
 	// MaxSplitSize is max_split_size_mb in bytes; 0 is unlimited.
 	MaxSplitSize uint64 `json:"max_split_size"`
+	// ExpandableSegments is expandable_segments:True, which impl/gpu
+	// models (gpu.CachingOptions.ExpandableSegments).
+	ExpandableSegments bool `json:"expandable_segments,omitempty"`
 	// The options impl/gpu does not model: a setting with any of them
 	// set is reported, not replayed.
-	ExpandableSegments         bool    `json:"expandable_segments,omitempty"`
 	RoundupPower2Divisions     int     `json:"roundup_power2_divisions,omitempty"`
 	GarbageCollectionThreshold float64 `json:"garbage_collection_threshold,omitempty"`
 }
@@ -33,9 +35,6 @@ func (s Setting) String() string {
 // model, or "" when it models them all.
 func (s Setting) unmodelled() string {
 	var out []string
-	if s.ExpandableSegments {
-		out = append(out, "expandable_segments")
-	}
 	if s.RoundupPower2Divisions != 0 {
 		out = append(out, "roundup_power2_divisions")
 	}
@@ -100,9 +99,10 @@ func ParseSetting(conf string) (Setting, error) {
 }
 
 // DefaultSettings are the what-ifs tried when none are given: PyTorch's
-// default, max_split_size_mb at four sizes, and the options PyTorch's
-// out-of-memory message suggests that impl/gpu does not model (listed
-// so that a reader knows they were not tried).
+// default, max_split_size_mb at four sizes, expandable_segments:True
+// (which PyTorch's out-of-memory message suggests), and the options
+// impl/gpu does not model (listed so that a reader knows they were not
+// tried).
 func DefaultSettings() []Setting {
 	var out []Setting
 	for _, c := range []string{"", "max_split_size_mb:32", "max_split_size_mb:128", "max_split_size_mb:512",

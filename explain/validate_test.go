@@ -143,10 +143,10 @@ func TestParseSetting(t *testing.T) {
 // impl/gpu cannot replay is explained by its request alone, and the
 // validation says why it could not run.
 func TestUnmodelledRecordedSetting(t *testing.T) {
-	rec := explain.Setting{Conf: "expandable_segments:True", ExpandableSegments: true}
+	rec := explain.Setting{Conf: "roundup_power2_divisions:4", RoundupPower2Divisions: 4}
 	ex := explainBytes(t, generated(t, snapgen.Config{Loop: snapgen.KeepGraph, Steps: 100, Capacity: 300 << 20}), explain.Options{Recorded: &rec})
-	if ex.Validation.Agrees || !strings.Contains(ex.Validation.Disagreement, "expandable_segments") {
-		t.Errorf("validation %+v; want it not run, naming expandable_segments", ex.Validation)
+	if ex.Validation.Agrees || !strings.Contains(ex.Validation.Disagreement, "roundup_power2_divisions") {
+		t.Errorf("validation %+v; want it not run, naming roundup_power2_divisions", ex.Validation)
 	}
 	if ex.OOM == nil || ex.OOM.Request == 0 || ex.OOM.Reserved != 0 {
 		t.Errorf("OOM %+v; want the request alone", ex.OOM)
@@ -176,4 +176,40 @@ func TestWhatIfFits(t *testing.T) {
 	if fits["default"] || !fits["max_split_size_mb:32"] {
 		t.Errorf("fits %v; want the default (recorded) refused and max_split_size_mb:32 served", fits)
 	}
+}
+
+// TestExpandableWhatIf: expandable_segments:True is replayed (impl/gpu
+// models it), among the default what-ifs of a snapshot recorded without
+// it: a peak reserved, and whether the request fits.
+func TestExpandableWhatIf(t *testing.T) {
+	ex := explainBytes(t, generated(t, snapgen.Config{Loop: snapgen.KeepGraph, Steps: 100, Capacity: 300 << 20}), explain.Options{})
+	var exp *explain.Outcome
+	for i := range ex.WhatIf {
+		if ex.WhatIf[i].Setting.ExpandableSegments {
+			exp = &ex.WhatIf[i]
+		}
+	}
+	switch {
+	case exp == nil:
+		t.Fatalf("what-ifs %+v; want expandable_segments:True among them", ex.WhatIf)
+	case !exp.Modelled || exp.PeakReserved == 0 || exp.PeakAllocated == 0 || exp.PeakReserved > ex.Capacity:
+		t.Errorf("expandable_segments:True: %+v; want it replayed, its peak reserved within the capacity %d", exp, ex.Capacity)
+	}
+	var text strings.Builder
+	if err := explain.WriteText(&text, ex); err != nil {
+		t.Fatal(err)
+	}
+	if line := lineWith(text.String(), "expandable_segments:True"); line == "" || strings.Contains(line, "not modelled") || !strings.Contains(line, "MiB") {
+		t.Errorf("the what-if table's expandable_segments line %q; want its peaks", line)
+	}
+}
+
+// lineWith is the first line of text holding s, or "".
+func lineWith(text, s string) string {
+	for line := range strings.SplitSeq(text, "\n") {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	return ""
 }

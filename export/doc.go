@@ -3,7 +3,9 @@
 // HTML page and a PyTorch memory snapshot. The page's memory view (the
 // active-memory timeline by site, the allocator's state at any moment, the
 // findings on the timeline; README.md compares it with PyTorch's
-// memory_viz) takes results of other analyses as PageExtras.
+// memory_viz) takes results of other analyses as PageExtras; an analysis
+// fed by the model can run in the export's own replay (Options.Watch)
+// and fill them in before the page is written.
 //
 //	sum, err := export.Write(w, export.Perfetto, src, "train.jsonl")
 //

@@ -54,6 +54,11 @@ type Options struct {
 	// explanation) that the HTML page shows beside the model's; nil for
 	// none.
 	Page *PageExtras
+	// Watch, when not nil, hears the export's own replay after the
+	// export does: an analysis whose results the page shows runs in the
+	// same replay, and fills Page's fields by the time its Closed is
+	// called (before the page is written).
+	Watch *model.Watch
 }
 
 // Write replays src against the model and writes it to w in format f.
@@ -168,6 +173,9 @@ func run(src traces.Source, v view, opts Options) (*Summary, error) {
 		},
 		Closed: func(l []model.Thing) { live = l },
 	}
+	if opts.Watch != nil {
+		w = chain(w, opts.Watch)
+	}
 	rep, err := model.ReplayWatched(src, w, func(vl traces.Violation, size uint64) {
 		sum.Violations++
 		sum.ByKind[vl.Kind]++
@@ -233,4 +241,41 @@ func (k *clock) at(event int) stamp {
 		}
 	}
 	return stamp{event: event}
+}
+
+// chain is a watch that hears what a does, then b.
+func chain(a, b *model.Watch) *model.Watch {
+	return &model.Watch{
+		Event: func(ev *traces.Event, pos traces.Pos) {
+			a.Event(ev, pos)
+			if b.Event != nil {
+				b.Event(ev, pos)
+			}
+		},
+		Born: func(t model.Thing) {
+			a.Born(t)
+			if b.Born != nil {
+				b.Born(t)
+			}
+		},
+		Died: func(t model.Thing, event int) {
+			a.Died(t, event)
+			if b.Died != nil {
+				b.Died(t, event)
+			}
+		},
+		Missed: b.Missed, // the export's own watch hears none
+		FreedLate: func(t model.Thing) {
+			a.FreedLate(t)
+			if b.FreedLate != nil {
+				b.FreedLate(t)
+			}
+		},
+		Closed: func(l []model.Thing) {
+			a.Closed(l)
+			if b.Closed != nil {
+				b.Closed(l)
+			}
+		},
+	}
 }

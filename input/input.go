@@ -70,6 +70,15 @@ func (in *Input) Annotations() []torchsnap.Annotation {
 	return in.snap.Annotations()
 }
 
+// OOMs returns a snapshot's oom entries (torchsnap.Reader.OOMs); nil
+// for any other input.
+func (in *Input) OOMs() []torchsnap.OOM {
+	if in.snap == nil {
+		return nil
+	}
+	return in.snap.OOMs()
+}
+
 // Stack returns the Python frames of what made event n of a snapshot
 // opened with Options.Stacks (torchsnap.Reader.Stack); nil for any other
 // input. It may be called once the events up to n have been read.

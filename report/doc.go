@@ -16,8 +16,12 @@
 //     one document each, written by Write from every outcome.
 //   - The JSON report of one trace is the contract's (traces/FORMAT.md):
 //     empty lists are [], never null; the fields the flags add (file,
-//     suppressed, unlisted, leak_sites and a gate's) are omitted where
-//     they say nothing.
+//     suppressed, unlisted, leak_sites, leak_suspects and a gate's) are
+//     omitted where they say nothing.
+//   - An outcome's leak suspects (check.Outcome.Suspects, where the
+//     policy searched) are listed in every format: a LEAK SUSPECT line
+//     each, "leak_suspects" in JSON, a result of the rule leak-suspect in
+//     SARIF (an error where they fail the run, else a warning).
 //   - A writer's only errors are the writer's own; they surface where the
 //     caller flushes (the writers write to a bufio.Writer or a buffer).
 package report

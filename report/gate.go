@@ -46,6 +46,14 @@ func writeGateVerdict(w io.Writer, outs []check.Outcome, p *check.Policy, info R
 			continue
 		}
 		newN += len(o.Failing(p))
+		if p.FailsSuspects() {
+			newN += len(o.NewSuspects())
+		}
+		for j := range o.Suspects {
+			if o.SuspectKnown[j] {
+				known++
+			}
+		}
 		grew += len(o.Grew())
 		if o.IncompleteFails(p) {
 			noEnd++

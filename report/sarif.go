@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/tlcheck/tlcheck/check"
@@ -156,6 +157,15 @@ func writeSARIF(w io.Writer, outs []check.Outcome, p *check.Policy, info Run) {
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules,
 			sarifRule{ID: string(k), ShortDescription: sarifText{ruleText[k]}, Default: sarifConfig{level}})
 	}
+	suspectRule, suspectLevel := -1, "warning"
+	if p.FailsSuspects() {
+		suspectLevel = "error"
+	}
+	if p.FailsSuspects() || slices.ContainsFunc(outs, func(o check.Outcome) bool { return len(o.Suspects) > 0 }) {
+		suspectRule = len(run.Tool.Driver.Rules)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules,
+			sarifRule{ID: SuspectRule, ShortDescription: sarifText{suspectRuleText}, Default: sarifConfig{suspectLevel}})
+	}
 
 	inv := sarifInvocation{ExecutionSuccessful: true, ExitCode: 0, Notifications: []sarifNotification{}}
 	note := func(level, file, text string) {
@@ -208,6 +218,17 @@ func writeSARIF(w io.Writer, outs []check.Outcome, p *check.Policy, info Run) {
 			if o.Gated {
 				r.BaselineState = "new"
 				if o.Known[j] {
+					r.BaselineState = "unchanged"
+				}
+			}
+			run.Results = append(run.Results, r)
+		}
+		for j := range o.Suspects {
+			r := suspectResult(&o.Suspects[j], o.File, suspectLevel)
+			r.RuleIndex = suspectRule
+			if o.Gated {
+				r.BaselineState = "new"
+				if o.SuspectKnown[j] {
 					r.BaselineState = "unchanged"
 				}
 			}

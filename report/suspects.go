@@ -122,22 +122,28 @@ func writeSuspectsSARIF(w io.Writer, files []Suspects) {
 				sarifNotification{Level: "error", Message: sarifText{f.Err.Error()}})
 			continue
 		}
-		for _, s := range f.Result.Suspects {
-			msg := fmt.Sprintf("%s keeps %s (%s) every iteration, in %d of %d complete iterations (%s confidence)",
-				s.Site, plural.Count(s.BlocksPerIteration, "block"), bytesText(s.BytesPerIteration), s.IterationsSeen, s.Complete, s.Confidence)
-			res := sarifResult{RuleID: SuspectRule, Level: "warning", Message: sarifText{msg},
-				Locations:           []sarifLocation{siteLocation(s.Site, f.File, 0, nil, 0)},
-				PartialFingerprints: map[string]string{fingerprintKey: SuspectRule + "|" + s.Site},
-				Properties:          sarifProperties{Trace: f.File, Event: -1, Addr: "0x0"}}
-			for i, b := range s.Evidence {
-				m := sarifText{fmt.Sprintf("kept block: event %d, %s at %s, iteration %d", b.Event, bytesText(b.Size), b.Addr, b.Iteration)}
-				res.RelatedLocations = append(res.RelatedLocations, siteLocation("", f.File, 0, &m, i+1))
-			}
-			if len(s.Evidence) > 0 {
-				res.Properties.Event, res.Properties.Addr = s.Evidence[0].Event, s.Evidence[0].Addr.String()
-			}
-			run.Results = append(run.Results, res)
+		for i := range f.Result.Suspects {
+			run.Results = append(run.Results, suspectResult(&f.Result.Suspects[i], f.File, "warning"))
 		}
 	}
 	writeJSON(w, sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}}, true)
+}
+
+// suspectResult is a suspect of trace as a SARIF result of level level,
+// its evidence as related locations.
+func suspectResult(s *suspect.Suspect, trace, level string) sarifResult {
+	msg := fmt.Sprintf("%s keeps %s (%s) every iteration, in %d of %d complete iterations (%s confidence)",
+		s.Site, plural.Count(s.BlocksPerIteration, "block"), bytesText(s.BytesPerIteration), s.IterationsSeen, s.Complete, s.Confidence)
+	res := sarifResult{RuleID: SuspectRule, Level: level, Message: sarifText{msg},
+		Locations:           []sarifLocation{siteLocation(s.Site, trace, 0, nil, 0)},
+		PartialFingerprints: map[string]string{fingerprintKey: SuspectRule + "|" + s.Site},
+		Properties:          sarifProperties{Trace: trace, Event: -1, Addr: "0x0"}}
+	for i, b := range s.Evidence {
+		m := sarifText{fmt.Sprintf("kept block: event %d, %s at %s, iteration %d", b.Event, bytesText(b.Size), b.Addr, b.Iteration)}
+		res.RelatedLocations = append(res.RelatedLocations, siteLocation("", trace, 0, &m, i+1))
+	}
+	if len(s.Evidence) > 0 {
+		res.Properties.Event, res.Properties.Addr = s.Evidence[0].Event, s.Evidence[0].Addr.String()
+	}
+	return res
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/tlcheck/tlcheck/check/suspect"
 	"io"
 	"slices"
 	"strconv"
@@ -189,9 +190,18 @@ func writeSummary(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
 	}
 	var aside []string // what is not counted, and why
 	if o.Gated {
-		if k := len(rep.Violations) + o.UnlistedCount() - n - o.SuppressedCount(); k > 0 {
+		k := len(rep.Violations) + o.UnlistedCount() - n - o.SuppressedCount()
+		if p.FailsSuspects() {
+			k += len(o.Suspects) - len(o.NewSuspects())
+		}
+		if k > 0 {
 			aside = append(aside, fmt.Sprintf("%d known", k))
 		}
+	}
+	if sus := len(o.NewSuspects()); sus > 0 && p.FailsSuspects() {
+		// Leak suspects are findings where the policy fails on them.
+		counts[check.LeakSuspect] += sus
+		n += sus
 	}
 	if k := o.SuppressedCount(); k > 0 {
 		aside = append(aside, fmt.Sprintf("%d suppressed", k))
@@ -201,8 +211,11 @@ func writeSummary(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
 		note = " (" + strings.Join(aside, ", ") + ")"
 	}
 	noun := "violation"
-	if o.Gated {
+	switch {
+	case o.Gated:
 		noun = "new finding"
+	case p.FailsSuspects() && len(o.NewSuspects()) > 0:
+		noun = "finding" // a leak suspect is no violation
 	}
 	if n == 0 {
 		fmt.Fprintf(w, "%sOK%s: no %ss%s\n", s.ok, s.reset, noun, note)
@@ -255,8 +268,35 @@ func writeSummary(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
 	default:
 		fmt.Fprintf(w, "  leaked %s, still reachable %s\n", totals(rep.Leaked), totals(rep.StillReachable))
 	}
+	writeSuspectLines(w, o, p, s)
 	if o.Gated {
 		writeGateLines(w, o, s)
+	}
+}
+
+// writeSuspectLines lists a trace's leak suspects where the policy
+// searched for them (a snapshot's under replay, any trace's under
+// --fail-on leak-suspect): a line each, new or known to the baseline,
+// and a line where there is none.
+func writeSuspectLines(w io.Writer, o *check.Outcome, p *check.Policy, s style) {
+	if !o.SuspectsSearched {
+		return
+	}
+	if len(o.Suspects) == 0 {
+		fmt.Fprintf(w, "  %sNO LEAK SUSPECT%s: nothing grows steadily every iteration (tlcheck suspects says more)\n", s.ok, s.reset)
+		return
+	}
+	for i := range o.Suspects {
+		sp := &o.Suspects[i]
+		st, label := s.err, "LEAK SUSPECT"
+		if o.Gated && o.SuspectKnown[i] {
+			st, label = s.warn, "KNOWN LEAK SUSPECT"
+		} else if !p.FailsSuspects() {
+			st = s.warn
+		}
+		fmt.Fprintf(w, "  %s%s%s: %s keeps %s (%s) every iteration, in %d of %d complete iterations: %s confidence\n",
+			st, label, s.reset, safe(sp.Site), plural.Count(sp.BlocksPerIteration, "block"), bytesText(sp.BytesPerIteration),
+			sp.IterationsSeen, sp.Complete, sp.Confidence)
 	}
 }
 
@@ -301,8 +341,17 @@ type fileReport struct {
 	// A snapshot's device memory, named as PyTorch names it: allocated
 	// (pool blocks) and reserved (segments and mapped ranges).
 	Device *deviceJSON `json:"device_memory,omitempty"`
+	// Leak suspects, where the policy searched for them (--fail-on
+	// leak-suspect); under a gate each says whether the baseline has it.
+	LeakSuspects []suspectJSON `json:"leak_suspects,omitempty"`
 	*gateJSON
 	Error string `json:"error,omitempty"`
+}
+
+// suspectJSON is a leak suspect of a gated or replayed trace.
+type suspectJSON struct {
+	suspect.Suspect
+	Known bool `json:"known"` // the baseline accepts it
 }
 
 // deviceJSON is check.Outcome.Device, each measure named.
@@ -349,6 +398,9 @@ func writeJSONOutcome(w io.Writer, o *check.Outcome, p *check.Policy, withFile b
 		line.Unlisted, line.LeakSites = o.Unlisted, o.LeakSites
 		if d := o.Device; d != nil {
 			line.Device = &deviceJSON{d.PeakAllocated, d.Allocated, d.PeakReserved, d.Reserved}
+		}
+		for i := range o.Suspects {
+			line.LeakSuspects = append(line.LeakSuspects, suspectJSON{o.Suspects[i], o.Gated && o.SuspectKnown[i]})
 		}
 		if o.Gated {
 			line.gateJSON = newGateJSON(o, p, known)

@@ -30,7 +30,8 @@
 //     as evidence (the events that made them) and, where Options.Stack
 //     gives stacks (a snapshot's Python frames), the first one's stack.
 //   - Result, Suspect and Block are plain values with JSON tags: the
-//     shape that report's writers and the HTML page show.
+//     shape that report's writers show; Result.Page converts the
+//     suspects to the HTML page's (export.PageSuspect).
 //   - It is fed by the model (model.Watch's Born and Died), never by a
 //     reading of ops of its own, and counts blocks, objects and pool
 //     blocks, not device segments or arena buffers. Its memory is the

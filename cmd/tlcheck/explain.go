@@ -36,9 +36,9 @@ oom entry gets the what-if peaks alone. Package explain says how.
   --setting CONF   a setting to try, as PYTORCH_CUDA_ALLOC_CONF writes it
                    ("max_split_size_mb:128", "default"); may be repeated;
                    default: the default, max_split_size_mb of 32, 128, 512
-                   and 2048, and the options impl/gpu does not model,
-                   listed as such (expandable_segments,
-                   roundup_power2_divisions, garbage_collection_threshold)
+                   and 2048, expandable_segments:True, and the options
+                   impl/gpu does not model, listed as such
+                   (roundup_power2_divisions, garbage_collection_threshold)
   --capacity BYTES the bytes the process could reserve; default: what it
                    had reserved at the error plus the device's free bytes,
                    or, without an error, no limit

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -37,7 +38,10 @@ what it did in a form other tools show:
             as its envelope; the peak and each finding marked; hover for a
             site's blocks, click for the allocator's state at that moment),
             plots of live bytes per address space, the leaks by allocation
-            site and each finding with its history
+            site and each finding with its history; for a trace without
+            an end (a snapshot) its leak suspects (tlcheck suspects), and
+            for a snapshot with an oom entry why it ran out of memory
+            (tlcheck explain)
   torch-snapshot
             the device layer (segments and pool blocks) as a PyTorch memory
             snapshot, a pickle for pytorch.org/memory_viz: each life's start
@@ -113,15 +117,33 @@ func runExport(e *env, args []string) int {
 // exportTo exports file to dst and returns the exit code; ok is false when
 // nothing worth keeping was written (an unreadable input, a failed write).
 func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int, ok bool) {
-	in, err := input.Open(file, input.Options{Format: input.Format(opts.from), Stdin: e.stdin})
+	inOpts := input.Options{Format: input.Format(opts.from), Stdin: e.stdin}
+	var src *rereader
+	if export.Format(opts.format) == export.HTML {
+		// The page's analyses may read the input again: standard input
+		// is held in memory. Stacks give the suspects theirs.
+		var err error
+		if src, err = newRereader(file, e.stdin); err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
+			return exitInput, false
+		}
+		inOpts.Stdin, inOpts.Stacks = bytes.NewReader(src.data), true
+	}
+	in, err := input.Open(file, inOpts)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 		return exitInput, false
 	}
 	defer in.Close()
 
-	sum, err := export.Write(dst, export.Format(opts.format), in,
-		export.Options{Name: filepath.Base(in.Name()), Snapshot: in.Format() == input.TorchSnapshot})
+	xopts := export.Options{Name: filepath.Base(in.Name()), Snapshot: in.Format() == input.TorchSnapshot}
+	if src != nil {
+		if xopts.Page, xopts.Watch, err = pageAnalyses(in, src); err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
+			return exitInput, false
+		}
+	}
+	sum, err := export.Write(dst, export.Format(opts.format), in, xopts)
 	var werr *export.WriteError
 	switch {
 	case errors.As(err, &werr):

@@ -56,7 +56,12 @@ path as given here, cleaned, with forward slashes.
   --json           the same as --format json
   --fail-on KINDS  a comma list of violation kinds whose new findings fail
                    the gate; new findings of other kinds are still reported;
-                   default: every kind
+                   default: every kind. leak-suspect searches each trace
+                   without an end (a snapshot) for leak suspects: each is
+                   a finding (leak-suspect at the site that keeps the
+                   blocks) that fails the gate unless the baseline accepts
+                   it, and --update accepts it; never part of the default.
+                   A run without it keeps the baseline's suspects as they are
   --require-end    fail a trace that stops without an end event
   --suppressions FILE
                    KIND:PATTERN lines (see replay -h); suppressed findings

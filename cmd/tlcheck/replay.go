@@ -33,7 +33,11 @@ then totals. Flags may come before or after the files.
   --fail-on KINDS
                  a comma list of violation kinds that fail the run (exit
                  1); violations of other kinds are still reported, as
-                 warnings; default: every kind
+                 warnings; default: every kind. A snapshot's leak
+                 suspects (as tlcheck suspects finds them, in the same
+                 replay) are always listed; leak-suspect fails on one,
+                 and searches any trace without an end; never part of
+                 the default
   --require-end  fail a trace that stops without an end event (a crashed
                  run, which gets no leak check)
   --suppressions FILE
@@ -112,6 +116,7 @@ func runReplay(e *env, args []string) (code int) {
 		fmt.Fprintf(e.stderr, "tlcheck replay: %v\n", err)
 		return exitInput
 	}
+	p.ListSuspects = true // a snapshot's suspects cost little in the same replay
 
 	from, ok := inputOptions(e, "replay", opts.from, opts.binary)
 	if !ok {

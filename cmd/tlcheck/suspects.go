@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tlcheck/tlcheck/check"
 
 	"github.com/tlcheck/tlcheck/check/suspect"
 	"github.com/tlcheck/tlcheck/input"
@@ -76,19 +77,7 @@ func runSuspects(e *env, args []string) int {
 		s := report.Suspects{File: name}
 		in, err := input.Open(name, input.Options{Format: input.Format(from), Stdin: e.stdin, Stacks: true})
 		if err == nil {
-			o := opts
-			for _, a := range in.Annotations() {
-				if a.Stage == "START" {
-					o.Annotations = append(o.Annotations, suspect.Annotation{Name: a.Name, T: a.T})
-				}
-			}
-			o.Stack = func(n int) []suspect.Frame {
-				var out []suspect.Frame
-				for _, f := range in.Stack(n) {
-					out = append(out, suspect.Frame{File: f.File, Line: f.Line, Name: f.Name})
-				}
-				return out
-			}
+			o := check.SuspectOptions(in, opts)
 			s.Result, err = suspect.Find(in, o)
 			if err != nil && !errors.Is(err, suspect.ErrNoSuchSite) && !errors.Is(err, suspect.ErrNoSuchAnnotation) {
 				err = in.Explain(err)
