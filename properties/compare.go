@@ -23,7 +23,8 @@ func (s *session) checkRefusal(index int) {
 			model = append(model, v.Kind)
 		}
 	}
-	for _, k := range kindsOf(c.Err) {
+	var kinds [4]traces.Kind
+	for _, k := range appendKinds(kinds[:0], c.Err) {
 		if slices.Contains(model, k) {
 			continue
 		}
