@@ -40,7 +40,8 @@ type session struct {
 	want traces.Event
 	got  traces.State // the runtime's state after the call, refilled each time
 
-	trace []byte // the round trip's written trace (encodeTrace)
+	trace    []byte   // the round trip's written trace (encodeTrace)
+	replayed []kindAt // the round trip's verdicts, kept for the next run's
 
 	// last is the result of the session's last run, which no caller saw
 	// (Passes): the next run's result takes its arrays.
@@ -60,7 +61,8 @@ func newSession(cfg impl.Config, p Program) *session {
 	h := header(cfg)
 	s.chk.Reset(h)
 	*s = session{chk: s.chk, state: s.state, got: s.got, // refilled: see compare
-		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0], trace: keptTrace(s.trace)}
+		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0], trace: keptTrace(s.trace),
+		replayed: s.replayed[:0]}
 	s.start(cfg, p, h)
 	return s
 }
