@@ -19,6 +19,9 @@
 //     allocator or persistent pool (properties.DecodePool: two header
 //     bytes, then four a call), held to the pool property whole
 //     (properties.RunPoolBytes).
+//   - FuzzNothing and FuzzDecodeOnly: calibration, checking nothing: the
+//     engine's own rate, and its rate with the input decoded as for a
+//     program, beside which reports/benchmarks.md sets FuzzProgram's.
 //
 // Run a target with, for example:
 //

@@ -23,7 +23,8 @@ func (s *session) checkRefusal(index int) {
 			model = append(model, v.Kind)
 		}
 	}
-	for _, k := range kindsOf(c.Err) {
+	var kinds [4]traces.Kind
+	for _, k := range appendKinds(kinds[:0], c.Err) {
 		if slices.Contains(model, k) {
 			continue
 		}
@@ -169,12 +170,14 @@ func (s *session) roundTrip() {
 		s.mismatch(last, MismatchReplay, "reading the written trace back: %v", err)
 		return
 	}
-	var got []kindAt
+	got := s.replayed[:0]
 	// The session's own Checker, done with the live check, replays: the
 	// round trip then depends on nothing but this run.
-	if _, err := s.chk.ReplayFunc(&lender{Reader: src}, func(v traces.Violation, _ uint64) {
+	_, err = s.chk.ReplayFunc(&lender{Reader: src}, func(v traces.Violation, _ uint64) {
 		got = append(got, kindAt{v.Kind, v.Event})
-	}); err != nil {
+	})
+	s.replayed = got[:0]
+	if err != nil {
 		s.mismatch(last, MismatchReplay, "replaying the written trace: %v", err)
 		return
 	}

@@ -122,25 +122,26 @@ func (r *Result) Visible() bool {
 	return false
 }
 
-// kindsOf returns the violation kinds a runtime error carries: one per
-// *impl.Error in it (a call that trips over several things joins them), and
-// "untyped" for an error that is none. Nil carries none.
-func kindsOf(err error) []traces.Kind {
+// appendKinds appends to dst the violation kinds a runtime error carries:
+// one per *impl.Error in it (a call that trips over several things joins
+// them), and "untyped" for an error that is none. Nil carries none. The
+// checks that run at every refused call give it an array of their own
+// rather than have it make a slice.
+func appendKinds(dst []traces.Kind, err error) []traces.Kind {
 	switch e := err.(type) {
 	case nil:
-		return nil
+		return dst
 	case *impl.Error:
-		return []traces.Kind{e.Kind}
+		return append(dst, e.Kind)
 	case interface{ Unwrap() []error }:
-		var out []traces.Kind
 		for _, w := range e.Unwrap() {
-			out = append(out, kindsOf(w)...)
+			dst = appendKinds(dst, w)
 		}
-		return out
+		return dst
 	case interface{ Unwrap() error }:
-		return kindsOf(e.Unwrap())
+		return appendKinds(dst, e.Unwrap())
 	}
-	return []traces.Kind{"untyped"}
+	return append(dst, "untyped")
 }
 
 // source names the runtime configuration in a trace header.

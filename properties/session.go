@@ -40,7 +40,8 @@ type session struct {
 	want traces.Event
 	got  traces.State // the runtime's state after the call, refilled each time
 
-	trace []byte // the round trip's written trace (encodeTrace)
+	trace    []byte   // the round trip's written trace (encodeTrace)
+	replayed []kindAt // the round trip's verdicts, kept for the next run's
 
 	// last is the result of the session's last run, which no caller saw
 	// (Passes): the next run's result takes its arrays.
@@ -60,7 +61,8 @@ func newSession(cfg impl.Config, p Program) *session {
 	h := header(cfg)
 	s.chk.Reset(h)
 	*s = session{chk: s.chk, state: s.state, got: s.got, // refilled: see compare
-		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0], trace: keptTrace(s.trace)}
+		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0], trace: keptTrace(s.trace),
+		replayed: s.replayed[:0]}
 	s.start(cfg, p, h)
 	return s
 }
@@ -247,20 +249,27 @@ func (s *session) handedOut(a traces.Addr) {
 // checkRecorded checks that the runtime recorded the call it was asked to
 // make, then only frees. A size is checked where the call takes one (a
 // NULL alloc may record it or not).
+//
+// It runs at every call, and describing an event (traces.Event.String)
+// makes the compiler keep the event on the heap: so the events are read
+// where they lie, and only a mismatch copies want to describe it (an event
+// moved to the heap at every call was a third of a fuzzed program's
+// allocations).
 func (s *session) checkRecorded(index int, c *call, want traces.Event) {
 	if len(s.rec) == 0 {
 		s.mismatch(index, MismatchRecord, "the runtime recorded nothing for %v", want.Op)
 		return
 	}
-	got := s.rec[0]
+	got := &s.rec[0]
 	if got.Op != want.Op || got.Addr != want.Addr || got.Name != want.Name ||
 		c.sized() && (got.Size != want.Size || got.HasSize != want.HasSize) ||
 		!slices.Equal(got.Fields, want.Fields) ||
 		got.Slots != want.Slots || got.Slot != want.Slot || got.Var != want.Var {
-		s.mismatch(index, MismatchRecord, "the runtime recorded %s for the call %s", got.String(), want.String())
+		w := want
+		s.mismatch(index, MismatchRecord, "the runtime recorded %s for the call %s", got.String(), w.String())
 	}
-	for _, ev := range s.rec[1:] {
-		if ev.Op != traces.OpFree {
+	for i := 1; i < len(s.rec); i++ {
+		if ev := &s.rec[i]; ev.Op != traces.OpFree {
 			s.mismatch(index, MismatchRecord, "the runtime recorded %s after %v; only frees may follow a call", ev.String(), want.Op)
 		}
 	}
@@ -326,5 +335,6 @@ func (s *session) explained(v traces.Violation) bool {
 	if c.Err == nil {
 		return false
 	}
-	return slices.Contains(kindsOf(c.Err), v.Kind)
+	var kinds [4]traces.Kind
+	return slices.Contains(appendKinds(kinds[:0], c.Err), v.Kind)
 }

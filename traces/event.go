@@ -44,10 +44,17 @@ func (s Space) String() string {
 // effects) a free it did. Which fields are meaningful depends on Op; the rest
 // are zero. The reader fills and checks them; FORMAT.md lists them per op.
 type Event struct {
-	Op      Op
-	Addr    Addr   // addr: the object, block, buffer or segment acted on
-	NewAddr Addr   // new_addr: realloc's new block
-	Size    uint64 // size in bytes
+	Op Op
+	// HasCount says whether Count was given. The model reads it at every
+	// event, so it lies beside Op, in room Op's alignment leaves: the line
+	// that holds the position and a malloc's or free's fields is then the
+	// only one of an event the model reads (see input's prefetcher), where
+	// at the end of the struct it cost every event a line more, written on
+	// the reader's core and read on the model's.
+	HasCount bool
+	Addr     Addr   // addr: the object, block, buffer or segment acted on
+	NewAddr  Addr   // new_addr: realloc's new block
+	Size     uint64 // size in bytes
 	// Site comes before the fields only some ops have, so that a malloc's
 	// or a free's fields lie in the event's first 64 bytes.
 	Site    string // optional source location, quoted by reports
@@ -65,8 +72,7 @@ type Event struct {
 	// Count is the object's reference count after the op, as the runtime
 	// believes it (optional on the layer-2 ops that name one object);
 	// HasCount says whether it was given, 0 being a count.
-	Count    uint64
-	HasCount bool
+	Count uint64
 }
 
 // Pos is where an event stands in its file: its number (from 0, the header

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"time"
@@ -32,8 +33,10 @@ var layerBenches = []layerBench{
 }
 
 // writeLayerBenches runs each package's benchmarks count times and writes
-// their result lines to out.
-func writeLayerBenches(out string, count int) error {
+// their result lines to out, then FuzzProgram's speed as a user sees it
+// (fuzzspeed.go): fuzzRounds rounds, each go test -fuzz run lasting
+// fuzzTime; no such section for fuzzRounds 0.
+func writeLayerBenches(out string, count, fuzzRounds int, fuzzTime time.Duration) error {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	m := describeMachine()
@@ -63,6 +66,18 @@ func writeLayerBenches(out string, count int) error {
 			p("%s", l)
 		}
 		p("```")
+	}
+	if fuzzRounds > 0 {
+		work, err := os.MkdirTemp("", "tlcheck-fuzzspeed")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(work)
+		fs, err := measureFuzzSpeed(work, fuzzRounds, fuzzTime)
+		if err != nil {
+			return err
+		}
+		writeFuzzSpeed(p, fs, fuzzRounds)
 	}
 	return atomicfile.Replace(out, b.Bytes())
 }

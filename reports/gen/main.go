@@ -13,7 +13,9 @@
 // reports/replay.md (atomically: a temporary file renamed into place).
 // Then it replays a generated trace of 2 million leaks three ways and
 // writes reports/leaks.md. -only leaks writes that report alone (it needs
-// no more than Go); -only benches runs the runtime layers' benchmarks and
+// no more than Go); -only benches runs the runtime layers' benchmarks,
+// then times FuzzProgram as a user runs it beside the fuzzing engine alone
+// and the body alone (-fuzz-rounds, -fuzz-time; fuzzspeed.go), and
 // writes reports/benchmarks.md; -only drive measures driving a runtime in
 // another process (package drive, examples/cruntime) and writes
 // reports/drive.md; -only torch holds the model to real PyTorch over the
@@ -67,6 +69,8 @@ func main() {
 	torchOut := flag.String("torch-out", filepath.Join("reports", "torch.md"), "the PyTorch report to write")
 	torchPrograms := flag.Int("torch-programs", 2000, "generated programs the PyTorch report compares")
 	driveTest := flag.String("drive-test", "", "for the PyTorch report on a machine without Go: drive's tests, built by go test -c ./drive, run in place of go test")
+	fuzzRounds := flag.Int("fuzz-rounds", 3, "-only benches: rounds of FuzzProgram's speed as a user sees it (0: none)")
+	fuzzTime := flag.Duration("fuzz-time", time.Minute, "-only benches: how long each go test -fuzz run of those rounds lasts")
 	benchesOut := flag.String("benches-out", filepath.Join("reports", "benchmarks.md"), "the layers' benchmarks report to write")
 	leaksOut := flag.String("leaks-out", filepath.Join("reports", "leaks.md"), "leak-scale report to write")
 	leaks := flag.Int("leaks", 2_000_000, "leaked blocks in the leak-scale trace")
@@ -121,7 +125,7 @@ func main() {
 		return
 	}
 	if *only == "benches" {
-		if err := writeLayerBenches(*benchesOut, 3); err != nil {
+		if err := writeLayerBenches(*benchesOut, 3, *fuzzRounds, *fuzzTime); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}

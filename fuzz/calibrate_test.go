@@ -1,0 +1,34 @@
+package fuzz
+
+import (
+	"testing"
+
+	"github.com/tlcheck/tlcheck/properties"
+)
+
+// The calibration targets measure what FuzzProgram's rate owes to Go's
+// fuzzing engine rather than to its body: run as a user runs FuzzProgram
+// (go test -fuzz), FuzzNothing's rate is the engine's alone, and
+// FuzzDecodeOnly's the engine's with the input decoded into a program.
+// reports/gen writes the three side by side in reports/benchmarks.md.
+// They check nothing, and pass every input.
+
+// FuzzNothing is a target whose body does nothing.
+func FuzzNothing(f *testing.F) {
+	f.Add([]byte{0})
+	f.Fuzz(func(t *testing.T, data []byte) {})
+}
+
+// FuzzDecodeOnly decodes its input as FuzzProgram does (its first 128
+// bytes: maxProgramBytes, which this file cannot name, as libFuzzer builds
+// compile a target's file alone), and runs nothing.
+func FuzzDecodeOnly(f *testing.F) {
+	f.Add([]byte{0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		decoded = properties.Decode(data[:min(len(data), 128)])
+	})
+}
+
+// decoded keeps FuzzDecodeOnly's program, so that the decoding is not
+// optimised away.
+var decoded properties.Program

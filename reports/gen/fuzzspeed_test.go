@@ -1,0 +1,34 @@
+package main
+
+import (
+	"math"
+	"testing"
+)
+
+// TestParseFuzzRate reads the rate over the whole run from go test -fuzz's
+// last status line, and refuses output without one.
+func TestParseFuzzRate(t *testing.T) {
+	for _, tc := range []struct {
+		name, out string
+		want      float64 // -1: an error
+	}{
+		{"last line wins", "fuzz: elapsed: 0s, gathering baseline coverage: 0/12 completed\n" +
+			"fuzz: elapsed: 3s, execs: 9000 (3000/sec), new interesting: 1 (total: 13)\n" +
+			"fuzz: elapsed: 1m0s, execs: 270000 (4100/sec), new interesting: 5 (total: 17)\nPASS\n", 4500},
+		{"seconds only", "fuzz: elapsed: 5s, execs: 100 (20/sec), new interesting: 0 (total: 1)\n", 20},
+		{"no status line", "PASS\nok  \tgithub.com/tlcheck/tlcheck/fuzz\t1.2s\n", -1},
+		{"zero elapsed", "fuzz: elapsed: 0s, execs: 10 (10/sec), new interesting: 0 (total: 1)\n", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseFuzzRate(tc.out)
+			switch {
+			case tc.want < 0 && err == nil:
+				t.Fatalf("got %v, want an error", got)
+			case tc.want >= 0 && err != nil:
+				t.Fatal(err)
+			case tc.want >= 0 && math.Abs(got-tc.want) > 1e-9:
+				t.Fatalf("got %v programs/s, want %v", got, tc.want)
+			}
+		})
+	}
+}
