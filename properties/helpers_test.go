@@ -3,6 +3,7 @@ package properties
 import (
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,16 @@ func setFlag(t *testing.T, name, value string) {
 	f := flag.Lookup(name)
 	if f == nil {
 		t.Fatalf("no flag %s", name)
+	}
+	// rapid divides its checks by 5 and its state machines' steps by 2
+	// under -short; a budget set here is what a proof of power needs to
+	// catch its faults, so it is kept whole in the quick suite's -short.
+	if div, ok := map[string]int{"rapid.checks": 5, "rapid.steps": 2}[name]; ok && testing.Short() {
+		n, err := strconv.Atoi(value)
+		if err != nil {
+			t.Fatalf("flag %s: %v", name, err)
+		}
+		value = strconv.Itoa(n * div)
 	}
 	old := f.Value.String()
 	if err := f.Value.Set(value); err != nil {
