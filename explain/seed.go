@@ -24,25 +24,7 @@ const (
 // splits off more than 1 MiB, a small pool 512 bytes or more). exact says
 // every block landed at its segment's offset.
 func (t *trace) seed(p *player, place bool) (exact bool, err error) {
-	type seg struct {
-		addr   traces.Addr
-		size   uint64
-		blocks []*event
-	}
-	var segs []*seg
-	for i := range t.events[:t.prelude] {
-		e := &t.events[i]
-		switch e.op {
-		case traces.OpDevMalloc:
-			segs = append(segs, &seg{addr: e.addr, size: e.size})
-		case traces.OpPoolGet:
-			j := sort.Search(len(segs), func(j int) bool { return segs[j].addr+traces.Addr(segs[j].size) > e.addr })
-			if j == len(segs) || e.addr < segs[j].addr {
-				continue // outside every segment: the model's to report
-			}
-			segs[j].blocks = append(segs[j].blocks, e)
-		}
-	}
+	segs := t.preludeHolders(traces.OpDevMalloc)
 	ca := p.ca
 	exact = true
 	var fillers []traces.Addr // freed once every segment is carved, so that none serves a later one
@@ -127,4 +109,34 @@ func (t *trace) seed(p *player, place bool) (exact bool, err error) {
 		}
 	}
 	return exact, nil
+}
+
+// holder is what holds blocks in the snapshot before the trace began (a
+// segment, or an expandable segment's mapped range) and the blocks it
+// held, in address order.
+type holder struct {
+	addr   traces.Addr
+	size   uint64
+	blocks []*event
+}
+
+// preludeHolders groups the prelude's blocks by the holders op makes
+// (dev_malloc's segments or dev_map's ranges), in address order; a block
+// in none is left out, the model's to report.
+func (t *trace) preludeHolders(op traces.Op) []*holder {
+	var hs []*holder
+	for i := range t.events[:t.prelude] {
+		e := &t.events[i]
+		switch e.op {
+		case op:
+			hs = append(hs, &holder{addr: e.addr, size: e.size})
+		case traces.OpPoolGet:
+			j := sort.Search(len(hs), func(j int) bool { return hs[j].addr+traces.Addr(hs[j].size) > e.addr })
+			if j == len(hs) || e.addr < hs[j].addr {
+				continue
+			}
+			hs[j].blocks = append(hs[j].blocks, e)
+		}
+	}
+	return hs
 }

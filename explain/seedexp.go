@@ -1,8 +1,6 @@
 package explain
 
 import (
-	"sort"
-
 	"github.com/tlcheck/tlcheck/impl/gpu"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -23,25 +21,7 @@ import (
 // landed at the snapshot's address, as seed's does (rarely: the
 // reservation's address is the allocator's).
 func (t *trace) seedExpandable(p *player, _ bool) (exact bool, err error) {
-	type rng struct {
-		addr   traces.Addr
-		size   uint64
-		blocks []*event
-	}
-	var rngs []*rng
-	for i := range t.events[:t.prelude] {
-		e := &t.events[i]
-		switch e.op {
-		case traces.OpDevMap:
-			rngs = append(rngs, &rng{addr: e.addr, size: e.size})
-		case traces.OpPoolGet:
-			j := sort.Search(len(rngs), func(j int) bool { return rngs[j].addr+traces.Addr(rngs[j].size) > e.addr })
-			if j == len(rngs) || e.addr < rngs[j].addr {
-				continue // outside every range: the model's to report
-			}
-			rngs[j].blocks = append(rngs[j].blocks, e)
-		}
-	}
+	rngs := t.preludeHolders(traces.OpDevMap)
 	ca := p.ca
 	exact = true
 	var fillers []traces.Addr
