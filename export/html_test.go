@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/input"
+	"github.com/tlcheck/tlcheck/internal/tracetest"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -182,49 +183,10 @@ func TestExportHTMLPage(t *testing.T) {
 	}
 }
 
-// A site that is markup: the page must show it as text and run nothing.
-const hostileSite = `<script>window.injected=1</script><img src=x onerror="window.injected=2">`
+const hostileSite = tracetest.HostileSite
 
-// hostileTrace leaks one block made at hostileSite and double-frees
-// another: two findings.
-var hostileTrace = `{"format":"tlcheck-trace","version":1,"source":"</title><script>window.injected=3</script>"}
-{"op":"malloc","addr":"0x10","size":8,"site":` + jsonString(hostileSite) + `}
-{"op":"malloc","addr":"0x20","size":16,"site":"ok.c:2"}
-{"op":"free","addr":"0x20"}
-{"op":"free","addr":"0x20","site":"ok.c:4"}
-{"op":"dev_malloc","addr":"0x9000","size":4096}
-{"op":"dev_free","addr":"0x9000"}
-{"op":"end"}
-`
+var hostileTrace = tracetest.HostileTrace
 
-func jsonString(s string) string {
-	b, _ := json.Marshal(s) // a string always marshals
-	return string(b)
-}
+var manyDoubleFrees = tracetest.ManyDoubleFrees
 
-// manyDoubleFrees is a trace with n double frees.
-func manyDoubleFrees(n int) string {
-	var b strings.Builder
-	b.WriteString(`{"format":"tlcheck-trace","version":1}` + "\n")
-	b.WriteString(`{"op":"malloc","addr":"0x10","size":8}` + "\n")
-	for range n + 1 {
-		b.WriteString(`{"op":"free","addr":"0x10"}` + "\n")
-	}
-	b.WriteString(`{"op":"end"}` + "\n")
-	return b.String()
-}
-
-// Three sites: a.c:1 allocates twice and leaks its second block, b.c:2's
-// block is freed after the peak, c.c:3's block comes after the peak and
-// leaks, and an mtrace-style site that is no file:line leaks 9 bytes.
-// Live bytes peak at event 2 (600: a.c:1 400, b.c:2 200).
-const sitesTrace = `{"format":"tlcheck-trace","version":1}
-{"op":"malloc","addr":"0x100","size":100,"site":"a.c:1"}
-{"op":"malloc","addr":"0x200","size":200,"site":"b.c:2"}
-{"op":"malloc","addr":"0x300","size":300,"site":"a.c:1"}
-{"op":"free","addr":"0x200"}
-{"op":"free","addr":"0x100"}
-{"op":"malloc","addr":"0x400","size":50,"site":"c.c:3"}
-{"op":"malloc","addr":"0x500","size":9,"site":"./prog:[0x11ce]"}
-{"op":"end"}
-`
+const sitesTrace = tracetest.SitesTrace

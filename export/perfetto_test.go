@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlcheck/tlcheck/internal/tracetest"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -318,39 +319,10 @@ func TestExportPerfettoStreams(t *testing.T) {
 
 // Fixtures, as the command's tests have them.
 
-// The contract's example: a stale scope record frees a new object that
-// took the address of a dead one.
-const staleReuse = `{"format":"tlcheck-trace","version":1,"effects":true}
-{"op":"scope_enter"}
-{"op":"alloc","addr":"0x1000","size":64,"site":"a.tl:2"}
-{"op":"release","addr":"0x1000","site":"a.tl:3"}
-{"op":"free","addr":"0x1000"}
-{"op":"alloc","addr":"0x1000","size":64,"site":"a.tl:4"}
-{"op":"param_register","name":"w","addr":"0x1000"}
-{"op":"scope_exit"}
-{"op":"free","addr":"0x1000"}
-`
+const staleReuse = tracetest.StaleReuse
 
-// A clean raw-heap trace, as one document.
-const cleanDoc = `{"format":"tlcheck-trace","version":1,"source":"test","events":[
- {"op":"malloc","addr":"0x10","size":8,"site":"m.c:1"},
- {"op":"write","addr":"0x10","size":8},
- {"op":"free","addr":"0x10","site":"m.c:3"},
- {"op":"end"}
-]}`
+const cleanDoc = tracetest.CleanDoc
 
-// A double free in a stream that stops without end.
-const doubleFreeNoEnd = `{"format":"tlcheck-trace","version":1}
-{"op":"malloc","addr":"0x20","size":16,"site":"d.c:1"}
-{"op":"free","addr":"0x20","site":"d.c:2"}
-{"op":"free","addr":"0x20","site":"d.c:3"}
-`
+const doubleFreeNoEnd = tracetest.DoubleFreeNoEnd
 
-// A clean trace with times (ns), on the heap and on the device.
-const timedClean = `{"format":"tlcheck-trace","version":1,"source":"timed"}
-{"op":"malloc","addr":"0x10","size":8,"site":"m.c:1","t":1500}
-{"op":"dev_malloc","addr":"0x7000","size":4096,"site":"d.c:1","t":2500}
-{"op":"free","addr":"0x10"}
-{"op":"dev_free","addr":"0x7000","t":4000}
-{"op":"end","t":5001}
-`
+const timedClean = tracetest.TimedClean

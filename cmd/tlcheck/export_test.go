@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/tlcheck/tlcheck/internal/tracetest"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,14 +25,7 @@ func exportTTY(stdin string, tty bool, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-// A clean trace with times (ns), on the heap and on the device.
-const timedClean = `{"format":"tlcheck-trace","version":1,"source":"timed"}
-{"op":"malloc","addr":"0x10","size":8,"site":"m.c:1","t":1500}
-{"op":"dev_malloc","addr":"0x7000","size":4096,"site":"d.c:1","t":2500}
-{"op":"free","addr":"0x10"}
-{"op":"dev_free","addr":"0x7000","t":4000}
-{"op":"end","t":5001}
-`
+const timedClean = tracetest.TimedClean
 
 func TestExportExitCodes(t *testing.T) {
 	p := files(t, "stale.jsonl", staleReuse, "clean.json", cleanDoc, "bad.jsonl", badOp)

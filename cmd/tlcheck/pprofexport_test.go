@@ -11,22 +11,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tlcheck/tlcheck/internal/tracetest"
 )
 
-// Three sites: a.c:1 allocates twice and leaks its second block, b.c:2's
-// block is freed after the peak, c.c:3's block comes after the peak and
-// leaks, and an mtrace-style site that is no file:line leaks 9 bytes.
-// Live bytes peak at event 2 (600: a.c:1 400, b.c:2 200).
-const sitesTrace = `{"format":"tlcheck-trace","version":1}
-{"op":"malloc","addr":"0x100","size":100,"site":"a.c:1"}
-{"op":"malloc","addr":"0x200","size":200,"site":"b.c:2"}
-{"op":"malloc","addr":"0x300","size":300,"site":"a.c:1"}
-{"op":"free","addr":"0x200"}
-{"op":"free","addr":"0x100"}
-{"op":"malloc","addr":"0x400","size":50,"site":"c.c:3"}
-{"op":"malloc","addr":"0x500","size":9,"site":"./prog:[0x11ce]"}
-{"op":"end"}
-`
+const sitesTrace = tracetest.SitesTrace
 
 // goTool returns the go command, which runs these tests.
 func goTool(t *testing.T) string {

@@ -11,37 +11,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tlcheck/tlcheck/internal/tracetest"
 	"github.com/tlcheck/tlcheck/report"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// The contract's example: a stale scope record frees a new object that
-// took the address of a dead one.
-const staleReuse = `{"format":"tlcheck-trace","version":1,"effects":true}
-{"op":"scope_enter"}
-{"op":"alloc","addr":"0x1000","size":64,"site":"a.tl:2"}
-{"op":"release","addr":"0x1000","site":"a.tl:3"}
-{"op":"free","addr":"0x1000"}
-{"op":"alloc","addr":"0x1000","size":64,"site":"a.tl:4"}
-{"op":"param_register","name":"w","addr":"0x1000"}
-{"op":"scope_exit"}
-{"op":"free","addr":"0x1000"}
-`
+const staleReuse = tracetest.StaleReuse
 
-// A clean raw-heap trace, as one document.
-const cleanDoc = `{"format":"tlcheck-trace","version":1,"source":"test","events":[
- {"op":"malloc","addr":"0x10","size":8,"site":"m.c:1"},
- {"op":"write","addr":"0x10","size":8},
- {"op":"free","addr":"0x10","site":"m.c:3"},
- {"op":"end"}
-]}`
+const cleanDoc = tracetest.CleanDoc
 
-// A double free in a stream that stops without end.
-const doubleFreeNoEnd = `{"format":"tlcheck-trace","version":1}
-{"op":"malloc","addr":"0x20","size":16,"site":"d.c:1"}
-{"op":"free","addr":"0x20","site":"d.c:2"}
-{"op":"free","addr":"0x20","site":"d.c:3"}
-`
+const doubleFreeNoEnd = tracetest.DoubleFreeNoEnd
 
 // An unknown op on line 3 (event 1).
 const badOp = `{"format":"tlcheck-trace","version":1}
