@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/tlcheck/tlcheck/export"
+	"github.com/tlcheck/tlcheck/internal/chromium"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -34,44 +34,19 @@ import (
 // context, or skips.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	path := findChromium()
+	path := chromium.Find()
 	if path == "" {
 		t.Skip("no Chromium here (install Debian's chromium package, or set TLCHECK_CHROMIUM, to run this test)")
 	}
 	if testing.Short() {
 		t.Skip("starts a browser; not with -short")
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.DisableGPU,
-		chromedp.NoSandbox, // tests may run as root, where Chromium's sandbox refuses to start
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.WindowSize(1400, 1000),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	t.Cleanup(cancelBrowser)
-	if err := chromedp.Do(bctx); err != nil { // start the browser once, with no timeout on it
-		t.Fatalf("starting %s: %v", path, err)
+	bctx, cancel, err := chromium.Start(path, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(cancel)
 	return bctx
-}
-
-// findChromium returns the path of a Chromium or Chrome, or "".
-func findChromium() string {
-	if p := os.Getenv("TLCHECK_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
 }
 
 // openPage writes the HTML export of trace to a file and opens it in a

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/tlcheck/tlcheck/internal/chromium"
 )
 
 // TestExportHTMLInChromium loads exported pages in a real headless
@@ -21,7 +20,7 @@ import (
 // page's own and no request beyond the page itself. It skips where no Chromium is installed
 // (.ci/run installs Debian's).
 func TestExportHTMLInChromium(t *testing.T) {
-	browser := findChromium()
+	browser := chromium.Find()
 	if browser == "" {
 		t.Skip("no Chromium here (install Debian's chromium package to run this test)")
 	}
@@ -41,20 +40,11 @@ func TestExportHTMLInChromium(t *testing.T) {
 		{"hostile sites", hostileTrace, "2 violations: 1 double-free, 1 leak", 2, 2, "<script>window.injected=1</script>"},
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browser),
-		chromedp.Headless,
-		chromedp.DisableGPU,
-		chromedp.NoSandbox, // tests may run as root, where Chromium's sandbox refuses to start
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	if err := chromedp.Do(bctx); err != nil { // start the browser once, with no timeout on it
-		t.Fatalf("starting %s: %v", browser, err)
+	bctx, cancel, err := chromium.Start(browser, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer cancel()
 
 	dir := t.TempDir()
 	for _, tc := range tests {
@@ -129,17 +119,4 @@ func run1[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 		t.Fatal(err)
 	}
 	return v
-}
-
-// findChromium returns the path of a Chromium or Chrome, or "".
-func findChromium() string {
-	if p := os.Getenv("TLCHECK_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
 }

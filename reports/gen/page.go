@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/internal/chromium"
 	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
 
@@ -58,27 +59,15 @@ func writePageReport(out, svgOut, sizes string, runs int) error {
 		return fmt.Errorf("building tlcheck: %w", err)
 	}
 	profile := filepath.Join(work, "profile")
-	browser := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			browser = p
-			break
-		}
-	}
+	browser := chromium.Find()
 	if browser == "" {
-		return fmt.Errorf("the page report needs Chromium (Debian's chromium package)")
+		return fmt.Errorf("the page report needs Chromium (Debian's chromium package, or TLCHECK_CHROMIUM)")
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browser), chromedp.Headless, chromedp.DisableGPU, chromedp.NoSandbox,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
-		chromedp.WindowSize(1400, 1000), chromedp.UserDataDir(profile))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancel := chromedp.NewContext(actx)
+	bctx, cancel, err := chromium.Start(browser, profile)
+	if err != nil {
+		return err
+	}
 	defer cancel()
-	if err := chromedp.Do(bctx); err != nil {
-		return fmt.Errorf("starting %s: %w", browser, err)
-	}
 	version, _ := exec.Command(browser, "--version").Output()
 
 	var rows []pageRow
