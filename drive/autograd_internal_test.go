@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/properties/autograd"
 )
 
 // session is a layer-5 program and PyTorch's answers to it, as the PyTorch
@@ -150,7 +152,7 @@ func TestGenerateTensorProgram(t *testing.T) {
 // usesOnly reports whether every handle c names is in made.
 func usesOnly(c TensorCall, made map[int]bool) bool {
 	for _, h := range []int{c.A, c.B, c.Target} {
-		if h != 0 && !made[h] && uses(c, map[int]bool{h: true}) {
+		if h != 0 && !made[h] && (*autograd.Call)(&c).Uses(map[int]bool{h: true}) {
 			return false
 		}
 	}
