@@ -11,40 +11,19 @@ import (
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/autograd"
 	"github.com/tlcheck/tlcheck/model"
+	ag "github.com/tlcheck/tlcheck/properties/autograd"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// An autograd program is a list of steps over a pool of tensors, each
-// naming its operands by index into the pool: an operand k below
-// agNewest is index k (modulo the pool's length), one from agNewest up
-// the (k-agNewest)-th newest tensor, so that a step can reach what the
-// steps just before it made (see agEpisode). It is
-// run on an autograd engine over a recording impl.Runtime, and judged by
+// An autograd program is a program of the autograd language's in-process
+// steps (package properties/autograd: ag.Step, its kinds ag.Kinds), run
+// on an autograd engine over a recording impl.Runtime, and judged by
 // three oracles, none of them the engine: the model, replaying the
 // trace (every buffer freed once, none used after, none left at end); a
 // shadow of the version groups (an in-place op bumps every alias in its
 // storage's group by one and nothing else; .data starts a group); and
 // ClearGrads leaving no grad. Refusals (*autograd.Error) are allowed;
 // a misuse of the runtime (*impl.Error) is a bug of the engine.
-type agStep struct {
-	Kind int // see agKinds
-	A, B int
-	F    float64
-}
-
-var agKinds = []string{"leaf", "add", "mul", "div", "sub", "exp", "tanh", "relu", "pow", "neg", "log", "sum",
-	"reshape", "slice", "detach", "data", "add_", "mul_", "zero_", "backward", "backward-retain",
-	"zero_grad", "clear_grads", "scope_enter", "scope_exit", "free_graph",
-	// Checkpoints: ops whose saved tensors are checkpointed, and an
-	// in-place op under NoGrad, which takes no snapshot.
-	"ckpt-mul", "ckpt-exp", "ckpt-pow", "mul_-nograd",
-	// In-place ops by a tensor and by a number, a view made under NoGrad,
-	// a reshape to a column (so that operands broadcast), retain_grad.
-	"sub_", "div_", "mul_t", "add_n", "slice-nograd", "reshape-col", "retain_grad"}
-
-func (s agStep) String() string {
-	return fmt.Sprintf("%s(%d,%d,%g)", agKinds[s.Kind], s.A, s.B, s.F)
-}
 
 // agTensor is a pool entry with its shadow version group.
 type agTensor struct {
@@ -75,7 +54,7 @@ type agTensor struct {
 // is Tensor.Drop (Python's del) and the teardown is End's (every
 // reference dropped), and one more oracle holds: a tensor the program
 // has not dropped stays alive (readable after backward, after Detach).
-func runAutograd(faults []impl.Fault, ckpt bool, lt autograd.Lifetime, prog []agStep) *AutogradFailure {
+func runAutograd(faults []impl.Fault, ckpt bool, lt autograd.Lifetime, prog []ag.Step) *AutogradFailure {
 	var rec impl.Recording
 	rt := impl.New(impl.Config{Faults: faults, Record: rec.Record})
 	e, err := autograd.New(rt, autograd.Config{Record: rec.Record, Checkpoint: ckpt, Lifetime: lt})
@@ -119,7 +98,7 @@ func runAutograd(faults []impl.Fault, ckpt bool, lt autograd.Lifetime, prog []ag
 	for i, s := range prog {
 		sizes = append(sizes, len(pool))
 		var a, b *agTensor
-		ia, ib := poolIndex(s.A, len(pool)), poolIndex(s.B, len(pool))
+		ia, ib := ag.PoolIndex(s.A, len(pool)), ag.PoolIndex(s.B, len(pool))
 		if len(pool) > 0 {
 			a, b = &pool[ia], &pool[ib]
 		}
@@ -143,15 +122,20 @@ func runAutograd(faults []impl.Fault, ckpt bool, lt autograd.Lifetime, prog []ag
 				consume(k)
 			}
 		}
-		switch agKinds[s.Kind] {
-		case "add", "mul", "div", "sub", "ckpt-mul":
+		k := ag.Kinds[s.Kind]
+		switch k.Op {
+		case ag.Add, ag.Mul, ag.Div, ag.Sub:
 			ins = []int{ia, ib}
-		case "exp", "tanh", "relu", "neg", "log", "sum", "pow", "reshape", "slice", "ckpt-exp", "ckpt-pow", "reshape-col":
+		case ag.Exp, ag.Tanh, ag.Relu, ag.Neg, ag.Log, ag.Sum, ag.Pow, ag.Reshape:
 			ins = []int{ia}
+		case ag.Slice:
+			if k.Mod&ag.NoGrad == 0 { // a view under NoGrad has no graph: ins stays empty, so that freeing it frees no shadow
+				ins = []int{ia}
+			}
 		}
 		var err error
-		switch k := agKinds[s.Kind]; {
-		case k == "leaf":
+		switch {
+		case k.Op == ag.Leaf:
 			t, lerr := e.Leaf([]int{2}, []float64{s.F, 1 - s.F}, s.A%2 == 0)
 			err = add(t, lerr, newGroup())
 			if err == nil {
@@ -159,24 +143,13 @@ func runAutograd(faults []impl.Fault, ckpt bool, lt autograd.Lifetime, prog []ag
 			}
 		case a == nil:
 			continue
-		case k == "add" || k == "mul" || k == "div" || k == "sub":
-			f := map[string]func(*autograd.Tensor) (*autograd.Tensor, error){"add": a.t.Add, "mul": a.t.Mul, "div": a.t.Div, "sub": a.t.Sub}[k]
-			t, oerr := f(b.t)
-			err = add(t, oerr, newGroup())
-		case k == "exp" || k == "tanh" || k == "relu" || k == "neg" || k == "log" || k == "sum":
-			f := map[string]func() (*autograd.Tensor, error){"exp": a.t.Exp, "tanh": a.t.Tanh, "relu": a.t.Relu, "neg": a.t.Neg, "log": a.t.Log, "sum": a.t.Sum}[k]
-			t, oerr := f()
-			err = add(t, oerr, newGroup())
-		case k == "pow":
-			t, oerr := a.t.Pow(2)
-			err = add(t, oerr, newGroup())
-		case k == "ckpt-mul" || k == "ckpt-exp" || k == "ckpt-pow":
+		case k.Mod&ag.Checkpointed != 0:
 			var t *autograd.Tensor
 			oerr := e.Checkpoint(func() (err error) {
-				switch k {
-				case "ckpt-mul":
+				switch k.Op {
+				case ag.Mul:
 					t, err = a.t.Mul(b.t)
-				case "ckpt-exp":
+				case ag.Exp:
 					t, err = a.t.Exp()
 				default:
 					t, err = a.t.Pow(2)
@@ -184,53 +157,45 @@ func runAutograd(faults []impl.Fault, ckpt bool, lt autograd.Lifetime, prog []ag
 				return err
 			})
 			err = add(t, oerr, newGroup())
-		case k == "reshape":
-			t, oerr := a.t.Reshape(a.t.Numel())
+		case k.Op == ag.Add || k.Op == ag.Mul || k.Op == ag.Div || k.Op == ag.Sub:
+			f := map[ag.Op]func(*autograd.Tensor) (*autograd.Tensor, error){ag.Add: a.t.Add, ag.Mul: a.t.Mul, ag.Div: a.t.Div, ag.Sub: a.t.Sub}[k.Op]
+			t, oerr := f(b.t)
+			err = add(t, oerr, newGroup())
+		case k.Op == ag.Exp || k.Op == ag.Tanh || k.Op == ag.Relu || k.Op == ag.Neg || k.Op == ag.Log || k.Op == ag.Sum:
+			f := map[ag.Op]func() (*autograd.Tensor, error){ag.Exp: a.t.Exp, ag.Tanh: a.t.Tanh, ag.Relu: a.t.Relu, ag.Neg: a.t.Neg, ag.Log: a.t.Log, ag.Sum: a.t.Sum}[k.Op]
+			t, oerr := f()
+			err = add(t, oerr, newGroup())
+		case k.Op == ag.Pow:
+			t, oerr := a.t.Pow(2)
+			err = add(t, oerr, newGroup())
+		case k.Op == ag.Reshape:
+			shape := []int{a.t.Numel()}
+			if k.Mod&ag.Column != 0 {
+				shape = append(shape, 1)
+			}
+			t, oerr := a.t.Reshape(shape...)
 			err = add(t, oerr, a.group)
-		case k == "slice":
-			t, oerr := a.t.Slice(0, 1)
-			err = add(t, oerr, a.group)
-		case k == "slice-nograd": // no graph: ins stays empty, so that freeing it frees no shadow
+		case k.Op == ag.Slice:
 			var t *autograd.Tensor
-			oerr := e.NoGrad(func() (err error) { t, err = a.t.Slice(0, 1); return err })
+			oerr := noGrad(e, k.Mod, func() (err error) { t, err = a.t.Slice(0, 1); return err })
 			err = add(t, oerr, a.group)
-		case k == "reshape-col":
-			t, oerr := a.t.Reshape(a.t.Numel(), 1)
-			err = add(t, oerr, a.group)
-		case k == "retain_grad":
+		case k.Op == ag.RetainGrad:
 			_ = a.t.RetainGrad() // refused on a tensor that does not require grad, as PyTorch does
-		case k == "detach":
+		case k.Op == ag.Detach:
 			t, oerr := a.t.Detach()
 			if oerr == nil && !pytorch {
 				consume(ia)
 			}
 			err = add(t, oerr, a.group)
-		case k == "data":
+		case k.Op == ag.Data:
 			t, oerr := a.t.Data()
 			err = add(t, oerr, newGroup())
-		case k == "add_" || k == "mul_" || k == "zero_" || k == "mul_-nograd" || k == "sub_" || k == "div_" || k == "mul_t" || k == "add_n":
+		case k.Op.InPlace():
 			before := make([]int, len(pool))
 			for j, p := range pool {
 				before[j] = p.t.Version()
 			}
-			switch k {
-			case "add_":
-				err = a.t.AddInPlace(b.t, s.F)
-			case "sub_":
-				err = a.t.SubInPlace(b.t, s.F)
-			case "div_":
-				err = a.t.DivInPlace(b.t)
-			case "mul_t":
-				err = a.t.MulTensorInPlace(b.t)
-			case "add_n":
-				err = a.t.AddScalarInPlace(s.F)
-			case "mul_":
-				err = a.t.MulInPlace(s.F)
-			case "mul_-nograd":
-				err = e.NoGrad(func() error { return a.t.MulInPlace(s.F) })
-			default:
-				err = a.t.ZeroInPlace()
-			}
+			err = noGrad(e, k.Mod, func() error { return inPlace(k, a.t, b.t, s.F) })
 			// The shadow does not follow a rebase: tensors made from
 			// a before this op keep pointing at its old history, which
 			// is all that freeing them frees.
@@ -243,7 +208,7 @@ func runAutograd(faults []impl.Fault, ckpt bool, lt autograd.Lifetime, prog []ag
 					return fail("Versions", i, fmt.Sprintf("%v: tensor %d (group %d) at version %d, want %d", s, p.t.ID(), p.group, got, want))
 				}
 			}
-		case k == "backward" || k == "backward-retain":
+		case k.Op == ag.Backward:
 			// The root is a's sum where a has more than one element,
 			// so that most backwards run.
 			root := ia
@@ -254,23 +219,24 @@ func runAutograd(faults []impl.Fault, ckpt bool, lt autograd.Lifetime, prog []ag
 				}
 				root = len(pool) - 1
 			}
-			err = pool[root].t.Backward(k == "backward-retain")
-			if err == nil && k == "backward" && !pytorch {
+			retain := k.Mod&ag.RetainGraph != 0
+			err = pool[root].t.Backward(retain)
+			if err == nil && !retain && !pytorch {
 				consume(root)
 			}
-		case k == "zero_grad":
+		case k.Op == ag.ZeroGrad:
 			err = e.ZeroGrad(a.t)
-		case k == "clear_grads":
+		case k.Op == ag.ClearGrads:
 			err = e.ClearGrads()
 			for _, p := range pool {
 				if p.leaf && p.t.Grad() != nil {
 					return fail("ClearGrads", i, fmt.Sprintf("%v: tensor %d keeps a grad after ClearGrads", s, p.t.ID()))
 				}
 			}
-		case k == "scope_enter":
+		case k.Op == ag.ScopeEnter:
 			err = e.ScopeEnter()
 			depth++
-		case k == "scope_exit":
+		case k.Op == ag.ScopeExit:
 			if depth > 1 {
 				err = e.ScopeExit()
 				for j := range pool {
@@ -278,11 +244,11 @@ func runAutograd(faults []impl.Fault, ckpt bool, lt autograd.Lifetime, prog []ag
 				}
 				depth--
 			}
-		case k == "free_graph" && pytorch:
+		case k.Op == ag.Drop && pytorch:
 			if err = a.t.Drop(); err == nil {
 				a.dropped = true
 			}
-		case k == "free_graph":
+		case k.Op == ag.Drop:
 			err = e.FreeGraph(a.t)
 			consume(ia)
 		}
@@ -368,7 +334,7 @@ func (f *AutogradFailure) WriteTrace(w io.Writer) error {
 // A program runs under one lifetime (autograd.Config.Lifetime); its
 // free_graph steps drop a tensor under PyTorch's (see runAutograd).
 type AutogradProgram struct {
-	steps    []agStep
+	steps    []ag.Step
 	ckpt     bool
 	lifetime autograd.Lifetime
 }
@@ -393,20 +359,11 @@ func (p AutogradProgram) String() string {
 }
 
 // GenerateAutograd draws a program of at least 1 and about 30 steps at
-// most, checkpointed or not, under either lifetime: steps, and one draw
-// in eight an episode (see agEpisode) instead of a step.
+// most, checkpointed or not, under either lifetime: the autograd
+// language's ag.GenerateSteps (steps, and one draw in eight an episode).
 func GenerateAutograd(r *rand.Rand) AutogradProgram {
-	n := 1 + r.IntN(30)
-	var steps []agStep
-	for len(steps) < n {
-		if r.IntN(8) == 0 {
-			steps = append(steps, drawEpisode(r)...)
-			continue
-		}
-		steps = append(steps, drawStep(r, len(agKinds)))
-	}
-	ckpt := r.IntN(2) == 1
-	return AutogradProgram{steps, ckpt, autograd.Lifetime(r.IntN(2))}
+	steps, ckpt, lt := ag.GenerateSteps(r)
+	return AutogradProgram{steps, ckpt, autograd.Lifetime(lt)}
 }
 
 // RunAutograd runs p on an autograd engine over a runtime with faults on
@@ -427,10 +384,10 @@ func SearchAutograd(faults []impl.Fault, seed uint64, more func(n int) bool) (Au
 
 // ShrinkAutograd removes steps from a failing program, and lowers
 // operands, while it still breaks the same property (for Model, with the same
-// kind of violation), and returns the smallest program found with its
-// failure; nil if p does not fail. A checkpointed program becomes a
-// plain one whose first steps make its x, c and y, if that fails the
-// same way.
+// kind of violation): the autograd language's ag.ShrinkSteps. It returns
+// the smallest program found with its failure; nil if p does not fail. A
+// checkpointed program becomes a plain one whose first steps make its x,
+// c and y (ag.CheckpointPrelude), if that fails the same way.
 func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *AutogradFailure) {
 	f := RunAutograd(p, faults)
 	if f == nil {
@@ -443,45 +400,19 @@ func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *A
 	} else {
 		steps = p.steps
 	}
-	for changed := true; changed; {
-		changed = false
-		for i := len(steps) - 1; i >= 0; i-- {
-			// Dropping a step that made a tensor moves every later tensor
-			// down the pool: try the later operands re-pointed at the
-			// tensors they named, then as they were.
-			for _, q := range [][]agStep{repoint(steps, i, f.poolSizes), slices.Delete(slices.Clone(steps), i, i+1)} {
-				if q == nil {
-					continue
-				}
-				if g := runAutograd(faults, p.ckpt, p.lifetime, q); same(g) {
-					steps, f, changed = q, g, true
-					break
-				}
-			}
+	steps = ag.ShrinkSteps(steps, f.poolSizes, func(q []ag.Step) ([]int, bool) {
+		g := runAutograd(faults, p.ckpt, p.lifetime, q)
+		if !same(g) {
+			return nil, false
 		}
-		// An operand names a tensor by its index in the pool, so a step
-		// dropped above may leave one pointing further than it needs:
-		// try every smaller index.
-		for i := range steps {
-			for _, op := range []func(*agStep) *int{func(s *agStep) *int { return &s.A }, func(s *agStep) *int { return &s.B }} {
-				for v := 0; v < *op(&steps[i]); v++ {
-					q := slices.Clone(steps)
-					*op(&q[i]) = v
-					if g := runAutograd(faults, p.ckpt, p.lifetime, q); same(g) {
-						steps, f, changed = q, g, true
-						break
-					}
-				}
-			}
-		}
-	}
+		f = g
+		return g.poolSizes, true
+	})
 	if p.ckpt {
 		// A checkpointed program's start, written as steps of a plain
-		// one (only y = x*c checkpointed): if it fails the same way,
-		// shrink that, so that what the failure needs is all in steps.
-		pre := []agStep{{Kind: slices.Index(agKinds, "leaf"), A: 0, F: 1.5}, {Kind: slices.Index(agKinds, "leaf"), A: 1, F: 0.5},
-			{Kind: slices.Index(agKinds, "ckpt-mul"), A: 0, B: 1}}
-		if q := (AutogradProgram{append(pre, steps...), false, p.lifetime}); same(RunAutograd(q, faults)) {
+		// one: if it fails the same way, shrink that, so that what the
+		// failure needs is all in steps.
+		if q := (AutogradProgram{append(ag.CheckpointPrelude(), steps...), false, p.lifetime}); same(RunAutograd(q, faults)) {
 			if small, g := ShrinkAutograd(q, faults); same(g) {
 				return small, g
 			}
@@ -490,91 +421,44 @@ func ShrinkAutograd(p AutogradProgram, faults []impl.Fault) (AutogradProgram, *A
 	return AutogradProgram{steps, p.ckpt, p.lifetime}, f
 }
 
-// repoint returns steps without step i, its later operands re-pointed at
-// the tensors they named in the run whose pool lengths before each step
-// were sizes: a tensor after the ones step i made moves down by their
-// number. It returns nil when step i made no tensor, or sizes does not
-// say (the run stopped before it).
-func repoint(steps []agStep, i int, sizes []int) []agStep {
-	if i+1 >= len(sizes) || sizes[i+1] == sizes[i] {
-		return nil
+// noGrad runs fn under the engine's NoGrad where mod says so.
+func noGrad(e *autograd.Engine, mod ag.Mod, fn func() error) error {
+	if mod&ag.NoGrad != 0 {
+		return e.NoGrad(fn)
 	}
-	from, made := sizes[i], sizes[i+1]-sizes[i]
-	q := slices.Delete(slices.Clone(steps), i, i+1)
-	for j := i + 1; j < len(steps) && j < len(sizes); j++ {
-		s := &q[j-1]
-		for _, o := range []*int{&s.A, &s.B} {
-			n := sizes[j]
-			if n == 0 {
-				continue
-			}
-			switch k := poolIndex(*o, n); {
-			case *o < agNewest && k >= from+made:
-				*o = k - made
-			case *o >= agNewest && k < from:
-				// Counted from the newest, it is made tensors nearer.
-				*o = newest(n - 1 - k - made)
-			}
-		}
-	}
-	return q
+	return fn()
 }
 
-// drawStep draws one step from r.
-func drawStep(r *rand.Rand, kinds int) agStep {
-	return agStep{Kind: r.IntN(kinds), A: r.IntN(agOperands), B: r.IntN(agOperands), F: float64(r.IntN(7)-3) / 2}
-}
-
-// agEpisodeByte is the least kind byte of RunAutogradBytes that makes an
-// episode: one byte in sixteen.
-const agEpisodeByte = 240
-
-// Operands: below agNewest an index into the pool, from agNewest up to
-// agOperands-1 the (k-agNewest)-th newest tensor.
-const (
-	agNewest   = 8
-	agOperands = 16
-)
-
-// newest is the operand naming the i-th newest tensor (0: the last made).
-func newest(i int) int { return agNewest + i }
-
-// poolIndex is the index operand k names in a pool of n tensors (0 for
-// an empty pool).
-func poolIndex(k, n int) int {
+// inPlace makes the in-place op of kind k on a: by the tensor b (scaled
+// by f where the kind says alpha), by the number f, or zero_.
+func inPlace(k ag.Kind, a, b *autograd.Tensor, f float64) error {
 	switch {
-	case n == 0:
-		return 0
-	case k < agNewest:
-		return k % n
+	case k.Op == ag.Zero:
+		return a.ZeroInPlace()
+	case k.Op == ag.AddInPlace && k.Mod&ag.ByScalar != 0:
+		return a.AddScalarInPlace(f)
+	case k.Op == ag.AddInPlace:
+		return a.AddInPlace(b, f)
+	case k.Op == ag.SubInPlace:
+		return a.SubInPlace(b, f)
+	case k.Op == ag.DivInPlace:
+		return a.DivInPlace(b)
+	case k.Op == ag.MulInPlace && k.Mod&ag.ByTensor != 0:
+		return a.MulTensorInPlace(b)
 	default:
-		return n - 1 - (k-agNewest)%n
+		return a.MulInPlace(f)
 	}
 }
 
-// RunAutogradBytes decodes data as an autograd program, four bytes a step
-// (the kind, two operands, a constant), runs it on an engine with faults
-// on (none: the correct one) under each lifetime in turn, TensorLogic's
-// then PyTorch's, and returns the first breach the oracles find:
-// FuzzAutogradProgram's property. A kind byte from agEpisodeByte up
-// is an episode (see agEpisode) whose parameters are the other three
-// bytes. A partial step left over at the end (1 to 3 bytes) makes the
-// program checkpointed (see AutogradProgram), so that inputs of whole
-// steps keep the meaning they had before checkpoints; operand bytes are
-// taken modulo 16 (agOperands) and kind bytes below agEpisodeByte modulo
-// the kinds, so that bytes below 8 keep the meaning they had before
-// episodes and operands that name the newest tensors.
+// RunAutogradBytes decodes data as an autograd program (the autograd
+// language's ag.DecodeSteps: four bytes a step, the kind, two operands, a
+// constant; a kind byte from ag.EpisodeByte up an episode; a partial step
+// at the end makes the program checkpointed), runs it on an engine with
+// faults on (none: the correct one) under each lifetime in turn,
+// TensorLogic's then PyTorch's, and returns the first breach the oracles
+// find: FuzzAutogradProgram's property.
 func RunAutogradBytes(data []byte, faults ...impl.Fault) error {
-	ckpt := len(data)%4 != 0
-	prog := make([]agStep, 0, len(data)/4)
-	for ; len(data) >= 4 && len(prog) < 64; data = data[4:] {
-		f := float64(int(data[3]%7)-3) / 2
-		if data[0] >= agEpisodeByte {
-			prog = append(prog, agEpisode(int(data[1]), int(data[2]), int(data[3]), f)...)
-			continue
-		}
-		prog = append(prog, agStep{Kind: int(data[0]) % len(agKinds), A: int(data[1] % agOperands), B: int(data[2] % agOperands), F: f})
-	}
+	prog, ckpt := ag.DecodeSteps(data)
 	for _, lt := range []autograd.Lifetime{autograd.LifetimeTensorLogic, autograd.LifetimePyTorch} {
 		if f := runAutograd(faults, ckpt, lt, prog); f != nil {
 			return f
