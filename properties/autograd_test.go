@@ -495,3 +495,18 @@ func TestAutogradEpisodes(t *testing.T) {
 		}
 	}
 }
+
+// TestAutogradRunsEveryOp: the runner makes every operation the autograd
+// language runs in process, and no other.
+func TestAutogradRunsEveryOp(t *testing.T) {
+	for _, op := range ag.Ops(ag.InProcess) {
+		if agOps[op] == nil {
+			t.Errorf("the runner has no way to make %s, which the autograd language runs in process", op)
+		}
+	}
+	for op := range agOps {
+		if r, ok := ag.Lookup(op); !ok || r.Where&ag.InProcess == 0 {
+			t.Errorf("the runner makes %s, which the autograd language does not run in process", op)
+		}
+	}
+}
