@@ -4,7 +4,8 @@ import "strings"
 
 // ShellQuote quotes s for a POSIX shell command line that a user can
 // paste: as it is where every byte is one a shell leaves alone (letters,
-// digits and -_./+), else in single quotes, a quote inside written '\''.
+// digits and -_./+), else in single quotes, each quote inside closed,
+// escaped and opened again.
 // The one quoting of every command line tlcheck prints or writes.
 func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {

@@ -96,3 +96,26 @@ func (f *Failure) Unwrap() error { return f.Detail }
 func (f *Failure) Broke() string {
 	return strings.Join(append([]string{f.Property}, f.Also...), ", ")
 }
+
+// Missing names the fields l must have and lacks: every one but Grace,
+// Candidates and Parse, and Shrink or Candidates, one of the two; Ext with
+// Head and Again. A language that lacks none has nothing to name.
+func (l Language[P]) Missing() []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		ok   bool
+	}{
+		{"Name", l.Name != ""}, {"Unit", l.Unit != ""}, {"Noun", l.Noun != ""}, {"Step", l.Step != ""},
+		{"Rand", l.Rand != nil}, {"Generate", l.Generate != nil}, {"Run", l.Run != nil},
+		{"Shrink or Candidates", l.Shrink != nil || l.Candidates != nil},
+		{"Len", l.Len != nil}, {"List", l.List != nil}, {"Counterexample", l.Counterexample != nil},
+		{"Against", l.Against != ""}, {"Label", l.Label != ""},
+		{"Head and Again (it has an Ext)", l.Ext == "" || l.Head != nil && l.Again != nil},
+	} {
+		if !f.ok {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}

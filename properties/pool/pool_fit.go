@@ -1,4 +1,4 @@
-package properties
+package pool
 
 import (
 	"cmp"

@@ -1,4 +1,4 @@
-package properties
+package source
 
 import (
 	"os"
@@ -37,7 +37,7 @@ func TestSourceRegressions(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", file, err)
 			}
-			f, err := RunSource(p, impl.Config{})
+			f, err := Run(p, impl.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +48,7 @@ func TestSourceRegressions(t *testing.T) {
 			if m == nil {
 				t.Fatalf("no // fault: line names the bug it pins")
 			}
-			f, err = RunSource(p, impl.Config{Faults: []impl.Fault{impl.Fault(m[1])}})
+			f, err = Run(p, impl.Config{Faults: []impl.Fault{impl.Fault(m[1])}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package properties
+package pool
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/gpu"
+	"github.com/tlcheck/tlcheck/internal/proptest"
 )
 
 // cachingMachine is the caching allocator as a rapid state machine: each
@@ -101,7 +102,7 @@ func (m *cachingMachine) finish(t *rapid.T) {
 		t.Fatalf("EmptyCache: %d bytes stay reserved", n)
 	}
 	m.dev.End()
-	if msg := (&PoolFailure{Trace: m.rec.Events()}).modelVerdict(); msg != "" {
+	if msg := (&Failure{Trace: m.rec.Events()}).modelVerdict(); msg != "" {
 		t.Fatalf("Model: %s", msg)
 	}
 }
@@ -121,13 +122,13 @@ func TestRapidCachingMachine(t *testing.T) {
 // TestRapidCachingMachineCatchesFaults: the machine fails with each
 // fault of the caching allocator on.
 func TestRapidCachingMachineCatchesFaults(t *testing.T) {
-	setFlag(t, "rapid.nofailfile", "true")
-	setFlag(t, "rapid.seed", rapidSeed)
-	setFlag(t, "rapid.checks", "1000")
-	setFlag(t, "rapid.shrinktime", "100ms")
+	proptest.SetFlag(t, "rapid.nofailfile", "true")
+	proptest.SetFlag(t, "rapid.seed", proptest.RapidSeed)
+	proptest.SetFlag(t, "rapid.checks", "1000")
+	proptest.SetFlag(t, "rapid.shrinktime", "100ms")
 	for _, f := range []impl.Fault{gpu.FaultPoolSplitRemainderLost, gpu.FaultPoolFreeNoMerge, gpu.FaultPoolStatsDrift, gpu.FaultPoolWorstFit, gpu.FaultPoolReleaseWholeCache} {
 		t.Run(string(f), func(t *testing.T) {
-			tb := &silentTB{name: t.Name()}
+			tb := proptest.NewSilentTB(t.Name())
 			rapid.Check(tb, cachingMachineProperty([]impl.Fault{f}))
 			if !tb.Failed() {
 				t.Errorf("fault %s escaped the rapid caching machine", f)

@@ -1,4 +1,4 @@
-package properties
+package pool
 
 import (
 	"errors"
@@ -74,16 +74,16 @@ type liveTensor struct {
 	key  gpu.Key
 }
 
-func runPersistent(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *impl.Recording) *PoolFailure {
-	fail := func(step int, prop, msg string) *PoolFailure {
-		return &PoolFailure{prop, step, msg, slices.Clone(rec.Events())}
+func runPersistent(p Program, dev *gpu.Device, faults []impl.Fault, rec *impl.Recording) *Failure {
+	fail := func(step int, prop, msg string) *Failure {
+		return &Failure{prop, step, msg, slices.Clone(rec.Events())}
 	}
 	if align512(p.Preallocate) > p.Capacity {
-		return &PoolFailure{"Setup", 0, fmt.Sprintf("a preallocation of %d bytes on a device of %d", p.Preallocate, p.Capacity), nil}
+		return &Failure{"Setup", 0, fmt.Sprintf("a preallocation of %d bytes on a device of %d", p.Preallocate, p.Capacity), nil}
 	}
 	pool, err := gpu.NewPersistent(dev, gpu.PersistentOptions{PreallocateBytes: p.Preallocate, Faults: faults})
 	if err != nil {
-		return &PoolFailure{"Setup", 0, err.Error(), nil}
+		return &Failure{"Setup", 0, err.Error(), nil}
 	}
 	rules := newPersistentRules(p.Capacity, p.Preallocate)
 	var live, released []liveTensor

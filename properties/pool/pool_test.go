@@ -1,4 +1,4 @@
-package properties
+package pool
 
 import (
 	"bytes"
@@ -8,13 +8,14 @@ import (
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/gpu"
+	"github.com/tlcheck/tlcheck/internal/proptest"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
 // TestPoolPropertyHoldsOnCorrectAllocators: with no fault, no generated
 // program breaks a pool property.
 func TestPoolPropertyHoldsOnCorrectAllocators(t *testing.T) {
-	p, f, n := SearchPool(nil, 7, func(n int) bool { return n < 400 })
+	p, f, n := search(nil, 7, func(n int) bool { return n < 400 })
 	if f != nil {
 		t.Fatalf("program %d fails on the correct allocators: %v\n%v", n, f, p)
 	}
@@ -31,13 +32,13 @@ func TestEveryPoolFaultIsCaught(t *testing.T) {
 		}
 		t.Run(string(fi.Name), func(t *testing.T) {
 			faults := []impl.Fault{fi.Name}
-			p, f, n := SearchPool(faults, 1, func(n int) bool { return n < 2000 })
+			p, f, n := search(faults, 1, func(n int) bool { return n < 2000 })
 			if f == nil {
 				t.Fatalf("fault %s escaped %d pool programs\ntrigger: %s", fi.Name, n, fi.Trigger)
 			}
-			small, sf := ShrinkPool(p, faults)
+			small, sf := Shrink(p, faults)
 			t.Logf("caught after %d programs by %s; shrunk to %d calls, %d events: %s", n, sf.Property, len(small.Ops), sf.Events(), sf.Message)
-			if g := RunPool(small, nil); g != nil {
+			if g := Run(small, nil); g != nil {
 				t.Errorf("the shrunk program fails without the fault too: %v", g)
 			}
 			var buf bytes.Buffer
@@ -54,11 +55,11 @@ func TestEveryPoolFaultIsCaught(t *testing.T) {
 // poolOp draws one call for the state machine. A persistent pool's
 // acquires pick among keys, a few per program, so that a key's free list
 // often holds several tensors and the order they come back in shows.
-func poolOp(persistent bool, keys []gpu.Key) *rapid.Generator[PoolOp] {
-	return rapid.Custom(func(t *rapid.T) PoolOp {
+func poolOp(persistent bool, keys []gpu.Key) *rapid.Generator[Op] {
+	return rapid.Custom(func(t *rapid.T) Op {
 		if persistent {
 			k := rapid.SampledFrom(keys).Draw(t, "key")
-			return PoolOp{
+			return Op{
 				Kind:   rapid.SampledFrom([]string{"acquire", "acquire", "release", "release", "rerelease"}).Draw(t, "kind"),
 				Size:   k.Elements,
 				DType:  k.DType,
@@ -66,7 +67,7 @@ func poolOp(persistent bool, keys []gpu.Key) *rapid.Generator[PoolOp] {
 				Index:  rapid.IntRange(0, 7).Draw(t, "index"),
 			}
 		}
-		return PoolOp{
+		return Op{
 			Kind:   rapid.SampledFrom([]string{"malloc", "malloc", "free", "free", "record", "sync", "empty"}).Draw(t, "kind"),
 			Size:   rapid.SampledFrom(poolSizes).Draw(t, "size"),
 			Stream: gpu.Stream(rapid.IntRange(0, 1).Draw(t, "stream")),
@@ -82,9 +83,9 @@ var poolKey = rapid.Custom(func(t *rapid.T) gpu.Key {
 })
 
 // poolProgram draws a program for the rapid state-machine property.
-func poolProgram(t *rapid.T) PoolProgram {
+func poolProgram(t *rapid.T) Program {
 	persistent := rapid.Bool().Draw(t, "persistent")
-	p := PoolProgram{Persistent: persistent, Capacity: uint64(rapid.IntRange(24, 72).Draw(t, "capacityMiB")) << 20}
+	p := Program{Persistent: persistent, Capacity: uint64(rapid.IntRange(24, 72).Draw(t, "capacityMiB")) << 20}
 	if !persistent && rapid.Bool().Draw(t, "maxSplit") {
 		p.MaxSplitSize = uint64(rapid.IntRange(21, 32).Draw(t, "maxSplitMiB")) << 20
 	}
@@ -104,7 +105,7 @@ func poolProgram(t *rapid.T) PoolProgram {
 func rapidPoolProperty(faults []impl.Fault) func(*rapid.T) {
 	return func(t *rapid.T) {
 		p := poolProgram(t)
-		if f := RunPool(p, faults); f != nil {
+		if f := Run(p, faults); f != nil {
 			t.Fatalf("%v\n%v", f, p)
 		}
 	}
@@ -117,16 +118,16 @@ func TestRapidPoolStateMachine(t *testing.T) {
 // TestRapidPoolStateMachineCatchesFaults: the same property fails with
 // each pool fault on.
 func TestRapidPoolStateMachineCatchesFaults(t *testing.T) {
-	setFlag(t, "rapid.nofailfile", "true")
-	setFlag(t, "rapid.seed", rapidSeed)
-	setFlag(t, "rapid.checks", "1000")
-	setFlag(t, "rapid.shrinktime", "100ms")
+	proptest.SetFlag(t, "rapid.nofailfile", "true")
+	proptest.SetFlag(t, "rapid.seed", proptest.RapidSeed)
+	proptest.SetFlag(t, "rapid.checks", "1000")
+	proptest.SetFlag(t, "rapid.shrinktime", "100ms")
 	for _, fi := range impl.Catalog() {
 		if fi.Engine != impl.EnginePool {
 			continue
 		}
 		t.Run(string(fi.Name), func(t *testing.T) {
-			tb := &silentTB{name: t.Name()}
+			tb := proptest.NewSilentTB(t.Name())
 			rapid.Check(tb, rapidPoolProperty([]impl.Fault{fi.Name}))
 			if !tb.Failed() {
 				t.Errorf("fault %s escaped the rapid pool property", fi.Name)

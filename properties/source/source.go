@@ -1,14 +1,14 @@
-package properties
+package source
 
 import (
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/lang"
 	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/properties/harness"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -26,12 +26,12 @@ import (
 
 // Source property names.
 const (
-	PropSourceTrace = "source-trace"
-	PropSourceAlive = "source-alive"
+	PropTrace = "source-trace"
+	PropAlive = "source-alive"
 )
 
-// SourceFailure is a source program that broke a property.
-type SourceFailure struct {
+// Failure is a source program that broke a property.
+type Failure struct {
 	Program  *lang.Program
 	Property string
 	Message  string
@@ -39,24 +39,24 @@ type SourceFailure struct {
 	Report   traces.Report  // the model's replay of Trace
 }
 
-func (f *SourceFailure) Error() string {
+func (f *Failure) Error() string {
 	return fmt.Sprintf("%s: %s", f.Property, f.Message)
 }
 
 // Events is the length of the failing run's trace.
-func (f *SourceFailure) Events() int { return len(f.Trace) }
+func (f *Failure) Events() int { return len(f.Trace) }
 
 // WriteTrace writes the failing run's trace as JSON Lines, the file
 // `tlcheck replay` reads.
-func (f *SourceFailure) WriteTrace(w io.Writer) error {
-	return writeTrace(w, impl.Header(), f.Trace)
+func (f *Failure) WriteTrace(w io.Writer) error {
+	return harness.WriteTrace(w, impl.Header(), f.Trace)
 }
 
-// RunSource lowers p onto a runtime configured by cfg (its faults, codegen
+// Run lowers p onto a runtime configured by cfg (its faults, codegen
 // ones included, are the lowering's and the runtime's) and checks both
 // source properties; nil if they hold. An ill-formed program is a
 // failure of neither: it is reported as an error.
-func RunSource(p *lang.Program, cfg impl.Config) (*SourceFailure, error) {
+func Run(p *lang.Program, cfg impl.Config) (*Failure, error) {
 	want, err := lang.Interpret(p)
 	if err != nil {
 		return nil, err
@@ -71,67 +71,44 @@ func RunSource(p *lang.Program, cfg impl.Config) (*SourceFailure, error) {
 	if err != nil {
 		return nil, fmt.Errorf("properties: replaying the lowered run: %w", err)
 	}
-	fail := func(prop, msg string) *SourceFailure {
-		return &SourceFailure{Program: p, Property: prop, Message: msg, Trace: slices.Clone(rec.Events()), Report: rep}
+	fail := func(prop, msg string) *Failure {
+		return &Failure{Program: p, Property: prop, Message: msg, Trace: slices.Clone(rec.Events()), Report: rep}
 	}
 	if len(rep.Violations) > 0 {
 		v := rep.Violations[0]
-		return fail(PropSourceTrace, fmt.Sprintf("the trace shows %s at event %d: %s", v.Kind, v.Event, v.Message)), nil
+		return fail(PropTrace, fmt.Sprintf("the trace shows %s at event %d: %s", v.Kind, v.Event, v.Message)), nil
 	}
 	for i := range max(len(want), len(got.Alive)) {
 		if i >= len(want) || i >= len(got.Alive) {
-			return fail(PropSourceAlive, fmt.Sprintf("the lowered run passed %d statements, the program %d", len(got.Alive), len(want))), nil
+			return fail(PropAlive, fmt.Sprintf("the lowered run passed %d statements, the program %d", len(got.Alive), len(want))), nil
 		}
 		if !slices.Equal(want[i], got.Alive[i]) {
-			return fail(PropSourceAlive, fmt.Sprintf("after statement %d (in the order run) the runtime holds objects %v, the program %v",
+			return fail(PropAlive, fmt.Sprintf("after statement %d (in the order run) the runtime holds objects %v, the program %v",
 				i+1, got.Alive[i], want[i])), nil
 		}
 	}
 	return nil, nil
 }
 
-// SearchSource runs source programs generated from seed against cfg until
-// one fails or more(programs run so far) is false, and returns it with
-// its failure (nil if none failed) and the count run. The same seed gives
-// the same programs.
-func SearchSource(cfg impl.Config, seed uint64, more func(programs int) bool) (*lang.Program, *SourceFailure, int) {
-	r := rand.New(rand.NewPCG(seed, 0x6c616e67)) // "lang"
-	n := 0
-	for more(n) {
-		p := lang.Generate(func(k int) int { return r.IntN(k) })
-		n++
-		f, err := RunSource(p, cfg)
-		if err != nil {
-			// The generator makes only well-formed programs: an error is
-			// the generator's bug, and shows as a failure of its own.
-			return p, &SourceFailure{Program: p, Property: "source-well-formed", Message: err.Error()}, n
-		}
-		if f != nil {
-			return p, f, n
-		}
-	}
-	return nil, nil, n
-}
-
-// ShrinkSource shrinks a failing source program (lang.Shrink) to a
+// Shrink shrinks a failing source program (lang.Shrink) to a
 // smaller one that still breaks a property against cfg and passes against
 // the same runtime without cfg's faults, and returns it with its failure.
-func ShrinkSource(p *lang.Program, cfg impl.Config) (*lang.Program, *SourceFailure) {
+func Shrink(p *lang.Program, cfg impl.Config) (*lang.Program, *Failure) {
 	clean := cfg
 	clean.Faults = nil
 	fails := func(q *lang.Program) bool {
-		f, err := RunSource(q, cfg)
+		f, err := Run(q, cfg)
 		if err != nil || f == nil {
 			return false
 		}
 		if len(cfg.Faults) > 0 {
-			g, err := RunSource(q, clean)
+			g, err := Run(q, clean)
 			return err == nil && g == nil
 		}
 		return true
 	}
 	small := lang.Shrink(p, fails)
-	f, _ := RunSource(small, cfg)
+	f, _ := Run(small, cfg)
 	return small, f
 }
 

@@ -1,4 +1,4 @@
-package main
+package execfuzz
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/internal/plural"
+	"github.com/tlcheck/tlcheck/properties/harness"
 )
 
 // A driver whose hello lists the "tfjs" programs (examples/tfjsdriver) is
@@ -16,55 +17,55 @@ import (
 // (drive/PROTOCOL.md, "tfjs programs"); everything else about fuzz --exec
 // is as for the other drivers.
 
-// runFuzzTfjs searches the tfjs driver r for opts.time: searches of one
-// seed after another from opts.seed, each stopping at its first finding,
+// runFuzzTfjs searches the tfjs driver r for opts.Time: searches of one
+// seed after another from opts.Seed, each stopping at its first finding,
 // which is shrunk, shown and written to --out; without --restart the first
 // finding ends the run.
-func runFuzzTfjs(e *env, r *drive.Runner, opts fuzzExecOptions) int {
+func runFuzzTfjs(r *drive.Runner, opts Options) harness.Outcome {
 	start := time.Now()
-	prog := newProgress(e, start)
+	prog := harness.NewProgress(opts.Progress, start)
 	code, total := exitClean, 0
-	more := func(int) bool { return time.Since(start) < opts.time }
-	for seed := opts.seed; more(0); seed++ {
+	more := func(int) bool { return time.Since(start) < opts.Time }
+	for seed := opts.Seed; more(0); seed++ {
 		f, n, err := r.SearchTfjs(drive.Options{Seed: seed, More: func(k int) bool {
-			prog.update(total + k)
+			prog.Update(total + k)
 			return more(k)
 		}}, drive.TfjsGenOptions{})
 		total += n
 		if err != nil {
-			prog.done()
+			prog.Done()
 			r.Close()
-			fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+			fmt.Fprintf(opts.Stderr, "tlcheck fuzz: %v\n", err)
 			return exitViolation
 		}
 		if f == nil {
 			continue
 		}
-		prog.done()
+		prog.Done()
 		code = exitViolation
-		showTfjsFinding(e, f, opts)
-		if !opts.restart {
+		showTfjsFinding(f, opts)
+		if !opts.Restart {
 			break
 		}
 	}
-	prog.done()
+	prog.Done()
 	elapsed := time.Since(start)
 	r.Close()
 	if code == exitClean {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s on %s in %s (%s), seed %d: no failure\n",
-			plural.Count(total, "tfjs program"), describeDriver(r.Hello(), opts.line), elapsed.Round(time.Millisecond), plural.Rate(float64(total)/elapsed.Seconds(), "program"), opts.seed)
+		fmt.Fprintf(opts.Stdout, "tlcheck fuzz: %s on %s in %s (%s), seed %d: no failure\n",
+			plural.Count(total, "tfjs program"), describeDriver(r.Hello(), opts.Line), elapsed.Round(time.Millisecond), plural.Rate(float64(total)/elapsed.Seconds(), "program"), opts.Seed)
 	}
 	for _, note := range r.Hello().Notes { // where the runtime departs from what it stands for: never silently
-		fmt.Fprintf(e.stdout, "the driver notes: %s\n", note)
+		fmt.Fprintf(opts.Stdout, "the driver notes: %s\n", note)
 	}
 	return code
 }
 
-func showTfjsFinding(e *env, f *drive.TfjsFinding, opts fuzzExecOptions) {
-	w := e.stdout
+func showTfjsFinding(f *drive.TfjsFinding, opts Options) {
+	w := opts.Stdout
 	fail := f.Result.Failure
 	fmt.Fprintf(w, "tlcheck fuzz: tfjs program %d of seed %d failed on %s after %s\n",
-		f.Index, f.Seed, opts.line, f.Duration.Round(time.Millisecond))
+		f.Index, f.Seed, opts.Line, f.Duration.Round(time.Millisecond))
 	fmt.Fprintf(w, "%s at call %d: %s\n\n", fail.What, fail.Call, fail.Message)
 	var b bytes.Buffer
 	_ = drive.WriteTfjsCalls(&b, f.Result.Calls)
@@ -72,16 +73,16 @@ func showTfjsFinding(e *env, f *drive.TfjsFinding, opts fuzzExecOptions) {
 	if fail.Stderr != "" {
 		fmt.Fprintf(w, "the driver's last stderr:\n%s\n\n", strings.TrimRight(fail.Stderr, "\n"))
 	}
-	path, err := f.Write(opts.out, "tlcheck-drive-tfjs-seed"+strconv.FormatUint(f.Seed, 10), opts.line)
+	path, err := f.Write(opts.Out, "tlcheck-drive-tfjs-seed"+strconv.FormatUint(f.Seed, 10), opts.Line)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+		fmt.Fprintf(opts.Stderr, "tlcheck fuzz: %v\n", err)
 		return
 	}
-	fmt.Fprintf(w, "calls written to %s\nreproduce: tlcheck fuzz --exec %s --replay %s\n", path, shellQuote(opts.line), shellQuote(path))
+	fmt.Fprintf(w, "calls written to %s\n%s\n", path, harness.Reproduce("fuzz", "--exec", opts.Line, "--replay", path))
 }
 
 // replayTfjs runs a calls file of a tfjs program once on r and reports.
-func replayTfjs(e *env, r *drive.Runner, prog *replayProgram, opts fuzzExecOptions) int {
+func replayTfjs(r *drive.Runner, prog *replayProgram, opts Options) harness.Outcome {
 	calls, err := prog.fcalls, prog.errF
 	var res *drive.TfjsResult
 	if err == nil {
@@ -89,16 +90,16 @@ func replayTfjs(e *env, r *drive.Runner, prog *replayProgram, opts fuzzExecOptio
 	}
 	r.Close()
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay %s: %v\n", opts.replay, err)
+		fmt.Fprintf(opts.Stderr, "tlcheck fuzz: --replay %s: %v\n", opts.Replay, err)
 		return exitInput
 	}
 	if fail := res.Failure; fail != nil {
-		fmt.Fprintf(e.stdout, "%s at call %d (%s): %s\n", fail.What, fail.Call, calls[min(fail.Call, len(calls)-1)].Op, fail.Message)
+		fmt.Fprintf(opts.Stdout, "%s at call %d (%s): %s\n", fail.What, fail.Call, calls[min(fail.Call, len(calls)-1)].Op, fail.Message)
 		if fail.Stderr != "" {
-			fmt.Fprintf(e.stdout, "the driver's last stderr:\n%s\n", strings.TrimRight(fail.Stderr, "\n"))
+			fmt.Fprintf(opts.Stdout, "the driver's last stderr:\n%s\n", strings.TrimRight(fail.Stderr, "\n"))
 		}
 		return exitViolation
 	}
-	fmt.Fprintf(e.stdout, "%s replayed on %s: no failure\n", plural.Count(len(calls), "call"), describeDriver(r.Hello(), opts.line))
+	fmt.Fprintf(opts.Stdout, "%s replayed on %s: no failure\n", plural.Count(len(calls), "call"), describeDriver(r.Hello(), opts.Line))
 	return exitClean
 }

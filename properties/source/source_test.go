@@ -1,4 +1,4 @@
-package properties
+package source
 
 import (
 	"strings"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/lang"
+	"github.com/tlcheck/tlcheck/internal/proptest"
 )
 
 // rapidSourceProperty: a program rapid draws, lowered onto a runtime
@@ -18,7 +19,7 @@ import (
 func rapidSourceProperty(cfg impl.Config) func(*rapid.T) {
 	return func(t *rapid.T) {
 		p := lang.Generate(func(n int) int { return rapid.IntRange(0, n-1).Draw(t, "choice") })
-		f, err := RunSource(p, cfg)
+		f, err := Run(p, cfg)
 		if err != nil {
 			t.Fatalf("ill-formed generated program: %v\n%s", err, p)
 		}
@@ -37,12 +38,12 @@ func gopterSourceRun(cfg impl.Config, seed int64, tests int) (bool, *gopter.Test
 	params.MaxShrinkCount = 100
 	props := gopter.NewProperties(params)
 	props.Property("lowering refines the interpreter", prop.ForAll(func(data []uint8) bool {
-		f, err := RunSource(lang.Generate(lang.Bytes(data)), cfg)
+		f, err := Run(lang.Generate(lang.Bytes(data)), cfg)
 		return err == nil && f == nil
 	}, gen.SliceOf(gen.UInt8())))
-	rep := &lastResult{}
+	rep := &proptest.LastResult{}
 	ok := props.Run(rep)
-	return ok, rep.result
+	return ok, rep.Result
 }
 
 func TestRapidSource(t *testing.T) {
@@ -58,14 +59,14 @@ func TestGopterSource(t *testing.T) {
 }
 
 func TestSearchSourceCorrect(t *testing.T) {
-	if p, f, n := SearchSource(impl.Config{}, 2, func(n int) bool { return n < 2000 }); f != nil {
+	if p, f, n := search(nil, 2, func(n int) bool { return n < 2000 }); f != nil {
 		t.Fatalf("program %d: %v\n%s", n, f, p)
 	}
 }
 
 // Budgets of the codegen faults' proof of power.
 const (
-	sourceHunt        = 3000 // programs SearchSource may run per fault
+	sourceHunt        = 3000 // programs Search may run per fault
 	maxShrunkSource   = 10   // statements in a shrunk counterexample
 	sourceGopterTests = 1000
 	// A runtime fault that source programs catch too needs a program
@@ -87,10 +88,10 @@ var slotGopterFaults = map[impl.Fault]bool{lang.FaultLoopLifeEndsFirstLoop: true
 // and the arena's, which source programs reach through the slots their
 // tensor variables keep from statement to statement.
 func TestEveryCodegenFaultIsCaught(t *testing.T) {
-	setFlag(t, "rapid.nofailfile", "true")
-	setFlag(t, "rapid.seed", rapidSeed)
-	setFlag(t, "rapid.checks", rapidChecks)
-	setFlag(t, "rapid.shrinktime", "100ms")
+	proptest.SetFlag(t, "rapid.nofailfile", "true")
+	proptest.SetFlag(t, "rapid.seed", proptest.RapidSeed)
+	proptest.SetFlag(t, "rapid.checks", proptest.RapidChecks)
+	proptest.SetFlag(t, "rapid.shrinktime", "100ms")
 	n := 0
 	for _, fi := range impl.Catalog() {
 		if !fi.CaughtBy(impl.EngineSource) {
@@ -100,7 +101,7 @@ func TestEveryCodegenFaultIsCaught(t *testing.T) {
 		cfg := impl.Config{Faults: []impl.Fault{fi.Name}}
 		t.Run(string(fi.Name), func(t *testing.T) {
 			t.Run("rapid", func(t *testing.T) {
-				tb := &silentTB{name: t.Name()}
+				tb := proptest.NewSilentTB(t.Name())
 				rapid.Check(tb, rapidSourceProperty(cfg))
 				if !tb.Failed() {
 					t.Errorf("fault %s escaped the rapid source property\ntrigger: %s", fi.Name, fi.Trigger)
@@ -116,15 +117,15 @@ func TestEveryCodegenFaultIsCaught(t *testing.T) {
 				}
 			})
 			t.Run("hunt", func(t *testing.T) {
-				p, f, n := SearchSource(cfg, 1, func(n int) bool { return n < sourceHunt })
+				p, f, n := search(cfg.Faults, 1, func(n int) bool { return n < sourceHunt })
 				if f == nil {
 					t.Fatalf("fault %s escaped %d programs\ntrigger: %s", fi.Name, n, fi.Trigger)
 				}
-				small, sf := ShrinkSource(p, cfg)
+				small, sf := Shrink(p, cfg)
 				if sf == nil {
 					t.Fatalf("the shrunk program no longer fails:\n%s", small)
 				}
-				if g, err := RunSource(small, impl.Config{}); err != nil || g != nil {
+				if g, err := Run(small, impl.Config{}); err != nil || g != nil {
 					t.Errorf("the counterexample fails without the fault (%v, %v):\n%s", g, err, small)
 				}
 				if c := lang.Statements(small); c > maxShrunkSource {

@@ -1,4 +1,4 @@
-package properties
+package pool
 
 import (
 	"strings"
@@ -97,7 +97,7 @@ func TestPoolChecksCanFail(t *testing.T) {
 			p, _ := gpu.NewPersistent(gpu.NewDevice(40*MiB, rec.Record), gpu.PersistentOptions{Faults: []impl.Fault{gpu.FaultPoolDuplicateFreeEntry}})
 			a, _ := p.Acquire(gpu.Key{Elements: 64})
 			_, _ = p.Release(a), p.Release(a)
-			return (&PoolFailure{Trace: rec.Events()}).modelVerdict()
+			return (&Failure{Trace: rec.Events()}).modelVerdict()
 		}},
 		{"Model/leak", "leak", func() string {
 			// A pool block never put back when the run ends.
@@ -106,7 +106,7 @@ func TestPoolChecksCanFail(t *testing.T) {
 			p, _ := gpu.NewPersistent(dev, gpu.PersistentOptions{})
 			_, _ = p.Acquire(gpu.Key{Elements: 64})
 			dev.End()
-			return (&PoolFailure{Trace: rec.Events()}).modelVerdict()
+			return (&Failure{Trace: rec.Events()}).modelVerdict()
 		}},
 	}
 	for _, c := range cases {

@@ -1,4 +1,4 @@
-package properties
+package pool
 
 import (
 	"strings"
@@ -9,13 +9,14 @@ import (
 	"github.com/leanovate/gopter/prop"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/internal/proptest"
 )
 
-// gopterPoolOp draws one call as GeneratePool weights them: four bytes
+// gopterPoolOp draws one call as Generate weights them: four bytes
 // pick the kind, the size, the stream or dtype and device, and the index
 // (poolOpOf).
 func gopterPoolOp(persistent bool) gopter.Gen {
-	return gen.SliceOfN(4, gen.UInt8()).Map(func(b []uint8) PoolOp { return poolOpOf(persistent, [4]byte(b)) })
+	return gen.SliceOfN(4, gen.UInt8()).Map(func(b []uint8) Op { return poolOpOf(persistent, [4]byte(b)) })
 }
 
 // gopterPoolRun checks the pool property over gopter's generated call
@@ -26,28 +27,28 @@ func gopterPoolRun(faults []impl.Fault, seed int64, tests int) (bool, *gopter.Te
 	params.MaxSize = 40
 	params.MaxShrinkCount = 200
 	props := gopter.NewProperties(params)
-	rep := &lastResult{}
+	rep := &proptest.LastResult{}
 	for _, persistent := range []bool{false, true} {
 		name := "caching allocator: books and trace"
 		if persistent {
 			name = "persistent pool: books and trace"
 		}
-		props.Property(name, prop.ForAll(func(ops []PoolOp, pre int) string {
-			p := PoolProgram{Persistent: persistent, Capacity: 48 << 20, Ops: ops}
+		props.Property(name, prop.ForAll(func(ops []Op, pre int) string {
+			p := Program{Persistent: persistent, Capacity: 48 << 20, Ops: ops}
 			switch {
 			case persistent:
 				p.Preallocate = poolPreallocs[pre]
 			case pre%2 == 1:
 				p.MaxSplitSize = uint64(21+pre) << 20
 			}
-			if f := RunPool(p, faults); f != nil {
+			if f := Run(p, faults); f != nil {
 				return f.Error()
 			}
 			return ""
 		}, gen.SliceOf(gopterPoolOp(persistent)), gen.IntRange(0, len(poolPreallocs)-1)))
 	}
 	ok := props.Run(rep)
-	return ok, rep.result
+	return ok, rep.Result
 }
 
 func TestGopterPool(t *testing.T) {

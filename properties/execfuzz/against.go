@@ -1,4 +1,4 @@
-package main
+package execfuzz
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/internal/plural"
+	"github.com/tlcheck/tlcheck/properties/harness"
 )
 
 // driverName names the two drivers of --against in messages.
@@ -17,36 +18,36 @@ var driverName = [2]string{"driver A (--exec)", "driver B (--against)"}
 // programs on both, their answers compared call by call and each run
 // held to the model; the first disagreement is shrunk on both, shown and
 // written to --out as a calls file that --replay runs on either.
-func runFuzzAgainst(e *env, opts fuzzExecOptions) (code int) {
-	against, err := splitWords(opts.against)
+func runFuzzAgainst(opts Options) (code harness.Outcome) {
+	against, err := SplitWords(opts.Against)
 	if err == nil && len(against) == 0 {
 		err = fmt.Errorf("want the second driver's command line")
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: --against %q: %v\n", opts.against, err)
+		fmt.Fprintf(opts.Stderr, "tlcheck fuzz: --against %q: %v\n", opts.Against, err)
 		return exitInput
 	}
-	if err := atomicfile.CheckDir(opts.out); err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: --out: %v\n", err)
+	if err := atomicfile.CheckDir(opts.Out); err != nil {
+		fmt.Fprintf(opts.Stderr, "tlcheck fuzz: --out: %v\n", err)
 		return exitInput
 	}
 	var runners [2]*drive.Runner
-	for i, cmd := range [][]string{opts.command, against} {
+	for i, cmd := range [][]string{opts.Command, against} {
 		r, err := drive.NewRunner(opts.config(cmd))
 		if err != nil {
-			fmt.Fprintf(e.stderr, "tlcheck fuzz: %s: %v\n", driverName[i], err)
+			fmt.Fprintf(opts.Stderr, "tlcheck fuzz: %s: %v\n", driverName[i], err)
 			return exitInput
 		}
 		defer r.Close()
 		runners[i] = r
 	}
 	start := time.Now()
-	prog := newProgress(e, start)
+	prog := harness.NewProgress(opts.Progress, start)
 	departed := map[string]int{} // "driver A's NAME" -> programs set aside
 	var order []string
-	d, n, err := drive.Diff(runners[0], runners[1], drive.DiffOptions{Seed: opts.seed, ModelA: true, ModelB: true, More: func(n int) bool {
-		prog.update(n)
-		return time.Since(start) < opts.time
+	d, n, err := drive.Diff(runners[0], runners[1], drive.DiffOptions{Seed: opts.Seed, ModelA: true, ModelB: true, More: func(n int) bool {
+		prog.Update(n)
+		return time.Since(start) < opts.Time
 	}, Departed: func(dep *drive.Departed) {
 		key := fmt.Sprintf("driver %s's %s", dep.Driver, dep.Departure.Name)
 		if departed[key] == 0 {
@@ -54,40 +55,40 @@ func runFuzzAgainst(e *env, opts fuzzExecOptions) (code int) {
 		}
 		departed[key]++
 	}})
-	prog.done()
+	prog.Done()
 	elapsed := time.Since(start)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+		fmt.Fprintf(opts.Stderr, "tlcheck fuzz: %v\n", err)
 		return exitViolation
 	}
-	a, b := describeDriver(runners[0].Hello(), opts.line), describeDriver(runners[1].Hello(), opts.against)
+	a, b := describeDriver(runners[0].Hello(), opts.Line), describeDriver(runners[1].Hello(), opts.Against)
 	defer func() { // where a runtime departs from what it stands for: never silently
 		for i, r := range runners { // a driver that misbehaves at the end is a finding, after the result
 			if cerr := r.Close(); cerr != nil {
-				fmt.Fprintf(e.stdout, "tlcheck fuzz: %s misbehaved at the end of its input: %v\n", driverName[i], cerr)
+				fmt.Fprintf(opts.Stdout, "tlcheck fuzz: %s misbehaved at the end of its input: %v\n", driverName[i], cerr)
 				code = max(code, exitViolation)
 			}
 		}
 		for _, key := range order {
-			fmt.Fprintf(e.stdout, "set aside %s, a departure it declares: %s\n", plural.Count(departed[key], "program"), key)
+			fmt.Fprintf(opts.Stdout, "set aside %s, a departure it declares: %s\n", plural.Count(departed[key], "program"), key)
 		}
 		for i, r := range runners {
 			for _, note := range r.Hello().Notes {
-				fmt.Fprintf(e.stdout, "driver %c notes: %s\n", 'A'+i, note)
+				fmt.Fprintf(opts.Stdout, "driver %c notes: %s\n", 'A'+i, note)
 			}
 		}
 	}()
 	if d == nil {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s on %s and %s in %s (%s), seed %d: no disagreement\n",
-			plural.Count(n, "program"), a, b, elapsed.Round(time.Millisecond), plural.Rate(float64(n)/elapsed.Seconds(), "program"), opts.seed)
+		fmt.Fprintf(opts.Stdout, "tlcheck fuzz: %s on %s and %s in %s (%s), seed %d: no disagreement\n",
+			plural.Count(n, "program"), a, b, elapsed.Round(time.Millisecond), plural.Rate(float64(n)/elapsed.Seconds(), "program"), opts.Seed)
 		return exitClean
 	}
-	fmt.Fprintf(e.stdout, "%s", d.Report())
-	path, err := d.Write(opts.out, fmt.Sprintf("tlcheck-diff-seed%d", opts.seed), opts.line, opts.against)
+	fmt.Fprintf(opts.Stdout, "%s", d.Report())
+	path, err := d.Write(opts.Out, fmt.Sprintf("tlcheck-diff-seed%d", opts.Seed), opts.Line, opts.Against)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
+		fmt.Fprintf(opts.Stderr, "tlcheck fuzz: %v\n", err)
 		return exitViolation
 	}
-	fmt.Fprintf(e.stdout, "calls written to %s\n", path)
+	fmt.Fprintf(opts.Stdout, "calls written to %s\n", path)
 	return exitViolation
 }

@@ -1,4 +1,4 @@
-package properties
+package pool
 
 import (
 	"errors"
@@ -11,17 +11,18 @@ import (
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/gpu"
 	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/properties/harness"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
 // The pool property drives the allocators of package impl/gpu, which the
 // flat programs do not reach: it hunts the faults of impl.Catalog whose
-// Engine is impl.EnginePool. A PoolProgram is a list of allocator calls;
-// RunPool runs it, checks the allocator's books against a recount after
+// Engine is impl.EnginePool. A Program is a list of allocator calls;
+// Run runs it, checks the allocator's books against a recount after
 // every call, and replays the recorded trace through the model.
 
-// PoolOp is one call of a PoolProgram.
-type PoolOp struct {
+// Op is one call of a Program.
+type Op struct {
 	Kind   string     // malloc, free, record, sync, empty (caching); acquire, release, rerelease (persistent)
 	Size   uint64     // malloc: bytes; acquire: elements
 	DType  gpu.DType  // acquire
@@ -30,7 +31,7 @@ type PoolOp struct {
 	Index  int        // free, record, release, rerelease: which live (or released) block, modulo their number
 }
 
-func (o PoolOp) String() string {
+func (o Op) String() string {
 	switch o.Kind {
 	case "malloc":
 		return fmt.Sprintf("malloc %d s%d", o.Size, o.Stream)
@@ -46,16 +47,16 @@ func (o PoolOp) String() string {
 	return fmt.Sprintf("%s #%d", o.Kind, o.Index)
 }
 
-// PoolProgram is a run of one allocator on a fresh device.
-type PoolProgram struct {
+// Program is a run of one allocator on a fresh device.
+type Program struct {
 	Persistent   bool   // the persistent pool, else the caching allocator
 	Capacity     uint64 // the device's
 	MaxSplitSize uint64 // the caching allocator's max_split_size; 0: unlimited
 	Preallocate  uint64 // the persistent pool's PreallocateBytes; 0: none
-	Ops          []PoolOp
+	Ops          []Op
 }
 
-func (p PoolProgram) String() string {
+func (p Program) String() string {
 	var b strings.Builder
 	name := "caching"
 	if p.Persistent {
@@ -68,23 +69,23 @@ func (p PoolProgram) String() string {
 	return b.String()
 }
 
-// PoolFailure is a broken pool property.
-type PoolFailure struct {
+// Failure is a broken pool property.
+type Failure struct {
 	Property string // Model, Fit, Release, Tiling, Merged, Stats, Reserved, Live, NoFalseOOM, OverLimit, EmptyCache, Reuse, Place, Guard, PoolStats, NeverReturns
 	Step     int    // the op after which it broke; len(Ops) for the end of the run
 	Message  string
 	Trace    []traces.Event // what the allocator recorded up to the failure
 }
 
-func (f *PoolFailure) Error() string {
+func (f *Failure) Error() string {
 	return fmt.Sprintf("pool property %s broken at step %d: %s", f.Property, f.Step, f.Message)
 }
 
 // Events is the length of the failure's trace.
-func (f *PoolFailure) Events() int { return len(f.Trace) }
+func (f *Failure) Events() int { return len(f.Trace) }
 
 // WriteTrace writes the failure's trace as a file `tlcheck replay` reads.
-func (f *PoolFailure) WriteTrace(w io.Writer) error { return writeTrace(w, impl.Header(), f.Trace) }
+func (f *Failure) WriteTrace(w io.Writer) error { return harness.WriteTrace(w, impl.Header(), f.Trace) }
 
 // The sizes a generated program asks for: around the pools' boundaries.
 var (
@@ -96,9 +97,9 @@ var (
 	poolPreallocs = []uint64{0, 512, 1024, 2048, 4096, 64 << 10, 1 << 20, 6 << 20}
 )
 
-// GeneratePool draws a program of up to 60 calls.
-func GeneratePool(rng *rand.Rand, persistent bool) PoolProgram {
-	p := PoolProgram{Persistent: persistent, Capacity: uint64(24+rng.IntN(48)) << 20}
+// Generate draws a program of up to 60 calls.
+func Generate(rng *rand.Rand, persistent bool) Program {
+	p := Program{Persistent: persistent, Capacity: uint64(24+rng.IntN(48)) << 20}
 	if !persistent && rng.IntN(3) == 0 {
 		p.MaxSplitSize = uint64(20+rng.IntN(13)) << 20 // PyTorch 2.11 takes max_split_size_mb from 20 (reports/cuda.md)
 	}
@@ -107,30 +108,30 @@ func GeneratePool(rng *rand.Rand, persistent bool) PoolProgram {
 	}
 	n := 1 + rng.IntN(60)
 	for range n {
-		var o PoolOp
+		var o Op
 		r := rng.IntN(100)
 		if persistent {
 			switch {
 			case r < 50:
-				o = PoolOp{Kind: "acquire", Size: poolElems[rng.IntN(len(poolElems))], DType: gpu.DType(rng.IntN(2) * int(gpu.F16)), Device: uint8(rng.IntN(2))}
+				o = Op{Kind: "acquire", Size: poolElems[rng.IntN(len(poolElems))], DType: gpu.DType(rng.IntN(2) * int(gpu.F16)), Device: uint8(rng.IntN(2))}
 			case r < 90:
-				o = PoolOp{Kind: "release", Index: rng.IntN(8)}
+				o = Op{Kind: "release", Index: rng.IntN(8)}
 			default:
-				o = PoolOp{Kind: "rerelease", Index: rng.IntN(8)}
+				o = Op{Kind: "rerelease", Index: rng.IntN(8)}
 			}
 		} else {
 			s := gpu.Stream(rng.IntN(2))
 			switch {
 			case r < 45:
-				o = PoolOp{Kind: "malloc", Size: poolSizes[rng.IntN(len(poolSizes))], Stream: s}
+				o = Op{Kind: "malloc", Size: poolSizes[rng.IntN(len(poolSizes))], Stream: s}
 			case r < 80:
-				o = PoolOp{Kind: "free", Index: rng.IntN(8)}
+				o = Op{Kind: "free", Index: rng.IntN(8)}
 			case r < 88:
-				o = PoolOp{Kind: "record", Index: rng.IntN(8), Stream: 1 - s}
+				o = Op{Kind: "record", Index: rng.IntN(8), Stream: 1 - s}
 			case r < 95:
-				o = PoolOp{Kind: "sync", Stream: s}
+				o = Op{Kind: "sync", Stream: s}
 			default:
-				o = PoolOp{Kind: "empty"}
+				o = Op{Kind: "empty"}
 			}
 		}
 		p.Ops = append(p.Ops, o)
@@ -138,12 +139,12 @@ func GeneratePool(rng *rand.Rand, persistent bool) PoolProgram {
 	return p
 }
 
-// RunPool runs p on an allocator with faults on and returns the first
+// Run runs p on an allocator with faults on and returns the first
 // broken property, or nil.
-func RunPool(p PoolProgram, faults []impl.Fault) *PoolFailure {
+func Run(p Program, faults []impl.Fault) *Failure {
 	var rec impl.Recording
 	dev := gpu.NewDevice(p.Capacity, rec.Record)
-	var f *PoolFailure
+	var f *Failure
 	if p.Persistent {
 		f = runPersistent(p, dev, faults, &rec)
 	} else {
@@ -152,7 +153,7 @@ func RunPool(p PoolProgram, faults []impl.Fault) *PoolFailure {
 	if f != nil {
 		return f
 	}
-	f = &PoolFailure{"Model", len(p.Ops), "", rec.Events()}
+	f = &Failure{"Model", len(p.Ops), "", rec.Events()}
 	if f.Message = f.modelVerdict(); f.Message != "" {
 		return f
 	}
@@ -161,7 +162,7 @@ func RunPool(p PoolProgram, faults []impl.Fault) *PoolFailure {
 
 // modelVerdict replays the failure's trace through the model and names
 // the first violation, or says nothing.
-func (f *PoolFailure) modelVerdict() string {
+func (f *Failure) modelVerdict() string {
 	var rec impl.Recording
 	for _, ev := range f.Trace {
 		rec.Record(ev)
@@ -182,14 +183,14 @@ type liveBlock struct {
 	requested uint64
 }
 
-func runCaching(p PoolProgram, dev *gpu.Device, faults []impl.Fault, rec *impl.Recording) *PoolFailure {
+func runCaching(p Program, dev *gpu.Device, faults []impl.Fault, rec *impl.Recording) *Failure {
 	c, err := gpu.NewCaching(dev, gpu.CachingOptions{MaxSplitSize: p.MaxSplitSize, Faults: faults})
 	if err != nil {
-		return &PoolFailure{"Setup", 0, err.Error(), nil}
+		return &Failure{"Setup", 0, err.Error(), nil}
 	}
 	var live []liveBlock
-	fail := func(step int, prop, msg string) *PoolFailure {
-		return &PoolFailure{prop, step, msg, slices.Clone(rec.Events())}
+	fail := func(step int, prop, msg string) *Failure {
+		return &Failure{prop, step, msg, slices.Clone(rec.Events())}
 	}
 	for i, o := range p.Ops {
 		switch o.Kind {
@@ -384,20 +385,11 @@ func checkCaching(c *gpu.CachingAllocator, live []liveBlock) (string, string) {
 	return "", ""
 }
 
-// SearchPool runs generated programs, caching and persistent in turn,
-// while more(n) says so, n being how many ran; it returns the first that
-// fails, with its failure, and how many ran.
-func SearchPool(faults []impl.Fault, seed uint64, more func(n int) bool) (PoolProgram, *PoolFailure, int) {
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	return searchFirst(more, func(n int) PoolProgram { return GeneratePool(rng, n%2 == 1) },
-		func(p PoolProgram) *PoolFailure { return RunPool(p, faults) })
-}
-
-// ShrinkPool removes calls from a failing program while it still breaks
+// Shrink removes calls from a failing program while it still breaks
 // the same property, and returns the smallest program found with its
 // failure.
-func ShrinkPool(p PoolProgram, faults []impl.Fault) (PoolProgram, *PoolFailure) {
-	f := RunPool(p, faults)
+func Shrink(p Program, faults []impl.Fault) (Program, *Failure) {
+	f := Run(p, faults)
 	if f == nil {
 		return p, nil
 	}
@@ -407,7 +399,7 @@ func ShrinkPool(p PoolProgram, faults []impl.Fault) (PoolProgram, *PoolFailure) 
 		for i := len(p.Ops) - 1; i >= 0; i-- {
 			q := p
 			q.Ops = slices.Delete(slices.Clone(p.Ops), i, i+1)
-			if g := RunPool(q, faults); g != nil && g.Property == f.Property {
+			if g := Run(q, faults); g != nil && g.Property == f.Property {
 				p, f, changed = q, g, true
 			}
 		}

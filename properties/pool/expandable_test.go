@@ -1,4 +1,4 @@
-package properties
+package pool
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // merged, reserved bytes are the device's mapped bytes and the runs'
 // sizes, and every block handed out is in a run. It returns the recorded
 // trace, or the first broken book.
-func runExpandable(p PoolProgram) ([]traces.Event, error) {
+func runExpandable(p Program) ([]traces.Event, error) {
 	var rec impl.Recording
 	dev := gpu.NewDevice(p.Capacity, rec.Record)
 	c, err := gpu.NewCaching(dev, gpu.CachingOptions{MaxSplitSize: p.MaxSplitSize, ExpandableSegments: true})
@@ -121,7 +121,7 @@ func TestExpandableCachingReplaysClean(t *testing.T) {
 	}
 	maps, unmaps, cut := 0, 0, 0
 	for seed := range n {
-		p := GeneratePool(rand.New(rand.NewPCG(uint64(seed), 26)), false)
+		p := Generate(rand.New(rand.NewPCG(uint64(seed), 26)), false)
 		p.Capacity *= 4 // room for 20 MiB pages
 		evs, err := runExpandable(p)
 		if err != nil {
