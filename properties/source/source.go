@@ -12,18 +12,6 @@ import (
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// Source programs (package impl/lang): a generated program is lowered to
-// runtime calls, which run on impl with the model as oracle, while the
-// interpreter says what the program means. Two properties:
-//
-//	source-trace   the recorded trace replays with no violation: a
-//	               generated program is correct, so it explains none
-//	source-alive   after every statement, the runtime's live objects are
-//	               exactly those the interpreter says are alive
-//
-// The second catches what a trace alone may not: a value kept alive too
-// long (a leak before the end) or freed early but never touched again.
-
 // Source property names.
 const (
 	PropTrace = "source-trace"
