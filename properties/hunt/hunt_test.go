@@ -15,7 +15,9 @@ import (
 
 // TestHuntsEveryEngine: every engine of the catalog has a hunter; a fault
 // whose engine has none would be reported "no engine hunts ... faults"
-// and never caught.
+// and never caught. Each hunter's language is whole (harness.Language's
+// Missing), measures in one of hunt's units, and has faults of the
+// catalog to catch: CONTRIBUTING's steps for a new program language.
 func TestHuntsEveryEngine(t *testing.T) {
 	for _, f := range impl.Catalog() {
 		if _, ok := engineNamed(f.Engine); !ok {
@@ -26,6 +28,9 @@ func TestHuntsEveryEngine(t *testing.T) {
 		if en.unit == "" || en.search == nil || en.tally == nil || en.missing == nil {
 			t.Errorf("engine %s: unit %q, search, tally and missing set %t, %t, %t: want all four", en.name, en.unit, en.search != nil, en.tally != nil, en.missing != nil)
 			continue
+		}
+		if !slices.Contains([]string{UnitEvents, UnitStatements, UnitCalls, UnitSteps}, en.unit) {
+			t.Errorf("engine %s: unit %q is none of hunt's Unit constants (add it beside them, hunt.go)", en.name, en.unit)
 		}
 		if m := en.missing(); len(m) > 0 {
 			t.Errorf("engine %s: its language lacks %v (see harness.Language)", en.name, m)
