@@ -13,34 +13,58 @@ import (
 // driverName names the two drivers of --against in messages.
 var driverName = [2]string{"driver A (--exec)", "driver B (--against)"}
 
-// runFuzzAgainst is fuzz --exec A --against B: the differential check of
-// two drivers of layer-5 programs (drive.Diff), the same generated
-// programs on both, their answers compared call by call and each run
-// held to the model; the first disagreement is shrunk on both, shown and
-// written to --out as a calls file that --replay runs on either.
-func runFuzzAgainst(opts Options) (code harness.Outcome) {
+// againstCommand splits --against into its words; false, said on
+// Stderr, for a line that is none.
+func againstCommand(opts Options) ([]string, bool) {
 	against, err := SplitWords(opts.Against)
 	if err == nil && len(against) == 0 {
 		err = fmt.Errorf("want the second driver's command line")
 	}
 	if err != nil {
 		fmt.Fprintf(opts.Stderr, "tlcheck fuzz: --against %q: %v\n", opts.Against, err)
+		return nil, false
+	}
+	return against, true
+}
+
+// startBoth starts the driver of --exec, then the one of against; false,
+// said on Stderr and naming the driver, where one does not start (the
+// other closed). The caller closes both.
+func startBoth(opts Options, against []string) (runners [2]*drive.Runner, ok bool) {
+	for i, cmd := range [][]string{opts.Command, against} {
+		r, err := drive.NewRunner(opts.config(cmd))
+		if err != nil {
+			fmt.Fprintf(opts.Stderr, "tlcheck fuzz: %s: %v\n", driverName[i], err)
+			if i == 1 {
+				runners[0].Close()
+			}
+			return runners, false
+		}
+		runners[i] = r
+	}
+	return runners, true
+}
+
+// runFuzzAgainst is fuzz --exec A --against B: the differential check of
+// two drivers of layer-5 programs (drive.Diff), the same generated
+// programs on both, their answers compared call by call and each run
+// held to the model; the first disagreement is shrunk on both, shown and
+// written to --out as a calls file that --replay runs on either.
+func runFuzzAgainst(opts Options) (code harness.Outcome) {
+	against, ok := againstCommand(opts)
+	if !ok {
 		return exitInput
 	}
 	if err := atomicfile.CheckDir(opts.Out); err != nil {
 		fmt.Fprintf(opts.Stderr, "tlcheck fuzz: --out: %v\n", err)
 		return exitInput
 	}
-	var runners [2]*drive.Runner
-	for i, cmd := range [][]string{opts.Command, against} {
-		r, err := drive.NewRunner(opts.config(cmd))
-		if err != nil {
-			fmt.Fprintf(opts.Stderr, "tlcheck fuzz: %s: %v\n", driverName[i], err)
-			return exitInput
-		}
-		defer r.Close()
-		runners[i] = r
+	runners, ok := startBoth(opts, against)
+	if !ok {
+		return exitInput
 	}
+	defer runners[0].Close()
+	defer runners[1].Close()
 	start := time.Now()
 	prog := harness.NewProgress(opts.Progress, start)
 	departed := map[string]int{} // "driver A's NAME" -> programs set aside

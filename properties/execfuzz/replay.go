@@ -162,24 +162,16 @@ func replayAgainst(prog *replayProgram, opts Options) harness.Outcome {
 		fmt.Fprintf(opts.Stderr, "tlcheck fuzz: --replay %s with --against: the differential compares layer-5 programs: %v\n", opts.Replay, prog.errT)
 		return exitInput
 	}
-	against, err := SplitWords(opts.Against)
-	if err == nil && len(against) == 0 {
-		err = fmt.Errorf("want the second driver's command line")
-	}
-	if err != nil {
-		fmt.Fprintf(opts.Stderr, "tlcheck fuzz: --against %q: %v\n", opts.Against, err)
+	against, ok := againstCommand(opts)
+	if !ok {
 		return exitInput
 	}
-	var runners [2]*drive.Runner
-	for i, cmd := range [][]string{opts.Command, against} {
-		r, err := drive.NewRunner(opts.config(cmd))
-		if err != nil {
-			fmt.Fprintf(opts.Stderr, "tlcheck fuzz: %s: %v\n", driverName[i], err)
-			return exitInput
-		}
-		defer r.Close()
-		runners[i] = r
+	runners, ok := startBoth(opts, against)
+	if !ok {
+		return exitInput
 	}
+	defer runners[0].Close()
+	defer runners[1].Close()
 	d, dep, err := drive.Compare(runners[0], runners[1], prog.tcalls, drive.DiffOptions{ModelA: true, ModelB: true})
 	if err != nil {
 		fmt.Fprintf(opts.Stderr, "tlcheck fuzz: --replay %s: %v\n", opts.Replay, err)
