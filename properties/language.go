@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/properties/harness"
 )
 
@@ -34,7 +35,7 @@ func FlatLanguage(faults []impl.Fault) harness.Language[Program] {
 		},
 		Len:   func(p Program) int { return len(p.Steps) },
 		List:  Program.String,
-		Parse: ParseProgram,
+		Parse: flat.ParseProgram,
 		Counterexample: func(_ Program, f *harness.Failure) (string, int) {
 			var b bytes.Buffer
 			_ = f.Trace(&b) // a bytes.Buffer takes every write
