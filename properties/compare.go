@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	ag "github.com/tlcheck/tlcheck/properties/autograd"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -107,16 +108,16 @@ func (s *session) finish() *Result {
 		return s.res
 	}
 	s.done = true
-	for range len(s.frames) {
-		s.apply(Step{Op: traces.OpFnExit})
+	for range s.frames.Depth() {
+		s.apply(flat.Step{Op: traces.OpFnExit})
 	}
 	for range len(s.state.Scopes) {
-		s.apply(Step{Op: traces.OpScopeExit})
+		s.apply(flat.Step{Op: traces.OpScopeExit})
 	}
 	for _, n := range paramsInOrder(s.state.Params) {
-		s.apply(Step{Op: traces.OpParamRelease, Name: n})
+		s.apply(flat.Step{Op: traces.OpParamRelease, Name: n})
 	}
-	s.apply(Step{Op: traces.OpEnd})
+	s.apply(flat.Step{Op: traces.OpEnd})
 	if s.resolveOnly {
 		return s.res
 	}
@@ -130,6 +131,9 @@ func (s *session) finish() *Result {
 	s.roundTrip()
 	return s.res
 }
+
+// sortedNames are the names generated programs use, sorted.
+var sortedNames = slices.Sorted(slices.Values(flat.Names()))
 
 // paramsInOrder returns the names in params in sorted order. It walks
 // sortedNames, the names generated programs use, before it sorts any

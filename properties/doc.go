@@ -2,30 +2,14 @@
 // reference model of package model, over generated programs: the one place
 // (with fuzz/ and cmd/) where the two meet.
 //
-// A Program is a sequence of runtime calls: any call of the table in
-// calls.go, one row per call (the layer-2 calls scope_enter,
-// scope_exit, alloc, struct_init, acquire, release, register, unregister,
-// param_register and param_release, and the layer-3 calls fn_enter,
-// fn_exit, arena_get, read and write). A layer-3 frame is planned: its
-// fn_enter declares its variables' lifetimes, the runtime's planner gives
-// each a slot, and reads and writes go through variables live at the
-// current statement, as the program itself knows them (frames.go). A row says everything about its call:
-// its op bytes, its operands, what it needs of the program so far, and how
-// the harness makes it on the runtime; a call of a new layer is one row,
-// and the tests fail by name when a step of adding one is left out. Its
-// operands name objects by position among what the program knows when the
-// step runs (a Ref: the i-th live object, the i-th dead address, or NULL),
-// so any subsequence of a program is a program, and shrinking can drop
-// steps freely. Decode turns any byte string into a program; Generate
-// draws one through the same decoder; Encode writes the bytes of a program
-// back, for fuzz seeds; ParseProgram reads a listing (Program.String) back.
-//
-// The byte encoding is stable: each call owns a fixed range of op bytes,
-// and bytes from 240 up are reserved for the calls of later layers (layer
-// 3 took 192 to 239), so a call added there leaves every saved program's
-// meaning alone. fuzz/ keeps
-// each FuzzProgram seed beside its readable program and checks that the
-// one still decodes to the other.
+// A Program is a program of the flat language (package flat, which holds
+// its syntax: the call table, the byte codec, listings, the shrinker's
+// passes): a sequence of runtime calls of layers 2 and 3, whose operands
+// name objects by position among what the program knows when the step
+// runs. This package makes those calls on impl's runtime: one invocation
+// per row of flat's table (calls.go), each operand resolved against what
+// the model holds alive, and layer 3's frames planned by the runtime's own
+// planner (frames.go).
 //
 // Run drives the runtime with a program and feeds each event the runtime
 // records (its calls and, with effects, its real frees) to a model.Checker.
@@ -57,52 +41,15 @@
 // commands, and show that every fault of impl.Catalog whose Engine is
 // impl.EngineProgram is caught.
 //
-// # The pool property
+// # Other program languages
 //
-// The GPU allocators of package impl/gpu are not driven by programs; the
-// pool property (pool.go) drives them. A PoolProgram is a list of calls
-// (malloc, free, record_stream, synchronize, empty_cache on the caching
-// allocator; acquire, release and a second release on the persistent
-// pool); RunPool runs one and, after every call, holds the allocator to
-// its books and, for the persistent pool, to its rules stated again in the
-// property (pool_persistent.go), so that no expected value is read back
-// from the allocator or its device. The caching allocator's books are
-// recounted from its snapshot, and the block each malloc returns and what
-// it frees are held to PyTorch's rules stated again (pool_fit.go):
-//
-//	Fit         a malloc gets the best fit among the free blocks of its
-//	            pool and stream (smallest, then lowest address) unless
-//	            max_split_size rules it out, else a new segment of
-//	            get_allocation_size's size
-//	Release     a malloc frees and retries as PyTorch's does: nothing while
-//	            a cached block serves it or the device has room; else
-//	            release_available_cached_blocks's oversize blocks alone, no
-//	            retry, when they make room; else every segment free as a
-//	            whole, one retry
-//	Tiling      each segment's blocks cover it exactly, in address order
-//	Merged      no two free neighbours are left unmerged
-//	Stats       every counter of memory_stats() equals the recount, per pool
-//	Reserved    reserved_bytes and segment equal the device's; the
-//	            persistent pool's device holds what its rules reserved
-//	Live        the blocks in use are exactly those handed out
-//	NoFalseOOM  out of memory only when the device cannot hold the segment
-//	            and no segment is free as a whole (persistent: only when
-//	            the rules find no room)
-//	OverLimit   a request of 1 EiB or more is out of memory, nothing touched
-//	EmptyCache  with everything freed, empty_cache returns every byte
-//	Reuse       the persistent pool serves a key from its free list first,
-//	            the last tensor released first
-//	Place       a new tensor is carved from what is left of the
-//	            preallocation when it fits, an exact fit included, else
-//	            gets the next segment of the device
-//	Guard       a second release of a pointer is refused
-//	PoolStats   the persistent pool's counters equal the rules'
-//	NeverReturns the persistent pool's device never gets bytes back
-//	Model       the recorded trace, replayed, has no violation
-//
-// SearchPool and ShrinkPool hunt and shrink as Search and Shrink do; the
-// tests state the property with rapid (as a state machine too) and gopter
-// and show that every fault whose Engine is impl.EnginePool is caught.
+// Each program language is a harness.Language value (package
+// properties/harness: one search, one shrinker driver, one failure, one
+// writer of counterexamples for all): FlatLanguage here for the programs
+// above, AutogradLanguage for the autograd programs below, and the pool
+// programs (package properties/pool) and source programs (package
+// properties/source) in packages of their own. Package hunt hunts the
+// fault catalog with the list of them.
 //
 // # The autograd property
 //
