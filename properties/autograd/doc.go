@@ -28,8 +28,8 @@
 //	Shrink, Without, SameCall      a failing layer-5 program made small
 //	Kind, Kinds, KindOf, Mod       the in-process step kinds
 //	Step, Newest, PoolIndex        an in-process step, its operands
-//	GenerateSteps, DrawStep,       a random in-process program: steps and
-//	  DrawEpisode, Episode           episodes (the sequences bugs need)
+//	GenerateSteps, Episode         a random in-process program: steps and
+//	                               episodes (the sequences bugs need)
 //	DecodeSteps                    any bytes as an in-process program (fuzzing)
 //	ShrinkSteps, CheckpointPrelude a failing in-process program made small
 //	JudgeRefusal                   a refusal held to the model's verdicts

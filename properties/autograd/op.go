@@ -197,23 +197,5 @@ func (op Op) InPlace() bool {
 	return false
 }
 
-// Operands is the number of tensors the call reads besides its target:
-// 2 for a binary op, 1 for a unary op or a view, 0 else (an in-place op
-// by a tensor reads B: see Call.Uses).
-func (op Op) Operands() int {
-	r := byOp[op]
-	if r == nil {
-		return 0
-	}
-	n := 0
-	if r.Fields&FA != 0 {
-		n++
-	}
-	if r.Fields&FB != 0 {
-		n++
-	}
-	return n
-}
-
 // String is the op's name.
 func (op Op) String() string { return string(op) }

@@ -52,21 +52,21 @@ func GenerateSteps(r *rand.Rand) (steps []Step, checkpointed bool, lifetime int)
 	n := 1 + r.IntN(30)
 	for len(steps) < n {
 		if r.IntN(8) == 0 {
-			steps = append(steps, DrawEpisode(r)...)
+			steps = append(steps, drawEpisode(r)...)
 			continue
 		}
-		steps = append(steps, DrawStep(r))
+		steps = append(steps, drawStep(r))
 	}
 	return steps, r.IntN(2) == 1, r.IntN(2)
 }
 
-// DrawStep draws one step of any kind from r.
-func DrawStep(r *rand.Rand) Step {
+// drawStep draws one step of any kind from r.
+func drawStep(r *rand.Rand) Step {
 	return Step{Kind: r.IntN(len(Kinds)), A: r.IntN(Operands), B: r.IntN(Operands), F: float64(r.IntN(7)-3) / 2}
 }
 
-// DrawEpisode draws an episode's steps from r.
-func DrawEpisode(r *rand.Rand) []Step {
+// drawEpisode draws an episode's steps from r.
+func drawEpisode(r *rand.Rand) []Step {
 	return Episode(r.IntN(64), r.IntN(64), r.IntN(64), float64(r.IntN(7)-3)/2)
 }
 
