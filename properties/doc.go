@@ -57,8 +57,11 @@
 // engine of package impl/autograd, built over a recording Runtime: leaves,
 // ops, views, in-place ops, backward, detach, scopes, ZeroGrad and
 // ClearGrads, and freeing a graph (FreeGraph) or dropping a tensor (Drop),
-// under either lifetime of the engine (TensorLogic's or PyTorch's).
-// RunAutograd runs one, with the autograd faults switched on in the
+// under either lifetime of the engine (TensorLogic's or PyTorch's). Its
+// steps, their generator and episodes, their byte decoding and their
+// shrinker are the autograd language's (package properties/autograd),
+// whose one table of operations drive's layer-5 calls share; this package
+// holds the runner, which alone imports the engine. RunAutograd runs one, with the autograd faults switched on in the
 // runtime's Config, and checks:
 //
 //	RuntimeUse  the engine never misuses the runtime (no *impl.Error)

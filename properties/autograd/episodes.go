@@ -1,9 +1,4 @@
-package properties
-
-import (
-	"math/rand/v2"
-	"slices"
-)
+package autograd
 
 // An episode is a short run of steps over the tensors just made, with a
 // few slots drawn from its parameters: the sequences a bug of version
@@ -22,54 +17,54 @@ import (
 // view episode is issue 20's views written in place, the lifetime
 // episode its graph lifetime (see lifetimeEpisode).
 
-// agEpisodes is how many kinds of episode there are: an episode's kind
+// Episodes is how many kinds of episode there are: an episode's kind
 // is its first parameter modulo this.
-const agEpisodes = 3
+const Episodes = 3
 
-// agEpisode returns the steps of an episode whose kind and slots the
+// Episode returns the steps of an episode whose kind and slots the
 // parameters p, q and r choose (any ints ≥ 0), with constant f.
-func agEpisode(p, q, r int, f float64) []agStep {
-	switch p % agEpisodes {
+func Episode(p, q, r int, f float64) []Step {
+	switch p % Episodes {
 	case 1:
-		return viewEpisode(p/agEpisodes, q, r, f)
+		return viewEpisode(p/Episodes, q, r, f)
 	case 2:
-		return lifetimeEpisode(p/agEpisodes, q, r, f)
+		return lifetimeEpisode(p/Episodes, q, r, f)
 	}
-	return checkpointEpisode(p/agEpisodes, q, r, f)
+	return checkpointEpisode(p/Episodes, q, r, f)
 }
 
-// episodeStep makes a step of kind with operands a and b.
-func episodeStep(kind string, a, b int, f float64) agStep {
-	return agStep{Kind: slices.Index(agKinds, kind), A: a, B: b, F: f}
+// episodeStep makes a step of the kind named name with operands a and b.
+func episodeStep(name string, a, b int, f float64) Step {
+	return Step{Kind: kind(name), A: a, B: b, F: f}
 }
 
 // checkpointEpisode is issue 17's sequence and its siblings.
-func checkpointEpisode(p, q, r int, f float64) []agStep {
-	step := func(kind string, a, b int) agStep { return episodeStep(kind, a, b, f) }
+func checkpointEpisode(p, q, r int, f float64) []Step {
+	step := func(name string, a, b int) Step { return episodeStep(name, a, b, f) }
 	maker := []string{"ckpt-exp", "ckpt-exp", "ckpt-pow", "exp"}[p%4]
 	write := []string{"mul_-nograd", "mul_-nograd", "add_", "mul_", "zero_"}[q%5]
 	consumer := []string{"mul", "ckpt-mul", "div", "pow", "add"}[q/5%5]
 	// h is the tensor the maker makes, its operand a new leaf that
 	// requires grad (an even A); the consumer takes h and another leaf.
-	steps := []agStep{
+	steps := []Step{
 		step("leaf", 0, 0),
-		step(maker, newest(0), 0),
-		step(write, newest(0), newest(1)), // add_ adds the leaf
+		step(maker, Newest(0), 0),
+		step(write, Newest(0), Newest(1)), // add_ adds the leaf
 		step("leaf", 2, 0),
-		step(consumer, newest(1), newest(0)),
-		step("backward-retain", newest(0), 0), // of the product's sum, a new tensor
+		step(consumer, Newest(1), Newest(0)),
+		step("backward-retain", Newest(0), 0), // of the product's sum, a new tensor
 	}
 	// After the first backward: h is the 3rd newest (h, leaf, product,
 	// sum), the sum the newest.
 	switch r % 4 {
 	case 0: // issue 17's: a second backward through the saved tensors
-		steps = append(steps, step("backward-retain", newest(0), 0))
+		steps = append(steps, step("backward-retain", Newest(0), 0))
 	case 1:
-		steps = append(steps, step("backward", newest(0), 0))
+		steps = append(steps, step("backward", Newest(0), 0))
 	case 2: // a write after the recompute, then backward
-		steps = append(steps, step(write, newest(3), newest(2)), step("backward-retain", newest(0), 0))
+		steps = append(steps, step(write, Newest(3), Newest(2)), step("backward-retain", Newest(0), 0))
 	case 3: // a NoGrad write after the recompute, then backward
-		steps = append(steps, step("mul_-nograd", newest(3), 0), step("backward", newest(0), 0))
+		steps = append(steps, step("mul_-nograd", Newest(3), 0), step("backward", Newest(0), 0))
 	}
 	return steps
 }
@@ -81,26 +76,26 @@ func checkpointEpisode(p, q, r int, f float64) []agStep {
 // saved view or base is named in the modified message, and a view made
 // under NoGrad refuses a recorded write. After it: h is the 2nd newest
 // (h, v) and the write's operand the 3rd (k).
-func viewEpisode(p, q, r int, f float64) []agStep {
-	step := func(kind string, a, b int) agStep { return episodeStep(kind, a, b, f) }
+func viewEpisode(p, q, r int, f float64) []Step {
+	step := func(name string, a, b int) Step { return episodeStep(name, a, b, f) }
 	view := []string{"slice", "slice", "reshape", "slice-nograd"}[p%4]
 	write := []string{"mul_", "mul_t", "add_", "sub_", "div_", "add_n", "mul_-nograd", "zero_"}[q%8]
-	target := []int{newest(0), newest(1)}[q/8%2]                         // the view or the base
+	target := []int{Newest(0), Newest(1)}[q/8%2]                         // the view or the base
 	reader := []string{"backward", "backward-retain", "exp", "mul"}[r%4] // what reads the other
-	steps := []agStep{
+	steps := []Step{
 		step("leaf", 0, 0),
 		step("leaf", 2, 0),
-		step("mul", newest(0), newest(1)), // h, a non-leaf
-		step(view, newest(0), 0),          // v
+		step("mul", Newest(0), Newest(1)), // h, a non-leaf
+		step(view, Newest(0), 0),          // v
 	}
-	source := newest(1 - q/8%2) // the other of the two
+	source := Newest(1 - q/8%2) // the other of the two
 	switch reader {
 	case "exp", "mul": // saved before the write, unpacked after it
-		steps = append(steps, step(reader, source, newest(2)), step(write, target+1, newest(4)), step("backward", newest(0), 0))
+		steps = append(steps, step(reader, source, Newest(2)), step(write, target+1, Newest(4)), step("backward", Newest(0), 0))
 	default:
-		steps = append(steps, step(write, target, newest(2)), step(reader, source, 0))
+		steps = append(steps, step(write, target, Newest(2)), step(reader, source, 0))
 		if r/4%2 == 1 {
-			steps = append(steps, step("backward", newest(0), 0))
+			steps = append(steps, step("backward", Newest(0), 0))
 		}
 	}
 	return steps
@@ -116,46 +111,41 @@ func viewEpisode(p, q, r int, f float64) []agStep {
 // afterwards, and maybe a second backward. Where the lifetimes differ,
 // one refuses what the other runs; the model and the Held oracle judge
 // both.
-func lifetimeEpisode(p, q, r int, f float64) []agStep {
-	step := func(kind string, a, b int) agStep { return episodeStep(kind, a, b, f) }
+func lifetimeEpisode(p, q, r int, f float64) []Step {
+	step := func(name string, a, b int) Step { return episodeStep(name, a, b, f) }
 	maker := []string{"exp", "tanh", "pow", "mul"}[p%4] // exp and tanh save h, pow and mul w
-	steps := []agStep{
+	steps := []Step{
 		step("leaf", 0, 0),                // w, requiring grad
 		step("leaf", 2, 0),                // u, requiring grad
-		step("pow", newest(0), 0),         // k = u**2
-		step(maker, newest(2), newest(2)), // h
+		step("pow", Newest(0), 0),         // k = u**2
+		step(maker, Newest(2), Newest(2)), // h
 		step("leaf", 4, 0),                // v, requiring grad
-		step("add", newest(1), newest(2)), // h + k
-		step("add", newest(0), newest(1)), // (h + k) + v
-		step("sum", newest(0), 0),         // loss
+		step("add", Newest(1), Newest(2)), // h + k
+		step("add", Newest(0), Newest(1)), // (h + k) + v
+		step("sum", Newest(0), 0),         // loss
 	}
 	// Counted from the newest: loss 0, h 4.
 	h, loss := 4, 0
 	switch q % 4 {
 	case 0: // logged: a detached alias of the loss is the newest
-		steps = append(steps, step("detach", newest(loss), 0))
+		steps = append(steps, step("detach", Newest(loss), 0))
 		h, loss = h+1, loss+1
 	case 1:
-		steps = append(steps, step("free_graph", newest(h), 0))
+		steps = append(steps, step("free_graph", Newest(h), 0))
 	case 2:
-		steps = append(steps, step("free_graph", newest(loss), 0))
+		steps = append(steps, step("free_graph", Newest(loss), 0))
 	}
 	switch r % 3 {
 	case 0:
-		steps = append(steps, step("backward", newest(loss), 0))
+		steps = append(steps, step("backward", Newest(loss), 0))
 	case 1:
-		steps = append(steps, step("backward-retain", newest(loss), 0))
+		steps = append(steps, step("backward-retain", Newest(loss), 0))
 	case 2:
-		steps = append(steps, step("mul_", newest(h), 0), step("backward", newest(loss), 0))
+		steps = append(steps, step("mul_", Newest(h), 0), step("backward", Newest(loss), 0))
 	}
-	steps = append(steps, step("exp", newest(h), 0)) // h read after backward: one tensor more
+	steps = append(steps, step("exp", Newest(h), 0)) // h read after backward: one tensor more
 	if q/4%2 == 1 {
-		steps = append(steps, step("backward", newest(loss+1), 0))
+		steps = append(steps, step("backward", Newest(loss+1), 0))
 	}
 	return steps
-}
-
-// drawEpisode draws an episode's steps from r.
-func drawEpisode(r *rand.Rand) []agStep {
-	return agEpisode(r.IntN(64), r.IntN(64), r.IntN(64), float64(r.IntN(7)-3)/2)
 }
