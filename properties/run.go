@@ -16,10 +16,11 @@ import (
 // then the properties' inputs are gathered: the model's violations, whether
 // the runtime refused the call with the kind the model reports, whether it
 // recorded the call it was asked to make, and whether its state equals the
-// model's (as go-cmp judges, go-cmp writing the diff; see sameState).
+// model's (impl.Runtime.Matches; where not, go-cmp writes the diff).
 // After the last step Run tears down (exits the open scopes, releases the
-// params), calls end, and replays the written trace. It then releases its
-// session, Checker and all, for the next Run to reuse (see newSession).
+// params) and calls end; a run that failed then replays its written trace
+// (see finish). It then releases its session, Checker and all, for the
+// next Run to reuse (see newSession).
 func Run(p Program, cfg impl.Config) (*Result, *Failure) {
 	s := newSession(cfg, p)
 	for _, st := range p.Steps {
