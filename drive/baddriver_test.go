@@ -9,7 +9,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/internal/longtest"
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 )
 
 // Each bad driver is a clear finding or error, in about its timeout: never
@@ -20,7 +20,7 @@ func TestBadDrivers(t *testing.T) {
 	// at once, and a long one keeps a loaded machine from timing them out
 	// first.
 	const short, long = 300 * time.Millisecond, 20 * time.Second
-	p, err := properties.ParseProgram("scope_enter\nalloc 16\nrelease live[0]\n")
+	p, err := flat.ParseProgram("scope_enter\nalloc 16\nrelease live[0]\n")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 )
 
 // The protocol's cost, in one run: the same generated programs, checked
@@ -16,11 +17,11 @@ import (
 // over the pipe to the C runtime. `go test -bench Drive ./drive` prints
 // programs/s for each; reports/gen puts the ratios in reports/.
 
-func programs(n int) []properties.Program {
+func programs(n int) []flat.Program {
 	r := rand.New(rand.NewPCG(1, 2))
-	ps := make([]properties.Program, n)
+	ps := make([]flat.Program, n)
 	for i := range ps {
-		ps[i] = properties.Generate(r)
+		ps[i] = flat.Generate(r)
 	}
 	return ps
 }
@@ -47,10 +48,10 @@ func benchDriver(b *testing.B, cfg drive.Config) {
 	b.ResetTimer()
 	start := time.Now()
 	i := 0
-	err = r.Stream(func() (properties.Program, bool) {
+	err = r.Stream(func() (flat.Program, bool) {
 		i++
 		return ps[i%len(ps)], i <= b.N
-	}, func(_ properties.Program, res *drive.Result) bool {
+	}, func(_ flat.Program, res *drive.Result) bool {
 		if res.Failure != nil {
 			b.Fatal(res.Failure)
 		}
@@ -84,16 +85,16 @@ func BenchmarkDriveRatios(b *testing.B) {
 	}
 	defer cRunner.Close()
 	var inProc, overGo, overC time.Duration
-	stream := func(r *drive.Runner, chunk []properties.Program) time.Duration {
+	stream := func(r *drive.Runner, chunk []flat.Program) time.Duration {
 		t0 := time.Now()
 		i := 0
-		err := r.Stream(func() (properties.Program, bool) {
+		err := r.Stream(func() (flat.Program, bool) {
 			if i == len(chunk) {
-				return properties.Program{}, false
+				return flat.Program{}, false
 			}
 			i++
 			return chunk[i-1], true
-		}, func(_ properties.Program, res *drive.Result) bool {
+		}, func(_ flat.Program, res *drive.Result) bool {
 			if res.Failure != nil {
 				b.Fatal(res.Failure)
 			}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 )
 
 // TestEveryProgramCallIsAProtocolCall fails, naming the call, when a row
@@ -20,7 +20,7 @@ func TestEveryProgramCallIsAProtocolCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range properties.Ops() {
+	for _, op := range flat.Ops() {
 		if _, ok := callRows[op]; !ok {
 			t.Errorf("call %v: no row in callRows (protocol.go)", op)
 		}
@@ -31,7 +31,7 @@ func TestEveryProgramCallIsAProtocolCall(t *testing.T) {
 	// Every generated call survives the protocol: lowered, written, read back.
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 200 {
-		_, calls := Lower(properties.Generate(r), nil)
+		_, calls := Lower(flat.Generate(r), nil)
 		for _, c := range calls {
 			line := c.appendJSON(nil, 7)
 			back, id, reset, err := ParseCall(line)

@@ -3,7 +3,7 @@ package drive
 import (
 	"slices"
 
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -27,9 +27,9 @@ import (
 // object is ever used and no record outlives its object: a runtime that
 // keeps its books by address is never asked to tell a dead object from a
 // new one at the same address.
-func Correct(p properties.Program) properties.Program {
+func Correct(p flat.Program) flat.Program {
 	var o owner
-	out := properties.Program{Steps: make([]properties.Step, 0, len(p.Steps))}
+	out := flat.Program{Steps: make([]flat.Step, 0, len(p.Steps))}
 	for _, s := range p.Steps {
 		if st, ok := o.fix(s); ok {
 			out.Steps = append(out.Steps, st)
@@ -71,7 +71,7 @@ type frame struct{ vars, defined int }
 // fix returns s as a correct caller makes it in the program's state, and
 // applies it; ok is false when no correct call is near enough (s is
 // dropped).
-func (o *owner) fix(s properties.Step) (properties.Step, bool) {
+func (o *owner) fix(s flat.Step) (flat.Step, bool) {
 	switch s.Op {
 	case traces.OpScopeEnter:
 		o.scopes = append(o.scopes, nil)
@@ -97,7 +97,7 @@ func (o *owner) fix(s properties.Step) (properties.Step, bool) {
 			for i := range s.Fields {
 				f := o.pick(s.Fields[i], nil, nil)
 				if f == nil || s.Size == 0 { // a struct at NULL holds NULL fields only
-					s.Fields[i] = properties.Ref{Pick: properties.Null}
+					s.Fields[i] = flat.Ref{Pick: flat.Null}
 					continue
 				}
 				s.Fields[i] = o.ref(f, nil)
@@ -222,8 +222,8 @@ func (o *owner) fix(s properties.Step) (properties.Step, bool) {
 // it is acceptable, else the ref's index among the acceptable ones. A
 // NULL target stays NULL (a call on NULL does nothing, correctly); found
 // is false when nothing is acceptable.
-func (o *owner) target(s *properties.Step, ok, in func(*object) bool) (obj *object, found bool) {
-	if s.Target.Pick == properties.Null {
+func (o *owner) target(s *flat.Step, ok, in func(*object) bool) (obj *object, found bool) {
+	if s.Target.Pick == flat.Null {
 		return nil, true
 	}
 	if obj = o.pick(s.Target, ok, in); obj == nil {
@@ -238,14 +238,14 @@ func (o *owner) target(s *properties.Step, ok, in func(*object) bool) (obj *obje
 // among the objects alive that in accepts), and if that object is not
 // acceptable, or r is Dead (a correct program has no use for the dead),
 // its index is taken among the acceptable ones.
-func (o *owner) pick(r properties.Ref, ok, in func(*object) bool) *object {
-	if r.Pick == properties.Null {
+func (o *owner) pick(r flat.Ref, ok, in func(*object) bool) *object {
+	if r.Pick == flat.Null {
 		return nil
 	}
 	// A pinned object is no call's to name (see movable), but it counts
 	// among those the session picks from.
 	accepts := func(f func(*object) bool, b *object) bool { return !b.pinned && (f == nil || f(b)) }
-	if r.Pick == properties.Live {
+	if r.Pick == flat.Live {
 		k := 0
 		for _, b := range o.alive {
 			if in != nil && !in(b) {
@@ -274,17 +274,17 @@ func (o *owner) pick(r properties.Ref, ok, in func(*object) bool) *object {
 
 // ref returns the canonical Live ref of obj among the objects alive that
 // in accepts (all, for nil).
-func (o *owner) ref(obj *object, in func(*object) bool) properties.Ref {
+func (o *owner) ref(obj *object, in func(*object) bool) flat.Ref {
 	k := 0
 	for _, b := range o.alive {
 		if b == obj {
-			return properties.Ref{Pick: properties.Live, Index: uint8(k)}
+			return flat.Ref{Pick: flat.Live, Index: uint8(k)}
 		}
 		if in == nil || in(b) {
 			k++
 		}
 	}
-	return properties.Ref{Pick: properties.Null}
+	return flat.Ref{Pick: flat.Null}
 }
 
 // release takes one reference from obj; at 0 it dies, releasing its

@@ -9,13 +9,14 @@ import (
 
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
 // correctUse runs p on impl's runtime without faults, with the model, and
 // says what in it is not correct use: a call the runtime refused, or a
 // violation the model reported ("" if none).
-func correctUse(p properties.Program) string {
+func correctUse(p flat.Program) string {
 	r := properties.Resolve(p)
 	for i, c := range r.Calls {
 		if c.Err != nil {
@@ -31,7 +32,7 @@ func correctUse(p properties.Program) string {
 	return ""
 }
 
-// TestCorrectUse: the programs Correct makes of properties.Generate's
+// TestCorrectUse: the programs Correct makes of flat.Generate's
 // (which misuse the runtime on purpose, one misuse in four kept), and
 // GenerateProgram's, long ones included, are correct use: impl's runtime
 // refuses none of their calls and the model finds nothing wrong before
@@ -40,11 +41,11 @@ func TestCorrectUse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	sources := []struct {
 		name string
-		gen  func() properties.Program
+		gen  func() flat.Program
 	}{
-		{"properties.Generate", func() properties.Program { return drive.Correct(properties.Generate(rng)) }},
-		{"GenerateProgram", func() properties.Program { return drive.GenerateProgram(rng, 0) }},
-		{"GenerateProgram 2000 steps", func() properties.Program { return drive.GenerateProgram(rng, 2000) }},
+		{"flat.Generate", func() flat.Program { return drive.Correct(flat.Generate(rng)) }},
+		{"GenerateProgram", func() flat.Program { return drive.GenerateProgram(rng, 0) }},
+		{"GenerateProgram 2000 steps", func() flat.Program { return drive.GenerateProgram(rng, 2000) }},
 	}
 	for _, src := range sources {
 		t.Run(src.name, func(t *testing.T) {
@@ -68,32 +69,32 @@ func TestCorrectUse(t *testing.T) {
 // TestCorrectDrops: each misuse the issue names is dropped or pointed at
 // an object the program may use.
 func TestCorrectDrops(t *testing.T) {
-	live := func(i uint8) properties.Ref { return properties.Ref{Pick: properties.Live, Index: i} }
-	dead := properties.Ref{Pick: properties.Dead}
-	step := func(op traces.Op, r properties.Ref) properties.Step { return properties.Step{Op: op, Target: r} }
+	live := func(i uint8) flat.Ref { return flat.Ref{Pick: flat.Live, Index: i} }
+	dead := flat.Ref{Pick: flat.Dead}
+	step := func(op traces.Op, r flat.Ref) flat.Step { return flat.Step{Op: op, Target: r} }
 	cases := []struct {
 		name string
-		in   []properties.Step
+		in   []flat.Step
 		want string
 	}{
-		{"release past the count", []properties.Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16}, step(traces.OpRelease, live(0))},
+		{"release past the count", []flat.Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16}, step(traces.OpRelease, live(0))},
 			"scope_enter; alloc 16"},
-		{"register without a reference", []properties.Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16}, step(traces.OpRegister, live(0))},
+		{"register without a reference", []flat.Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16}, step(traces.OpRegister, live(0))},
 			"scope_enter; alloc 16"},
-		{"a dead target", []properties.Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16}, {Op: traces.OpAlloc, Size: 16},
+		{"a dead target", []flat.Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16}, {Op: traces.OpAlloc, Size: 16},
 			step(traces.OpUnregister, live(1)), step(traces.OpRelease, live(1)), step(traces.OpAcquire, dead)},
 			"scope_enter; alloc 16; alloc 16; unregister live[1]; release live[1]; acquire live[0]"},
-		{"FORMAT.md's move into a struct is kept", []properties.Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16},
-			{Op: traces.OpStructInit, Size: 16, Fields: []properties.Ref{live(0)}}, step(traces.OpRelease, live(0)), step(traces.OpAcquire, live(0)), {Op: traces.OpScopeExit}},
+		{"FORMAT.md's move into a struct is kept", []flat.Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16},
+			{Op: traces.OpStructInit, Size: 16, Fields: []flat.Ref{live(0)}}, step(traces.OpRelease, live(0)), step(traces.OpAcquire, live(0)), {Op: traces.OpScopeExit}},
 			"scope_enter; alloc 16; struct_init 16 [live[0]]; release live[0]; scope_exit"},
-		{"alloc with no scope", []properties.Step{{Op: traces.OpAlloc, Size: 16}}, ""},
-		{"param_release of a name never held", []properties.Step{{Op: traces.OpParamRelease, Name: "w"}}, ""},
-		{"a struct at NULL with a field", []properties.Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16},
-			{Op: traces.OpStructInit, Size: 0, Fields: []properties.Ref{live(0)}}},
+		{"alloc with no scope", []flat.Step{{Op: traces.OpAlloc, Size: 16}}, ""},
+		{"param_release of a name never held", []flat.Step{{Op: traces.OpParamRelease, Name: "w"}}, ""},
+		{"a struct at NULL with a field", []flat.Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16},
+			{Op: traces.OpStructInit, Size: 0, Fields: []flat.Ref{live(0)}}},
 			"scope_enter; alloc 16; struct_init 0 [null]"},
 	}
 	for _, c := range cases {
-		got := drive.Correct(properties.Program{Steps: c.in})
+		got := drive.Correct(flat.Program{Steps: c.in})
 		if s := fmtProgram(got); s != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, s, c.want)
 		}
@@ -103,7 +104,7 @@ func TestCorrectDrops(t *testing.T) {
 	}
 }
 
-func fmtProgram(p properties.Program) string {
+func fmtProgram(p flat.Program) string {
 	s := make([]string, len(p.Steps))
 	for i, st := range p.Steps {
 		s[i] = st.String()

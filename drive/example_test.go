@@ -6,14 +6,14 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/drive"
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 )
 
 // A generated program as the protocol sends it: objects named by handle.
 // The tensor (handle 1) is still alive after its release, as the struct
 // holds it, so live[0] still names it.
 func ExampleLower() {
-	p, _ := properties.ParseProgram(`
+	p, _ := flat.ParseProgram(`
 		scope_enter
 		alloc 16
 		struct_init 32 [live[0] null]

@@ -3,13 +3,13 @@ package drive
 import (
 	"math/rand/v2"
 
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
 // GenerateProgram draws a program that uses the runtime as its contract
 // says (see Correct), of at least steps steps (0: the default mix, 4 to
-// about 700). Most are properties.Generate's programs made correct; about
+// about 700). Most are flat.Generate's programs made correct; about
 // one in three also has an episode of the shapes that reach deep bugs and
 // that short random programs almost never make: a count taken past 256 on
 // one object and back (a count kept in a byte), a scope of 9 to 40 records
@@ -20,7 +20,7 @@ import (
 // the same: chunks of both until it has steps steps. Three programs in
 // four end by releasing the references the program still holds, as a
 // correct caller does; the fourth leaks them, which the model explains.
-func GenerateProgram(r *rand.Rand, steps int) properties.Program {
+func GenerateProgram(r *rand.Rand, steps int) flat.Program {
 	g := &gen{r: r}
 	if steps <= 0 {
 		g.chunk()
@@ -44,21 +44,21 @@ func GenerateProgram(r *rand.Rand, steps int) properties.Program {
 }
 
 // GenerateMisuse draws a program that may misuse the runtime, for a
-// driver whose runtime promises to refuse misuse: properties.Generate's
+// driver whose runtime promises to refuse misuse: flat.Generate's
 // programs, each after one of GenerateProgram's deep episodes one time in
 // three, until it has steps steps (0: one). An episode made after a
 // program of misuse may act on other objects than it meant to, but its
 // shape (one object acquired past 256, a scope of many records, one size
 // freed and allocated again) stays.
-func GenerateMisuse(r *rand.Rand, steps int) properties.Program {
-	var p properties.Program
+func GenerateMisuse(r *rand.Rand, steps int) flat.Program {
+	var p flat.Program
 	for first := true; first || len(p.Steps) < steps; first = false {
 		if r.IntN(3) == 0 {
 			g := &gen{r: r}
 			g.episode()
 			p.Steps = append(p.Steps, g.p.Steps...)
 		}
-		p.Steps = append(p.Steps, properties.Generate(r).Steps...)
+		p.Steps = append(p.Steps, flat.Generate(r).Steps...)
 	}
 	return p
 }
@@ -67,21 +67,21 @@ func GenerateMisuse(r *rand.Rand, steps int) properties.Program {
 type gen struct {
 	r *rand.Rand
 	o owner
-	p properties.Program
+	p flat.Program
 }
 
 // emit appends s as Correct makes it, if it is a call at all.
-func (g *gen) emit(s properties.Step) {
+func (g *gen) emit(s flat.Step) {
 	if st, ok := g.o.fix(s); ok {
 		g.p.Steps = append(g.p.Steps, st)
 	}
 }
 
-func (g *gen) op(op traces.Op) { g.emit(properties.Step{Op: op}) }
+func (g *gen) op(op traces.Op) { g.emit(flat.Step{Op: op}) }
 
 // on emits op on obj (a live object of the program).
 func (g *gen) on(op traces.Op, obj *object) {
-	g.emit(properties.Step{Op: op, Target: g.o.ref(obj, nil)})
+	g.emit(flat.Step{Op: op, Target: g.o.ref(obj, nil)})
 }
 
 // alloc makes a new object of size bytes in the top scope (entering one
@@ -91,16 +91,16 @@ func (g *gen) alloc(size uint64) *object {
 		g.op(traces.OpScopeEnter)
 	}
 	n := len(g.o.alive)
-	g.emit(properties.Step{Op: traces.OpAlloc, Size: size})
+	g.emit(flat.Step{Op: traces.OpAlloc, Size: size})
 	if len(g.o.alive) == n {
 		return nil
 	}
 	return g.o.alive[n]
 }
 
-// chunk is one of properties.Generate's programs, made correct.
+// chunk is one of flat.Generate's programs, made correct.
 func (g *gen) chunk() {
-	for _, s := range properties.Generate(g.r).Steps {
+	for _, s := range flat.Generate(g.r).Steps {
 		g.emit(s)
 	}
 }
@@ -133,7 +133,7 @@ func (g *gen) move() {
 		return
 	}
 	n := len(g.o.alive)
-	g.emit(properties.Step{Op: traces.OpStructInit, Size: 32, Fields: []properties.Ref{g.o.ref(t, nil)}})
+	g.emit(flat.Step{Op: traces.OpStructInit, Size: 32, Fields: []flat.Ref{g.o.ref(t, nil)}})
 	if len(g.o.alive) == n {
 		return
 	}
@@ -159,9 +159,9 @@ func (g *gen) deepCount() {
 		switch {
 		case structs && g.r.IntN(3) != 0:
 			f := g.o.ref(obj, nil)
-			g.emit(properties.Step{Op: traces.OpStructInit, Size: 16, Fields: []properties.Ref{f, f, f}})
+			g.emit(flat.Step{Op: traces.OpStructInit, Size: 16, Fields: []flat.Ref{f, f, f}})
 		case g.r.IntN(64) == 0:
-			g.emit(properties.Step{Op: traces.OpParamRegister, Name: "w", Target: g.o.ref(obj, nil)})
+			g.emit(flat.Step{Op: traces.OpParamRegister, Name: "w", Target: g.o.ref(obj, nil)})
 		default:
 			g.on(traces.OpAcquire, obj)
 			taken++
@@ -194,11 +194,11 @@ func (g *gen) deepScope() {
 			g.on(traces.OpAcquire, obj)
 			g.on(traces.OpRegister, obj)
 		default:
-			fields := make([]properties.Ref, g.r.IntN(3))
+			fields := make([]flat.Ref, g.r.IntN(3))
 			for i := range fields {
-				fields[i] = properties.Ref{Pick: properties.Live, Index: uint8(g.r.IntN(len(g.o.alive)))}
+				fields[i] = flat.Ref{Pick: flat.Live, Index: uint8(g.r.IntN(len(g.o.alive)))}
 			}
-			g.emit(properties.Step{Op: traces.OpStructInit, Size: 32, Fields: fields})
+			g.emit(flat.Step{Op: traces.OpStructInit, Size: 32, Fields: fields})
 		}
 	}
 	g.op(traces.OpScopeExit)
@@ -223,7 +223,7 @@ func (g *gen) reuse() {
 			}
 		case 2:
 			if obj := g.alloc(16); obj != nil {
-				g.emit(properties.Step{Op: traces.OpParamRegister, Name: "b", Target: g.o.ref(obj, nil)})
+				g.emit(flat.Step{Op: traces.OpParamRegister, Name: "b", Target: g.o.ref(obj, nil)})
 				g.on(traces.OpUnregister, obj)
 				g.on(traces.OpRelease, obj)
 			}
@@ -233,7 +233,7 @@ func (g *gen) reuse() {
 				return
 			}
 			n := len(g.o.alive)
-			g.emit(properties.Step{Op: traces.OpStructInit, Size: 16, Fields: []properties.Ref{g.o.ref(obj, nil)}})
+			g.emit(flat.Step{Op: traces.OpStructInit, Size: 16, Fields: []flat.Ref{g.o.ref(obj, nil)}})
 			if len(g.o.alive) == n {
 				return
 			}
@@ -253,7 +253,7 @@ func (g *gen) longLived() {
 	if obj == nil {
 		return
 	}
-	g.emit(properties.Step{Op: traces.OpParamRegister, Name: "g", Target: g.o.ref(obj, nil)})
+	g.emit(flat.Step{Op: traces.OpParamRegister, Name: "g", Target: g.o.ref(obj, nil)})
 	for range 2 + g.r.IntN(3) {
 		if g.r.IntN(2) == 0 {
 			g.reuse()

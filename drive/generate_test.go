@@ -6,6 +6,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -19,7 +20,7 @@ type shapes struct {
 
 // shapesOf runs p on impl's runtime (which states its counts) and
 // measures its trace.
-func shapesOf(p properties.Program) shapes {
+func shapesOf(p flat.Program) shapes {
 	var sh shapes
 	var scopes []int
 	born := map[traces.Addr]int{}

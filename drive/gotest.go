@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 )
 
 // Test is a property test of the runtime behind a driver, for a team's own
@@ -61,7 +61,7 @@ func Test(t testing.TB, command ...string) {
 
 // Fuzz is a fuzz target over the runtime behind a driver: Go's fuzzing
 // engine (its corpus, mutation, minimisation and crashers) drives a
-// foreign process. Each input decodes to a program (properties.Decode),
+// foreign process. Each input decodes to a program (flat.Decode),
 // which runs on one persistent driver per fuzzing worker, checked against
 // the model; a failure fails the input with the run's calls listed (the
 // engine minimises the input; the driver is started again after a crash).
@@ -89,7 +89,7 @@ func fuzzSeeds() [][]byte {
 	rng := rand.New(rand.NewPCG(1, 2))
 	seeds := make([][]byte, 8)
 	for i := range seeds {
-		seeds[i] = properties.Encode(properties.Generate(rng))
+		seeds[i] = flat.Encode(flat.Generate(rng))
 	}
 	return seeds
 }
@@ -113,7 +113,7 @@ func (z *fuzzer) run(data []byte) error {
 		}
 		z.r = r
 	}
-	_, res, err := z.r.RunProgram(properties.Decode(data))
+	_, res, err := z.r.RunProgram(flat.Decode(data))
 	if err != nil {
 		return err
 	}

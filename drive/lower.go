@@ -2,13 +2,14 @@ package drive
 
 import (
 	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
 // Lower turns a generated program into the calls the protocol sends, for
 // a driver that takes the calls in offers (nil: every call). Steps of other
 // calls are dropped first (any subsequence of a program is a program).
-// The program names objects by position among those alive (properties.Ref);
+// The program names objects by position among those alive (flat.Ref);
 // the protocol names them by handle. Lower resolves the positions by running
 // the program against package impl's Runtime, without faults, with the
 // model (properties.Resolve): a correct runtime is alive exactly where that one
@@ -16,13 +17,13 @@ import (
 // code would make them whatever its runtime did. The calls end with the
 // teardown a well-behaved caller makes (frames and scopes exited, params
 // released) and end. Lower also returns the program as run: its refs
-// canonical, as properties.ShrinkWith wants it.
-func Lower(p properties.Program, offers map[traces.Op]bool) (properties.Program, []Call) {
+// canonical, as flat.ShrinkWith wants it.
+func Lower(p flat.Program, offers map[traces.Op]bool) (flat.Program, []Call) {
 	if offers != nil {
 		p = filter(p, offers)
 	}
 	r := properties.Resolve(p)
-	made := properties.Program{Steps: make([]properties.Step, len(p.Steps))}
+	made := flat.Program{Steps: make([]flat.Step, len(p.Steps))}
 	handles := map[traces.Addr]int{} // the newest handle given to each address
 	calls := make([]Call, 0, len(r.Calls))
 	handleOf := func(a traces.Addr) int {
@@ -71,10 +72,10 @@ func Lower(p properties.Program, offers map[traces.Op]bool) (properties.Program,
 }
 
 // filter drops the steps whose call is not offered.
-func filter(p properties.Program, offers map[traces.Op]bool) properties.Program {
+func filter(p flat.Program, offers map[traces.Op]bool) flat.Program {
 	for _, s := range p.Steps {
 		if !offers[s.Op] {
-			out := properties.Program{Steps: make([]properties.Step, 0, len(p.Steps))}
+			out := flat.Program{Steps: make([]flat.Step, 0, len(p.Steps))}
 			for _, s := range p.Steps {
 				if offers[s.Op] {
 					out.Steps = append(out.Steps, s)

@@ -13,7 +13,7 @@ import (
 	"github.com/tlcheck/tlcheck/drive/impldriver"
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/autograd"
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -388,7 +388,7 @@ func generated(t *testing.T, seed uint64, n int) []program {
 	rng := rand.New(rand.NewPCG(seed, 29))
 	ps := make([]program, n)
 	for i := range ps {
-		_, calls := drive.Lower(properties.Generate(rng), nil)
+		_, calls := drive.Lower(flat.Generate(rng), nil)
 		ps[i] = program{calls, transcript(t, calls)}
 	}
 	return ps

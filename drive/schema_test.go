@@ -16,7 +16,7 @@ import (
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/drive/impldriver"
 	"github.com/tlcheck/tlcheck/impl"
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -128,7 +128,7 @@ func TestSchemaAndDoc(t *testing.T) {
 
 	// A session of the Go driver, layer 3 included.
 	var in bytes.Buffer
-	p, _ := properties.ParseProgram("scope_enter\nalloc 16\nstruct_init 32 [live[0] null]\nrelease dead[0]\nfn_enter fn [1 0]\narena_get 16\nread var[0]\nfn_exit\n")
+	p, _ := flat.ParseProgram("scope_enter\nalloc 16\nstruct_init 32 [live[0] null]\nrelease dead[0]\nfn_enter fn [1 0]\narena_get 16\nread var[0]\nfn_exit\n")
 	_, calls := drive.Lower(p, nil)
 	in.WriteString(`{"id":1,"op":"reset"}` + "\n")
 	for i := range calls {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -101,7 +101,7 @@ func (r *Runner) Run(calls []Call) (*Result, error) {
 // Unless the runner's programs may misuse the runtime (the driver's hello
 // says "misuse", or Search's Options.Misuse), p is first made a program
 // of correct use (Correct) of the calls the driver takes.
-func (r *Runner) RunProgram(p properties.Program) (properties.Program, *Result, error) {
+func (r *Runner) RunProgram(p flat.Program) (flat.Program, *Result, error) {
 	made, calls := r.lower(p)
 	res, err := r.Run(calls)
 	return made, res, err
@@ -110,13 +110,13 @@ func (r *Runner) RunProgram(p properties.Program) (properties.Program, *Result, 
 // Finding is a failing program, shrunk, with its run: the calls, the
 // driver's answers, the trace its runtime wrote and the failure.
 type Finding struct {
-	Program  properties.Program // the shrunk program, as generated (empty for a layer-5 program: see Result.TensorCalls)
-	Result   *Result            // its run on the driver
-	Seed     uint64             // the seed of the search that found it
-	Index    int                // the failing program's number in that search, from 1
-	Steps    int                // its steps before shrinking
-	Shrinks  int                // the runs shrinking made
-	Duration time.Duration      // from the search's start to the finding, shrinking not included
+	Program  flat.Program  // the shrunk program, as generated (empty for a layer-5 program: see Result.TensorCalls)
+	Result   *Result       // its run on the driver
+	Seed     uint64        // the seed of the search that found it
+	Index    int           // the failing program's number in that search, from 1
+	Steps    int           // its steps before shrinking
+	Shrinks  int           // the runs shrinking made
+	Duration time.Duration // from the search's start to the finding, shrinking not included
 	// Reproduced: the shrunk calls, run alone in a driver started for
 	// them (as --replay runs a calls file), failed the same way; Result
 	// is then that run. Determinism says what that run showed of a driver
@@ -169,7 +169,7 @@ const (
 )
 
 // lower makes p a program the driver takes (see RunProgram) and lowers it.
-func (r *Runner) lower(p properties.Program) (properties.Program, []Call) {
+func (r *Runner) lower(p flat.Program) (flat.Program, []Call) {
 	if !r.misuse {
 		if r.offers != nil {
 			p = filter(p, r.offers)
@@ -180,7 +180,7 @@ func (r *Runner) lower(p properties.Program) (properties.Program, []Call) {
 }
 
 // generate draws the search's next program.
-func (r *Runner) generate(rng *rand.Rand) properties.Program {
+func (r *Runner) generate(rng *rand.Rand) flat.Program {
 	if !r.misuse {
 		return GenerateProgram(rng, r.steps)
 	}
@@ -197,9 +197,9 @@ func (r *Runner) generate(rng *rand.Rand) properties.Program {
 // driver started again, so that a crash is blamed on the program that
 // caused it; a program whose run broke the driver is handed to got like
 // any other, and if got goes on, the program after it is sent again.
-func (r *Runner) Stream(next func() (properties.Program, bool), got func(made properties.Program, res *Result) bool) error {
+func (r *Runner) Stream(next func() (flat.Program, bool), got func(made flat.Program, res *Result) bool) error {
 	type lowered struct {
-		made  properties.Program
+		made  flat.Program
 		calls []Call
 	}
 	return stream(r, func() (lowered, bool) {
@@ -320,14 +320,14 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 	generated, judged := 0, 0
 	for {
 		var failed *Result
-		var failedP properties.Program
-		err := r.Stream(func() (properties.Program, bool) {
+		var failedP flat.Program
+		err := r.Stream(func() (flat.Program, bool) {
 			if !more(generated) {
-				return properties.Program{}, false
+				return flat.Program{}, false
 			}
 			generated++
 			return r.generate(rng), true
-		}, func(made properties.Program, res *Result) bool {
+		}, func(made flat.Program, res *Result) bool {
 			judged++
 			if res.Failure != nil {
 				failed, failedP = res, made
@@ -368,12 +368,12 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 
 // Shrink returns the smallest program it finds that fails on the driver
 // the way p did with failure (the same kind, at the same op), by
-// properties.ShrinkWith's passes, each candidate lowered and run on the
+// flat.ShrinkWith's passes, each candidate lowered and run on the
 // driver (and made correct use first, unless the runner's programs may
 // misuse the runtime); first the steps after the failing one go, then
 // whole scope blocks and acquire-release pairs (the deep shapes of long
 // programs, which delta debugging over contiguous chunks cannot remove).
-func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*Finding, error) {
+func (r *Runner) Shrink(p flat.Program, failure *Failure, opts Options) (*Finding, error) {
 	limit, until := opts.ShrinkRuns, opts.ShrinkTime
 	if limit <= 0 {
 		limit = 2000
@@ -385,7 +385,7 @@ func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*
 	f := &Finding{Program: p, Steps: len(p.Steps)}
 	var runErr error
 	accept := sameFailure(failure)
-	fails := func(c properties.Program) (properties.Program, bool) {
+	fails := func(c flat.Program) (flat.Program, bool) {
 		if f.Shrinks >= limit || runErr != nil || time.Now().After(deadline) {
 			return c, false
 		}
@@ -400,16 +400,16 @@ func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*
 	best := p
 	restore := r.hangTimeout(failure)
 	if failure.Call+1 < len(p.Steps) {
-		if made, ok := fails(properties.Program{Steps: p.Steps[:failure.Call+1]}); ok {
+		if made, ok := fails(flat.Program{Steps: p.Steps[:failure.Call+1]}); ok {
 			best = made
 		}
 	}
 	best = shrinkLong(best, fails)
-	best = properties.ShrinkWith(best, fails)
+	best = flat.ShrinkWith(best, fails)
 	if !failure.Trouble() { // on, towards the smallest failure of the fault, whatever its kind (see anyFailure)
 		exact := accept
 		accept = anyFailure
-		if c := properties.ShrinkWith(best, fails); len(c.Steps) < len(best.Steps) {
+		if c := flat.ShrinkWith(best, fails); len(c.Steps) < len(best.Steps) {
 			best = c
 		} else {
 			accept = exact
@@ -422,9 +422,9 @@ func (r *Runner) Shrink(p properties.Program, failure *Failure, opts Options) (*
 	// Run the smallest once more for its result, or the original if that
 	// no longer fails: a driver's runtime is deterministic in what the
 	// protocol sees, or the finding says it is not.
-	var made properties.Program
+	var made flat.Program
 	var res *Result
-	for _, c := range []properties.Program{best, p} {
+	for _, c := range []flat.Program{best, p} {
 		var err error
 		if made, res, err = r.RunProgram(c); err != nil {
 			return nil, fmt.Errorf("drive: shrinking: %w", err)

@@ -3,12 +3,12 @@ package drive
 import (
 	"slices"
 
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
 // shrinkLong is the first pass over a long failing program, before
-// properties.ShrinkWith's delta debugging: it removes what delta debugging
+// flat.ShrinkWith's delta debugging: it removes what delta debugging
 // over contiguous chunks cannot, the deep shapes of GenerateProgram. A
 // scope block (a scope_enter, its matching scope_exit and all between) goes
 // whole, largest first, as a block of code is deleted; and a count taken
@@ -17,18 +17,18 @@ import (
 // pair: removing the acquires alone, or the releases, would change the
 // failure. fails is Shrink's: it runs a candidate and keeps it if it fails
 // the same way.
-func shrinkLong(p properties.Program, fails func(properties.Program) (properties.Program, bool)) properties.Program {
+func shrinkLong(p flat.Program, fails func(flat.Program) (flat.Program, bool)) flat.Program {
 	p = dropBlocks(p, fails)
 	return dropCountPairs(p, fails)
 }
 
 // dropBlocks removes whole scope blocks, the largest first, until none
 // can go.
-func dropBlocks(p properties.Program, fails func(properties.Program) (properties.Program, bool)) properties.Program {
+func dropBlocks(p flat.Program, fails func(flat.Program) (flat.Program, bool)) flat.Program {
 	for {
 		gone := false
 		for _, b := range scopeBlocks(p) {
-			c := properties.Program{Steps: slices.Concat(p.Steps[:b[0]], p.Steps[b[1]:])}
+			c := flat.Program{Steps: slices.Concat(p.Steps[:b[0]], p.Steps[b[1]:])}
 			if made, ok := fails(c); ok {
 				p, gone = made, true
 				break // the blocks moved: find them again
@@ -42,7 +42,7 @@ func dropBlocks(p properties.Program, fails func(properties.Program) (properties
 
 // scopeBlocks returns p's scope blocks as [start, end) step ranges, the
 // longest first; blocks of fewer than 3 steps are left to delta debugging.
-func scopeBlocks(p properties.Program) [][2]int {
+func scopeBlocks(p flat.Program) [][2]int {
 	var open []int
 	var blocks [][2]int
 	for i, s := range p.Steps {
@@ -64,7 +64,7 @@ func scopeBlocks(p properties.Program) [][2]int {
 
 // dropCountPairs removes pairs of an acquire and a later release of the
 // same ref, many pairs at a time.
-func dropCountPairs(p properties.Program, fails func(properties.Program) (properties.Program, bool)) properties.Program {
+func dropCountPairs(p flat.Program, fails func(flat.Program) (flat.Program, bool)) flat.Program {
 	pairs := countPairs(p)
 	for size := len(pairs); size >= 1 && len(pairs) > 0; size /= 2 {
 		for i := 0; i+size <= len(pairs); {
@@ -72,7 +72,7 @@ func dropCountPairs(p properties.Program, fails func(properties.Program) (proper
 			for _, pr := range pairs[i : i+size] {
 				drop[pr[0]], drop[pr[1]] = true, true
 			}
-			c := properties.Program{Steps: make([]properties.Step, 0, len(p.Steps))}
+			c := flat.Program{Steps: make([]flat.Step, 0, len(p.Steps))}
 			for k, s := range p.Steps {
 				if !drop[k] {
 					c.Steps = append(c.Steps, s)
@@ -94,11 +94,11 @@ func dropCountPairs(p properties.Program, fails func(properties.Program) (proper
 
 // countPairs matches each acquire with the first later release of the
 // same ref not matched yet.
-func countPairs(p properties.Program) [][2]int {
+func countPairs(p flat.Program) [][2]int {
 	var pairs [][2]int
 	used := map[int]bool{}
 	for i, s := range p.Steps {
-		if s.Op != traces.OpAcquire || s.Target.Pick == properties.Null {
+		if s.Op != traces.OpAcquire || s.Target.Pick == flat.Null {
 			continue
 		}
 		for j := i + 1; j < len(p.Steps); j++ {

@@ -5,7 +5,7 @@ package fuzz
 import (
 	"testing"
 
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 )
 
 // The calibration targets measure what FuzzProgram's rate owes to Go's
@@ -30,10 +30,10 @@ func FuzzNothing(f *testing.F) {
 func FuzzDecodeOnly(f *testing.F) {
 	f.Add([]byte{0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		decoded = properties.Decode(data[:min(len(data), maxProgramBytes)])
+		decoded = flat.Decode(data[:min(len(data), maxProgramBytes)])
 	})
 }
 
 // decoded keeps FuzzDecodeOnly's program, so that the decoding is not
 // optimised away.
-var decoded properties.Program
+var decoded flat.Program

@@ -7,9 +7,10 @@ import (
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 )
 
-// FuzzProgram decodes bytes into a program (properties.Decode: ops and
+// FuzzProgram decodes bytes into a program (flat.Decode: ops and
 // operands chosen by modulo over what is alive, so most mutations stay
 // meaningful programs) and runs it against the correct runtime with the
 // model as oracle. A failure is shrunk and reported with its trace, ready
@@ -24,7 +25,7 @@ func FuzzProgram(f *testing.F) {
 
 // maxProgramBytes bounds the bytes of an input FuzzProgram decodes: some
 // 50 steps, as long as the inputs that prove the body's power
-// (TestFuzzBodyCatchesEveryFault) and most of what properties.Generate
+// (TestFuzzBodyCatchesEveryFault) and most of what flat.Generate
 // draws (Decode alone would read up to MaxSteps, some 600 bytes). Go's
 // fuzzer minimises each input that finds new coverage by trying to drop
 // every byte and every run of bytes, some n*n/2 runs for n bytes, and
@@ -38,7 +39,7 @@ const maxProgramBytes = 128
 // maxProgramBytes bytes decode to passes every property against cfg, else
 // the shrunk failure with its trace as JSON Lines.
 func checkProgram(data []byte, cfg impl.Config) error {
-	p := properties.Decode(data[:min(len(data), maxProgramBytes)])
+	p := flat.Decode(data[:min(len(data), maxProgramBytes)])
 	if properties.Passes(p, cfg) {
 		return nil
 	}

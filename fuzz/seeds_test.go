@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 )
 
 var update = flag.Bool("update", false, "rewrite FuzzProgram's seeds from their readable programs")
@@ -30,7 +30,7 @@ const (
 
 // TestSeedPrograms checks that every seed decodes to its readable program
 // and that every program has its seed; with -update it first writes each
-// program's seed from properties.Encode.
+// program's seed from flat.Encode.
 func TestSeedPrograms(t *testing.T) {
 	progs, err := filepath.Glob(filepath.Join(programDir, "*.prog"))
 	if err != nil || len(progs) == 0 {
@@ -43,13 +43,13 @@ func TestSeedPrograms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := properties.ParseProgram(string(text))
+			want, err := flat.ParseProgram(string(text))
 			if err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
 			seed := filepath.Join(seedDir, name)
 			if *update {
-				if err := atomicfile.Replace(seed, corpusFile(properties.Encode(want))); err != nil {
+				if err := atomicfile.Replace(seed, corpusFile(flat.Encode(want))); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -57,7 +57,7 @@ func TestSeedPrograms(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run go test ./fuzz -run TestSeedPrograms -update to write it)", err)
 			}
-			if got := properties.Decode(data); !cmp.Equal(got.String(), want.String()) {
+			if got := flat.Decode(data); !cmp.Equal(got.String(), want.String()) {
 				t.Errorf("seed %s no longer decodes to %s (-got +want):\n%s\nIf the encoding changed on purpose, run go test ./fuzz -run TestSeedPrograms -update",
 					seed, path, cmp.Diff(got.String(), want.String()))
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -123,17 +124,17 @@ func (s *session) finish() *Result {
 		return s.res
 	}
 	s.done = true
-	for range len(s.frames) {
-		s.apply(Step{Op: traces.OpFnExit})
+	for range s.frames.Depth() {
+		s.apply(flat.Step{Op: traces.OpFnExit})
 	}
 	for range len(s.state.Scopes) {
-		s.apply(Step{Op: traces.OpScopeExit})
+		s.apply(flat.Step{Op: traces.OpScopeExit})
 	}
 	for _, n := range paramsInOrder(s.state.Params) {
-		s.apply(Step{Op: traces.OpParamRelease, Name: n})
+		s.apply(flat.Step{Op: traces.OpParamRelease, Name: n})
 	}
 	// end's call compared the states at end, as every call's does.
-	s.apply(Step{Op: traces.OpEnd})
+	s.apply(flat.Step{Op: traces.OpEnd})
 	if s.resolveOnly {
 		return s.res
 	}
@@ -143,6 +144,9 @@ func (s *session) finish() *Result {
 	}
 	return s.res
 }
+
+// sortedNames are the names generated programs use, sorted.
+var sortedNames = slices.Sorted(slices.Values(flat.Names()))
 
 // paramsInOrder returns the names in params in sorted order. It walks
 // sortedNames, the names generated programs use, before it sorts any

@@ -2,30 +2,14 @@
 // reference model of package model, over generated programs: the one place
 // (with fuzz/ and cmd/) where the two meet.
 //
-// A Program is a sequence of runtime calls: any call of the table in
-// calls.go, one row per call (the layer-2 calls scope_enter,
-// scope_exit, alloc, struct_init, acquire, release, register, unregister,
-// param_register and param_release, and the layer-3 calls fn_enter,
-// fn_exit, arena_get, read and write). A layer-3 frame is planned: its
-// fn_enter declares its variables' lifetimes, the runtime's planner gives
-// each a slot, and reads and writes go through variables live at the
-// current statement, as the program itself knows them (frames.go). A row says everything about its call:
-// its op bytes, its operands, what it needs of the program so far, and how
-// the harness makes it on the runtime; a call of a new layer is one row,
-// and the tests fail by name when a step of adding one is left out. Its
-// operands name objects by position among what the program knows when the
-// step runs (a Ref: the i-th live object, the i-th dead address, or NULL),
-// so any subsequence of a program is a program, and shrinking can drop
-// steps freely. Decode turns any byte string into a program; Generate
-// draws one through the same decoder; Encode writes the bytes of a program
-// back, for fuzz seeds; ParseProgram reads a listing (Program.String) back.
-//
-// The byte encoding is stable: each call owns a fixed range of op bytes,
-// and bytes from 240 up are reserved for the calls of later layers (layer
-// 3 took 192 to 239), so a call added there leaves every saved program's
-// meaning alone. fuzz/ keeps
-// each FuzzProgram seed beside its readable program and checks that the
-// one still decodes to the other.
+// A Program is a program of the flat language (package flat, which holds
+// its syntax: the call table, the byte codec, listings, the shrinker's
+// passes): a sequence of runtime calls of layers 2 and 3, whose operands
+// name objects by position among what the program knows when the step
+// runs. This package makes those calls on impl's runtime: one invocation
+// per row of flat's table (calls.go), each operand resolved against what
+// the model holds alive, and layer 3's frames planned by the runtime's own
+// planner (frames.go).
 //
 // Run drives the runtime with a program and feeds each event the runtime
 // records (its calls and, with effects, its real frees) to a model.Checker.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -12,7 +13,7 @@ import (
 // runtime keeps it, and a runtime whose param_register forgets to acquire
 // frees it at scope exit.
 func ExampleRun() {
-	p := properties.Program{Steps: []properties.Step{
+	p := flat.Program{Steps: []flat.Step{
 		{Op: traces.OpScopeEnter},
 		{Op: traces.OpAlloc, Size: 64},
 		{Op: traces.OpParamRegister, Name: "w"}, // Target: the first live object

@@ -10,12 +10,13 @@ import (
 	"github.com/leanovate/gopter/gen"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/properties/flat"
 )
 
 // stepCommand is one call as a gopter command: Run applies it to the
 // runtime and the model (the system under test is a session holding both)
 // and PostCondition fails on a state difference or any breach.
-type stepCommand struct{ step Step }
+type stepCommand struct{ step flat.Step }
 
 // observation is what running one command showed.
 type observation struct {
@@ -35,9 +36,11 @@ func (c stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
 // shape only weights generation: operands are positions among what is
 // alive, resolved when the command runs, so every subsequence that
 // gopter's shrinker tries is a valid program too.
-func (c stepCommand) NextState(st commands.State) commands.State { return st.(shape).after(c.step) }
-func (c stepCommand) PreCondition(commands.State) bool           { return true }
-func (c stepCommand) String() string                             { return c.step.String() }
+func (c stepCommand) NextState(st commands.State) commands.State {
+	return st.(flat.Shape).After(c.step)
+}
+func (c stepCommand) PreCondition(commands.State) bool { return true }
+func (c stepCommand) String() string                   { return c.step.String() }
 
 func (c stepCommand) PostCondition(_ commands.State, res commands.Result) *gopter.PropResult {
 	o := res.(observation)
@@ -67,10 +70,10 @@ func gopterCommands(cfg impl.Config) *commands.ProtoCommands {
 				panic(b)
 			}
 		},
-		InitialStateGen: gen.Const(shape{}),
+		InitialStateGen: gen.Const(flat.Shape{}),
 		GenCommandFunc: func(st commands.State) gopter.Gen {
 			return gen.SliceOfN(6, gen.UInt8()).Map(func(b []uint8) commands.Command {
-				return stepCommand{decodeStep(b, st.(shape))}
+				return stepCommand{flat.DecodeStep(b, st.(flat.Shape))}
 			})
 		},
 	}

@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/properties/flat"
 )
 
 // rapidProperty is the state-machine property in rapid's terms: T.Repeat
@@ -19,25 +20,22 @@ import (
 func rapidProperty(cfg impl.Config) func(*rapid.T) {
 	return func(t *rapid.T) {
 		s := newSession(cfg, Program{})
-		var sh shape
+		var sh flat.Shape
 		actions := map[string]func(*rapid.T){}
-		for _, c := range calls {
-			if c.width == 0 {
-				continue // not a call programs make
-			}
-			actions[c.op.String()] = func(t *rapid.T) {
+		for _, op := range flat.Ops() {
+			actions[op.String()] = func(t *rapid.T) {
 				// As the decoder does: a call sure to be a misuse
 				// becomes, three times in four, the call that avoids it.
-				c := &c
-				if sure, instead := sh.misuse(c); sure && rapid.IntRange(0, 3).Draw(t, "keep_misuse") != 0 {
-					c = callOf(instead)
+				made := op
+				if sure, instead := sh.Misuse(op); sure && rapid.IntRange(0, 3).Draw(t, "keep_misuse") != 0 {
+					made = instead
 				}
-				st := Step{Op: c.op}
-				for _, o := range c.operands {
+				st := flat.Step{Op: made}
+				for _, o := range flat.CallOf(made).Operands() {
 					drawOperand(t, o, &st)
 				}
 				s.apply(st)
-				sh = sh.after(st)
+				sh = sh.After(st)
 			}
 		}
 		actions[""] = func(t *rapid.T) {
@@ -57,36 +55,36 @@ func rapidProperty(cfg impl.Config) func(*rapid.T) {
 
 // drawOperand draws operand o of a step with rapid's generators: a ref is
 // mostly a live object, sometimes a dead address or NULL.
-func drawOperand(t *rapid.T, o operand, st *Step) {
-	ref := func(label string) Ref {
-		pick := Live
+func drawOperand(t *rapid.T, o flat.Operand, st *flat.Step) {
+	ref := func(label string) flat.Ref {
+		pick := flat.Live
 		switch rapid.IntRange(0, 15).Draw(t, label+"_pick") {
 		case 0:
-			pick = Dead
+			pick = flat.Dead
 		case 1:
-			pick = Null
+			pick = flat.Null
 		}
-		return Ref{Pick: pick, Index: uint8(rapid.IntRange(0, 7).Draw(t, label))}
+		return flat.Ref{Pick: pick, Index: uint8(rapid.IntRange(0, 7).Draw(t, label))}
 	}
 	switch o {
-	case operandSize:
-		st.Size = rapid.SampledFrom(sizeTable[:]).Draw(t, "size")
-	case operandFields:
+	case flat.OperandSize:
+		st.Size = rapid.SampledFrom(flat.Sizes()).Draw(t, "size")
+	case flat.OperandFields:
 		for i := range rapid.IntRange(0, 3).Draw(t, "fields") {
 			st.Fields = append(st.Fields, ref(fmt.Sprint("field", i)))
 		}
-	case operandTarget:
+	case flat.OperandTarget:
 		st.Target = ref("target")
-	case operandName, operandHeldName:
-		st.Name = rapid.SampledFrom(names).Draw(t, "name")
-	case operandKind:
+	case flat.OperandName, flat.OperandHeldName:
+		st.Name = rapid.SampledFrom(flat.Names()).Draw(t, "name")
+	case flat.OperandKind:
 		st.Method = rapid.IntRange(0, 3).Draw(t, "kind") == 3
-	case operandLives:
-		st.Lives = rapid.SliceOfN(rapid.SampledFrom(lifeTable[:]), 0, maxLives).Draw(t, "lives")
-	case operandVar:
-		st.Var = rapid.Uint8Range(0, maxLives-1).Draw(t, "var")
+	case flat.OperandLives:
+		st.Lives = rapid.SliceOfN(rapid.SampledFrom(flat.Lifetimes()), 0, flat.MaxVars).Draw(t, "lives")
+	case flat.OperandVar:
+		st.Var = rapid.Uint8Range(0, flat.MaxVars-1).Draw(t, "var")
 	default:
-		panic(fmt.Sprintf("drawOperand: no generator for operand %s", o.row().name))
+		panic(fmt.Sprintf("drawOperand: no generator for operand %s", o))
 	}
 }
 

@@ -3,6 +3,7 @@ package properties
 import (
 	"testing"
 
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -11,18 +12,18 @@ import (
 // have that many, and a byte's modulus of 256 is 0.
 func TestResolveManyObjects(t *testing.T) {
 	for _, n := range []int{255, 256, 257, 512} {
-		p := Program{Steps: []Step{{Op: traces.OpScopeEnter}}}
+		p := Program{Steps: []flat.Step{{Op: traces.OpScopeEnter}}}
 		for range n {
-			p.Steps = append(p.Steps, Step{Op: traces.OpAlloc, Size: 16})
+			p.Steps = append(p.Steps, flat.Step{Op: traces.OpAlloc, Size: 16})
 		}
-		p.Steps = append(p.Steps, Step{Op: traces.OpAcquire, Target: Ref{Pick: Live, Index: 7}},
-			Step{Op: traces.OpScopeExit}, Step{Op: traces.OpScopeEnter},
-			Step{Op: traces.OpRelease, Target: Ref{Pick: Dead, Index: 9}})
+		p.Steps = append(p.Steps, flat.Step{Op: traces.OpAcquire, Target: flat.Ref{Pick: flat.Live, Index: 7}},
+			flat.Step{Op: traces.OpScopeExit}, flat.Step{Op: traces.OpScopeEnter},
+			flat.Step{Op: traces.OpRelease, Target: flat.Ref{Pick: flat.Dead, Index: 9}})
 		r := Resolve(p)
-		if got := r.Calls[n+1].Step.Target; got != (Ref{Pick: Live, Index: 7}) {
+		if got := r.Calls[n+1].Step.Target; got != (flat.Ref{Pick: flat.Live, Index: 7}) {
 			t.Errorf("%d objects alive: acquire live[7] resolved as %v", n, got)
 		}
-		if got := r.Calls[n+4].Step.Target; got.Pick != Dead || int(got.Index) != 9%n {
+		if got := r.Calls[n+4].Step.Target; got.Pick != flat.Dead || int(got.Index) != 9%n {
 			t.Errorf("%d dead addresses: release dead[9] resolved as %v", n, got)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -26,10 +27,10 @@ type Result struct {
 
 // Call is one call the harness made and what the runtime answered.
 type Call struct {
-	Step  Step  // as made: its refs canonical (see Shrink), so it names what it chose
-	Index int   // the step's number: program steps first, then teardown, then end
-	Event int   // Trace index of the call's own event; -1 if it recorded none
-	Err   error // what the runtime returned
+	Step  flat.Step // as made: its refs canonical (see Shrink), so it names what it chose
+	Index int       // the step's number: program steps first, then teardown, then end
+	Event int       // Trace index of the call's own event; -1 if it recorded none
+	Err   error     // what the runtime returned
 }
 
 // Verdict is one violation the model reported, placed at the call whose

@@ -85,7 +85,7 @@ func (k *keptSessions) get(cfg impl.Config, p Program) *session {
 	k.mu.Unlock()
 	h := header(cfg)
 	s.chk.Reset(h)
-	*s = session{chk: s.chk, rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0], trace: keptTrace(s.trace),
+	*s = session{chk: s.chk, rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames.Empty(), trace: keptTrace(s.trace),
 		replayed: s.replayed[:0], last: s.last}
 	s.start(cfg, p, h)
 	return s

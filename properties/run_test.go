@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -59,70 +60,9 @@ func TestGeneratedProgramsAreMostlyWellFormed(t *testing.T) {
 	}
 }
 
-func TestEncodeDecode(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 5))
-	for range 200 {
-		p := Generate(r)
-		if got := Decode(Encode(p)); !cmp.Equal(got, p) {
-			t.Fatalf("Decode(Encode(p)) differs (-got +want):\n%s", cmp.Diff(got, p))
-		}
-	}
-}
-
-func TestDecode(t *testing.T) {
-	alloc, allocInScope := opByte(callOf(traces.OpAlloc), true), opByte(callOf(traces.OpAlloc), false)
-	enter, release := opByte(callOf(traces.OpScopeEnter), false), opByte(callOf(traces.OpRelease), false)
-	preg, prel := opByte(callOf(traces.OpParamRegister), false), opByte(callOf(traces.OpParamRelease), false)
-	tests := []struct {
-		name string
-		data []byte
-		want []Step
-	}{
-		{"empty", nil, nil},
-		{"misuse kept: alloc with no scope, its size byte missing", []byte{alloc},
-			[]Step{{Op: traces.OpAlloc, Size: 16}}},
-		{"alloc with no scope turns into scope_enter", []byte{allocInScope, allocInScope, 5},
-			[]Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 32}}},
-		{"refs", []byte{enter, release, 3, release, refDead + 1, opByte(callOf(traces.OpAcquire), false), refNull},
-			[]Step{
-				{Op: traces.OpScopeEnter},
-				{Op: traces.OpRelease, Target: Ref{Live, 3}},
-				{Op: traces.OpRelease, Target: Ref{Dead, 1}},
-				{Op: traces.OpAcquire, Target: Ref{Pick: Null}},
-			}},
-		{"struct with two fields", []byte{enter, opByte(callOf(traces.OpStructInit), false), 7, 2, 0, refNull},
-			[]Step{{Op: traces.OpScopeEnter}, {Op: traces.OpStructInit, Size: 0, Fields: []Ref{{Live, 0}, {Pick: Null}}}}},
-		{"misuse kept: param_release of no registered name", []byte{opByte(callOf(traces.OpParamRelease), true), 4},
-			[]Step{{Op: traces.OpParamRelease, Name: names[1]}}},
-		{"param_release of no registered name turns into param_register", []byte{prel, 4, 0},
-			[]Step{{Op: traces.OpParamRegister, Name: names[1], Target: Ref{Live, 0}}}},
-		{"param_release picks among registered names", []byte{preg, nameAny + 2, 0, preg, nameAny, 0, prel, 1, prel, 7},
-			[]Step{
-				{Op: traces.OpParamRegister, Name: names[(nameAny+2)%3]},
-				{Op: traces.OpParamRegister, Name: names[nameAny%3]},
-				{Op: traces.OpParamRelease, Name: names[nameAny%3]},
-				{Op: traces.OpParamRelease, Name: names[(nameAny+2)%3]},
-			}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Decode(tt.data).Steps; !cmp.Equal(got, tt.want) {
-				t.Errorf("Decode differs (-got +want):\n%s", cmp.Diff(got, tt.want))
-			}
-		})
-	}
-}
-
-func TestDecodeBoundsLength(t *testing.T) {
-	data := make([]byte, 10*MaxSteps)
-	if n := len(Decode(data).Steps); n != MaxSteps {
-		t.Errorf("decoded %d steps, want MaxSteps = %d", n, MaxSteps)
-	}
-}
-
 // TestShrinkOfPassingProgram: nothing to shrink, and Shrink says so.
 func TestShrinkOfPassingProgram(t *testing.T) {
-	p := Program{Steps: []Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16}}}
+	p := Program{Steps: []flat.Step{{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Size: 16}}}
 	got, f := Shrink(p, impl.Config{})
 	if f != nil || !cmp.Equal(got, p) {
 		t.Errorf("Shrink of a passing program = %v, %v; want it back and nil", got, f)
@@ -266,7 +206,7 @@ func cloneState(st traces.State) traces.State {
 func TestEachPropertyNamesItself(t *testing.T) {
 	r := &Result{
 		Trace: []traces.Event{{Op: traces.OpRelease, Addr: 0x10}, {Op: traces.OpFree, Addr: 0x10}},
-		Calls: []Call{{Step: Step{Op: traces.OpRelease}, Event: 0}},
+		Calls: []Call{{Step: flat.Step{Op: traces.OpRelease}, Event: 0}},
 	}
 	owns := map[string]traces.Kind{
 		"NoDoubleFree": traces.DoubleFree, "NoUseAfterFree": traces.UseAfterFree,

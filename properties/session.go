@@ -11,6 +11,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -31,13 +32,13 @@ type session struct {
 	// compares nothing.
 	resolveOnly bool
 
-	frames  []progFrame // the frames the program entered, as it knows them (frames.go)
+	frames  flat.Frames // the frames the program entered, as it knows them (frames.go)
 	planned impl.Plan   // the plan of the fn_enter being made
 
 	// The call in progress, kept here rather than on apply's stack: the
 	// hooks take pointers to them, which would move them to the heap on
 	// every call.
-	cur  Step
+	cur  flat.Step
 	want traces.Event
 	got  traces.State // the runtime's state after the call, refilled each time
 
@@ -56,7 +57,7 @@ var stateOpts = cmp.Options{cmpopts.EquateEmpty()}
 
 // newSession returns a session for p against a runtime configured by
 // cfg: one that an earlier Run released, started afresh, or a new one.
-func newSession(cfg impl.Config, p Program) *session {
+func newSession(cfg impl.Config, p flat.Program) *session {
 	s, ok := sessions.Get().(*session)
 	if !ok {
 		return freshSession(cfg, p)
@@ -64,7 +65,7 @@ func newSession(cfg impl.Config, p Program) *session {
 	h := header(cfg)
 	s.chk.Reset(h)
 	*s = session{chk: s.chk, state: s.state, got: s.got, // refilled: see compare
-		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames[:0], trace: keptTrace(s.trace),
+		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames.Empty(), trace: keptTrace(s.trace),
 		replayed: s.replayed[:0]}
 	s.start(cfg, p, h)
 	return s
@@ -72,7 +73,7 @@ func newSession(cfg impl.Config, p Program) *session {
 
 // freshSession returns a new session for p against a runtime configured
 // by cfg, made of nothing a session had before.
-func freshSession(cfg impl.Config, p Program) *session {
+func freshSession(cfg impl.Config, p flat.Program) *session {
 	h := header(cfg)
 	s := &session{chk: model.New(h)}
 	s.start(cfg, p, h)
@@ -86,7 +87,7 @@ func header(cfg impl.Config) traces.Header {
 
 // start readies s, its Checker new or Reset for h, to run p against a new
 // runtime configured by cfg.
-func (s *session) start(cfg impl.Config, p Program, h traces.Header) {
+func (s *session) start(cfg impl.Config, p flat.Program, h traces.Header) {
 	// Room for the steps, the teardown and end, and for a free to every
 	// other call or so (generated programs record about 1.25 events a
 	// call), so that a run seldom grows its slices.
@@ -134,10 +135,10 @@ func (s *session) release() {
 
 // apply makes the call st, with its operands resolved against what the
 // model holds alive now.
-func (s *session) apply(st Step) {
+func (s *session) apply(st flat.Step) {
 	index := len(s.res.Calls)
-	c := callOf(st.Op)
-	if c == nil {
+	c, inv := flat.CallOf(st.Op), invocationOf(st.Op)
+	if c == nil || inv == nil {
 		panic(fmt.Sprintf("properties: step with op %v, which no row of calls makes", st.Op))
 	}
 	if st.Fields != nil {
@@ -145,22 +146,22 @@ func (s *session) apply(st Step) {
 	}
 	s.cur, s.want = st, traces.Event{Op: st.Op}
 	cur, want := &s.cur, &s.want
-	for _, o := range c.operands {
-		o.row().resolve(s, st.Op, cur, want)
+	for _, o := range c.Operands() {
+		resolvers[o](s, st.Op, cur, want)
 	}
-	if c.prepare != nil {
-		c.prepare(s, cur, want)
+	if inv.prepare != nil {
+		inv.prepare(s, cur, want)
 	}
-	err, panicked := s.invoke(c, cur, want)
-	if c.learn != nil {
-		c.learn(s, cur, want, err)
+	err, panicked := s.invoke(inv, cur, want)
+	if inv.learn != nil {
+		inv.learn(s, cur, want, err)
 	}
 	st = *cur
 	s.res.Calls = append(s.res.Calls, Call{Step: st, Index: index, Event: -1, Err: err})
 	if panicked != nil {
 		s.mismatch(index, MismatchPanic, "the runtime panicked: %v", panicked)
 	}
-	if c.creates() && want.Addr != 0 {
+	if c.Creates() && want.Addr != 0 {
 		s.handedOut(want.Addr)
 		if st.Size == 0 {
 			s.mismatch(index, MismatchZeroSized, "%v of a zero-sized type returned %v; a zero-sized type is NULL", st.Op, want.Addr)
@@ -172,12 +173,12 @@ func (s *session) apply(st Step) {
 	s.compare(index)
 }
 
-// invoke makes call c and returns what the runtime answered, or what it
+// invoke makes the call by inv and returns what the runtime answered, or what it
 // panicked with: a runtime must answer misuse with an error, and a panic
 // is a finding, not a crash of the harness.
-func (s *session) invoke(c *call, st *Step, ev *traces.Event) (err error, panicked any) {
+func (s *session) invoke(inv *invocation, st *flat.Step, ev *traces.Event) (err error, panicked any) {
 	defer func() { panicked = recover() }()
-	return c.invoke(s.rt, st, ev), nil
+	return inv.invoke(s.rt, st, ev), nil
 }
 
 // runtimeMatches reports whether the runtime's state is s.state, the
@@ -206,8 +207,8 @@ func (s *session) runtimeState() (st traces.State, panicked any) {
 // unregistering an object with none is a misuse, and Dead refs make enough.
 // It makes *r canonical: the same choice with the smallest index, which
 // lets Shrink simplify indices by counting down.
-func (s *session) resolve(op traces.Op, r *Ref) traces.Addr {
-	if r.Pick == Null {
+func (s *session) resolve(op traces.Op, r *flat.Ref) traces.Addr {
+	if r.Pick == flat.Null {
 		return 0
 	}
 	var live, dead []traces.Addr
@@ -220,7 +221,7 @@ func (s *session) resolve(op traces.Op, r *Ref) traces.Addr {
 	}
 	// Moduli in int: a program of package drive's may have 256 objects or
 	// more, and a byte's 256 is 0.
-	if r.Pick == Dead && len(dead) > 0 {
+	if r.Pick == flat.Dead && len(dead) > 0 {
 		r.Index = uint8(int(r.Index) % len(dead))
 		return dead[r.Index]
 	}
@@ -230,10 +231,10 @@ func (s *session) resolve(op traces.Op, r *Ref) traces.Addr {
 		}
 	}
 	if len(live) == 0 {
-		*r = Ref{Pick: Null}
+		*r = flat.Ref{Pick: flat.Null}
 		return 0
 	}
-	*r = Ref{Pick: Live, Index: uint8(int(r.Index) % len(live))}
+	*r = flat.Ref{Pick: flat.Live, Index: uint8(int(r.Index) % len(live))}
 	return live[r.Index]
 }
 
@@ -269,14 +270,14 @@ func (s *session) handedOut(a traces.Addr) {
 // where they lie, and only a mismatch copies want to describe it (an event
 // moved to the heap at every call was a third of a fuzzed program's
 // allocations).
-func (s *session) checkRecorded(index int, c *call, want traces.Event) {
+func (s *session) checkRecorded(index int, c *flat.Call, want traces.Event) {
 	if len(s.rec) == 0 {
 		s.mismatch(index, MismatchRecord, "the runtime recorded nothing for %v", want.Op)
 		return
 	}
 	got := &s.rec[0]
 	if got.Op != want.Op || got.Addr != want.Addr || got.Name != want.Name ||
-		c.sized() && (got.Size != want.Size || got.HasSize != want.HasSize) ||
+		c.Sized() && (got.Size != want.Size || got.HasSize != want.HasSize) ||
 		!slices.Equal(got.Fields, want.Fields) ||
 		got.Slots != want.Slots || got.Slot != want.Slot || got.Var != want.Var {
 		w := want

@@ -16,6 +16,7 @@ import (
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -216,7 +217,7 @@ func TestExportsAgreeWithModelOnRuntimeTraces(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			for i := range 40 {
-				r, _ := properties.Run(properties.Generate(rng), cfg)
+				r, _ := properties.Run(flat.Generate(rng), cfg)
 				if err := agreeWithModel(r.Header, r.Trace); err != nil {
 					t.Fatalf("program %d: %v", i, err)
 				}

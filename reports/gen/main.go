@@ -30,7 +30,9 @@
 // leak-suspect detector and the what-if replays on generated training
 // loops and writes reports/suspects.md (it needs no more than Go); -only detection hunts every fault of the catalog, as
 // tlcheck selftest does, and writes reports/detection.md, which the full
-// run writes last. -baseline REV builds tlcheck as it was at
+// run writes last; -only testtime times the README's test command and
+// CI's long step, package by package, and writes reports/testtime.md
+// (testtime.go). -baseline REV builds tlcheck as it was at
 // a git revision and times it in the same runs as the working tree's, the
 // two taking turns, and the report adds the ratios.
 //
@@ -57,7 +59,7 @@ func main() {
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
-	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md; "cuda": only cuda.md; "suspects": only suspects.md; "torch": only torch.md; "page": only page.md (and page.svg)`)
+	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md; "cuda": only cuda.md; "suspects": only suspects.md; "torch": only torch.md; "page": only page.md (and page.svg); "testtime": only testtime.md`)
 	readersOut := flag.String("readers-out", filepath.Join("reports", "readers.md"), "the readers' report to write")
 	snapshots := flag.String("snapshots", defaultSnapshots, "the readers' report: entries of each snapshot to time (12 frames each, about 525 bytes an entry)")
 	detectionOut := flag.String("detection-out", filepath.Join("reports", "detection.md"), "fault detection report to write")
@@ -77,7 +79,15 @@ func main() {
 	base := flag.String("baseline", "", "a git revision whose tlcheck is timed in the same runs as the working tree's (the report gives the ratios)")
 	pageOut := flag.String("page-out", filepath.Join("reports", "page.md"), "the HTML page report to write (its figure beside it, .svg)")
 	pageSizes := flag.String("page-sizes", defaultPageSizes, "the page report: entries of each snapshot")
+	testTimeOut := flag.String("testtime-out", filepath.Join("reports", "testtime.md"), "the test suite's cost report to write")
 	flag.Parse()
+	if *only == "testtime" {
+		if err := writeTestTime(*testTimeOut); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *only == "page" {
 		if err := writePageReport(*pageOut, strings.TrimSuffix(*pageOut, ".md")+".svg", *pageSizes, *runs); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
@@ -86,7 +96,7 @@ func main() {
 		return
 	}
 	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" && *only != "readers" && *only != "detection" && *only != "drive" && *only != "cuda" && *only != "suspects" && *only != "torch" {
-		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches", "readers", "detection", "drive", "cuda", "suspects", "torch" or "page"`)
+		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches", "readers", "detection", "drive", "cuda", "suspects", "torch", "page" or "testtime"`)
 		os.Exit(2)
 	}
 	if *only == "torch" {

@@ -1,4 +1,4 @@
-package properties
+package flat
 
 import (
 	"math/rand/v2"
@@ -16,6 +16,10 @@ const MaxSteps = 256
 // records), two others, and 0, the zero-sized type.
 var sizeTable = [8]uint64{16, 16, 16, 16, 32, 32, 64, 0}
 
+// Sizes returns the sizes generated programs give objects, each as often
+// as Decode draws it.
+func Sizes() []uint64 { return slices.Clone(sizeTable[:]) }
+
 // Ref bytes: below refDead a Live index, then Dead, then Null.
 const (
 	refDead = 224
@@ -30,7 +34,7 @@ const (
 // calls will take, makes no step. Generate draws its programs through the
 // same decoder, so fuzzing and generation share one shape.
 //
-// The decoder follows the program's shape (see shape) so that most
+// The decoder follows the program's shape (see Shape) so that most
 // programs are well formed: three times in four, a call sure to be a
 // misuse becomes a well-formed one (see call.needs), and a param_release
 // mostly names a registered parameter. The misuse that stays is on purpose.
@@ -61,11 +65,14 @@ func Generate(r *rand.Rand) Program {
 	return Decode(data)
 }
 
-// shape is what the decoder knows of a program so far: how many scopes it
-// has open and which parameter names it has registered, as far as the
-// steps say (the runtime's answers may differ; Refs, resolved at run time,
-// stay meaningful regardless).
-type shape struct {
+// Shape is what the decoder knows of a program so far: how many scopes it
+// has open, which parameter names it has registered and which frames it
+// entered, as far as the steps say (the runtime's answers may differ;
+// Refs, resolved at run time, stay meaningful regardless). The zero Shape
+// is an empty program's. A generator that draws steps one at a time
+// (gopter's commands, rapid's actions) keeps one to weight its draws as
+// Decode does.
+type Shape struct {
 	depth  int
 	names  []string     // registered, oldest first
 	frames []frameShape // layer 3: the frames entered, bottom first
@@ -78,19 +85,19 @@ type frameShape struct{ vars, stmt int }
 // enter, exit and define return the shape with a frame of vars variables
 // pushed, the top frame popped, or the top frame's next variable defined.
 // Shapes share their slices, so each copies before it changes one.
-func (sh shape) enter(vars int) shape {
+func (sh Shape) enter(vars int) Shape {
 	sh.frames = append(slices.Clip(sh.frames), frameShape{vars: vars})
 	return sh
 }
 
-func (sh shape) exit() shape {
+func (sh Shape) exit() Shape {
 	if n := len(sh.frames); n > 0 {
 		sh.frames = slices.Clip(sh.frames[:n-1])
 	}
 	return sh
 }
 
-func (sh shape) define() shape {
+func (sh Shape) define() Shape {
 	if n := len(sh.frames); n > 0 {
 		sh.frames = slices.Clone(sh.frames)
 		sh.frames[n-1].stmt++
@@ -98,23 +105,26 @@ func (sh shape) define() shape {
 	return sh
 }
 
+// After returns the shape after step s.
+func (sh Shape) After(s Step) Shape { return sh.after(s) }
+
 // after returns the shape after step s.
-func (sh shape) after(s Step) shape {
-	if c := callOf(s.Op); c != nil && c.after != nil {
+func (sh Shape) after(s Step) Shape {
+	if c := CallOf(s.Op); c != nil && c.after != nil {
 		return c.after(sh, s)
 	}
 	return sh
 }
 
 // register and unregister return the shape with name registered or not.
-func (sh shape) register(name string) shape {
+func (sh Shape) register(name string) Shape {
 	if !slices.Contains(sh.names, name) {
 		sh.names = append(slices.Clip(sh.names), name)
 	}
 	return sh
 }
 
-func (sh shape) unregister(name string) shape {
+func (sh Shape) unregister(name string) Shape {
 	if i := slices.Index(sh.names, name); i >= 0 {
 		sh.names = slices.Delete(slices.Clone(sh.names), i, i+1)
 	}
@@ -123,20 +133,30 @@ func (sh shape) unregister(name string) shape {
 
 // misuse reports whether a call of c is sure to be a misuse in shape sh,
 // and the op the decoder makes of it instead.
-func (sh shape) misuse(c *call) (bool, traces.Op) {
+func (sh Shape) misuse(c *Call) (bool, traces.Op) {
 	if c.needs != nil && !c.needs(sh) {
 		return true, c.instead
 	}
 	return false, c.op
 }
 
+// Misuse reports whether a call of op is sure to be a misuse in shape sh,
+// and the op that Decode makes of it three times in four, which avoids
+// the misuse.
+func (sh Shape) Misuse(op traces.Op) (sure bool, instead traces.Op) {
+	if c := CallOf(op); c != nil {
+		return sh.misuse(c)
+	}
+	return false, op
+}
+
 // keepsMisuse reports whether an op byte keeps its misuse: one time in four.
 func keepsMisuse(b byte) bool { return b&3 == 0 }
 
-// decodeStep decodes one step from the front of b in shape sh: how a
+// DecodeStep decodes one step from the front of b in shape sh: how a
 // generator that draws steps one at a time (gopter's commands) shares the
 // decoder. An op byte in the reserved range is folded onto the calls'.
-func decodeStep(b []byte, sh shape) Step {
+func DecodeStep(b []byte, sh Shape) Step {
 	b = slices.Clone(b)
 	if len(b) > 0 && codeTable[b[0]] == nil {
 		b[0] %= reservedCode
@@ -148,7 +168,7 @@ func decodeStep(b []byte, sh shape) Step {
 
 type decoder struct {
 	data  []byte
-	shape shape
+	shape Shape
 }
 
 func (d *decoder) byte() byte {
@@ -199,7 +219,7 @@ func (d *decoder) stepInto(s *Step) bool {
 		return false
 	}
 	if sure, instead := d.shape.misuse(c); sure && !keepsMisuse(b) {
-		c = callOf(instead)
+		c = CallOf(instead)
 	}
 	s.Op = c.op
 	for _, o := range c.operands {

@@ -1,4 +1,4 @@
-package properties
+package flat
 
 import (
 	"math/rand/v2"
@@ -28,7 +28,7 @@ func TestShrinkWith(t *testing.T) {
 		if len(got.Steps) != 1 || got.Steps[0].Op != traces.OpRelease {
 			t.Fatalf("shrunk %d steps to\n%v\nwant one release", len(p.Steps), got)
 		}
-		if runs == 0 || runs > maxShrinkRuns {
+		if runs == 0 || runs > MaxShrinkRuns {
 			t.Errorf("%d runs", runs)
 		}
 	}

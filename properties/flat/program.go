@@ -1,4 +1,4 @@
-package properties
+package flat
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 // A Program is a sequence of runtime calls. Its operands name objects
 // indirectly, by position among what the program knows when the step runs
 // (see Ref), so every subsequence of a program is again a meaningful
-// program: that is what lets Shrink drop steps freely.
+// program: that is what lets the shrinker drop steps freely.
 type Program struct {
 	Steps []Step
 }
@@ -59,9 +59,6 @@ type Ref struct {
 // so that re-registering a name and releasing a name are common.
 var names = []string{"w", "b", "g"}
 
-// sortedNames are names, sorted.
-var sortedNames = slices.Sorted(slices.Values(names))
-
 // Names returns the parameter names programs use.
 func Names() []string { return slices.Clone(names) }
 
@@ -81,7 +78,7 @@ func (r Ref) String() string {
 func (s Step) String() string {
 	var b strings.Builder
 	b.WriteString(s.Op.String())
-	if c := callOf(s.Op); c != nil {
+	if c := CallOf(s.Op); c != nil {
 		for _, o := range c.operands {
 			b.WriteByte(' ')
 			b.WriteString(o.row().format(s))
@@ -99,8 +96,8 @@ func (p Program) String() string {
 	return b.String()
 }
 
-// clone returns a deep copy, so that shrinking can edit candidates freely.
-func (p Program) clone() Program {
+// Clone returns a deep copy, so that shrinking can edit candidates freely.
+func (p Program) Clone() Program {
 	steps := make([]Step, len(p.Steps))
 	for i, s := range p.Steps {
 		s.Fields = append([]Ref(nil), s.Fields...)
@@ -139,7 +136,7 @@ func parseStep(toks []string) (Step, error) {
 		return Step{}, errors.New("no op")
 	}
 	op, ok := traces.ParseOp(toks[0])
-	c := callOf(op)
+	c := CallOf(op)
 	if !ok || c == nil || c.width == 0 {
 		return Step{}, fmt.Errorf("op %q: programs call %v", toks[0], Ops())
 	}

@@ -1,4 +1,4 @@
-package properties
+package flat
 
 // Encode is Decode's inverse: it returns bytes that Decode turns back into
 // p, for programs whose sizes, names and indices Decode can produce (a
@@ -8,9 +8,9 @@ package properties
 // from readable programs.
 func Encode(p Program) []byte {
 	var out []byte
-	var sh shape
+	var sh Shape
 	for _, s := range p.Steps {
-		c := callOf(s.Op)
+		c := CallOf(s.Op)
 		if c == nil || c.width == 0 {
 			continue // no byte decodes to it
 		}
@@ -26,7 +26,7 @@ func Encode(p Program) []byte {
 
 // opByte returns a byte that decodes to c's op; with misuse, one that
 // keeps the misuse rather than turning it into the call that avoids it.
-func opByte(c *call, misuse bool) byte {
+func opByte(c *Call, misuse bool) byte {
 	for b := c.code; b < c.code+c.width; b++ {
 		if !misuse || keepsMisuse(byte(b)) {
 			return byte(b)

@@ -1,28 +1,28 @@
-package properties
+package flat
 
 import (
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/tlcheck/tlcheck/traces"
 )
 
-// operand is a kind of argument a call takes. Each kind is one row of
+// An Operand is a kind of argument a call takes. Each kind is one row of
 // operandRows: how it is decoded from bytes and encoded back, listed and
-// parsed, simplified by Shrink, and resolved into the event the call makes.
-type operand uint8
+// parsed, and simplified by the shrinker. How it is resolved into the
+// event the call makes is the caller's (package properties against impl's
+// runtime, Lower for the calls of another process).
+type Operand uint8
 
 const (
-	operandSize     operand = iota + 1 // Step.Size: the size of a new object
-	operandFields                      // Step.Fields: 0 to 3 refs, a struct's fields
-	operandTarget                      // Step.Target: the object the call acts on
-	operandName                        // Step.Name: any parameter name
-	operandHeldName                    // Step.Name: mostly a name registered now
-	operandKind                        // Step.Method: a function's frame or a method's
-	operandLives                       // Step.Lives: the frame's variables' lifetimes, which the planner plans
-	operandVar                         // Step.Var: a variable live now, through which to access
+	OperandSize     Operand = iota + 1 // Step.Size: the size of a new object
+	OperandFields                      // Step.Fields: 0 to 3 refs, a struct's fields
+	OperandTarget                      // Step.Target: the object the call acts on
+	OperandName                        // Step.Name: any parameter name
+	OperandHeldName                    // Step.Name: mostly a name registered now
+	OperandKind                        // Step.Method: a function's frame or a method's
+	OperandLives                       // Step.Lives: the frame's variables' lifetimes, which the planner plans
+	OperandVar                         // Step.Var: a variable live now, through which to access
 )
 
 type operandRow struct {
@@ -30,21 +30,19 @@ type operandRow struct {
 	// decode reads the operand's bytes into s; encode appends bytes that
 	// decode to s's operand in shape sh.
 	decode func(d *decoder, s *Step)
-	encode func(out []byte, s Step, sh shape) []byte
+	encode func(out []byte, s Step, sh Shape) []byte
 	// format writes the operand as a program listing shows it; parse reads
 	// that back.
 	format func(s Step) string
 	parse  func(tok string, s *Step) error
 	// simpler returns versions of s with this operand one step simpler.
 	simpler func(s Step) []Step
-	// resolve sets the operand in ev, turning refs into addresses.
-	resolve func(sess *session, op traces.Op, s *Step, ev *traces.Event)
 }
 
 var operandRows = [...]operandRow{
-	operandSize: {name: "size",
+	OperandSize: {name: "size",
 		decode: func(d *decoder, s *Step) { s.Size = sizeTable[d.byte()%8] },
-		encode: func(out []byte, s Step, _ shape) []byte { return append(out, sizeByte(s.Size)) },
+		encode: func(out []byte, s Step, _ Shape) []byte { return append(out, sizeByte(s.Size)) },
 		format: func(s Step) string { return strconv.FormatUint(s.Size, 10) },
 		parse: func(tok string, s *Step) (err error) {
 			s.Size, err = strconv.ParseUint(tok, 10, 64)
@@ -56,15 +54,14 @@ var operandRows = [...]operandRow{
 			}
 			s.Size = sizeTable[0]
 			return []Step{s}
-		},
-		resolve: func(_ *session, _ traces.Op, s *Step, ev *traces.Event) { ev.Size = s.Size }},
-	operandFields: {name: "fields",
+		}},
+	OperandFields: {name: "fields",
 		decode: func(d *decoder, s *Step) {
 			for range int(d.byte() % 4) {
 				s.Fields = append(s.Fields, d.ref())
 			}
 		},
-		encode: func(out []byte, s Step, _ shape) []byte {
+		encode: func(out []byte, s Step, _ Shape) []byte {
 			out = append(out, byte(len(s.Fields)))
 			for _, f := range s.Fields {
 				out = append(out, refByte(f))
@@ -107,16 +104,10 @@ var operandRows = [...]operandRow{
 				}
 			}
 			return out
-		},
-		resolve: func(sess *session, op traces.Op, s *Step, ev *traces.Event) {
-			ev.Fields = make([]traces.Addr, len(s.Fields))
-			for i := range s.Fields {
-				ev.Fields[i] = sess.resolve(op, &s.Fields[i])
-			}
 		}},
-	operandTarget: {name: "target",
+	OperandTarget: {name: "target",
 		decode: func(d *decoder, s *Step) { s.Target = d.ref() },
-		encode: func(out []byte, s Step, _ shape) []byte { return append(out, refByte(s.Target)) },
+		encode: func(out []byte, s Step, _ Shape) []byte { return append(out, refByte(s.Target)) },
 		format: func(s Step) string { return s.Target.String() },
 		parse: func(tok string, s *Step) (err error) {
 			s.Target, err = parseRef(tok)
@@ -128,27 +119,22 @@ var operandRows = [...]operandRow{
 			}
 			s.Target.Index--
 			return []Step{s}
-		},
-		resolve: func(sess *session, op traces.Op, s *Step, ev *traces.Event) {
-			ev.Addr = sess.resolve(op, &s.Target)
 		}},
-	operandName: {name: "name",
+	OperandName: {name: "name",
 		decode:  func(d *decoder, s *Step) { s.Name = d.name(false) },
-		encode:  func(out []byte, s Step, _ shape) []byte { return append(out, anyNameByte(s.Name)) },
+		encode:  func(out []byte, s Step, _ Shape) []byte { return append(out, anyNameByte(s.Name)) },
 		format:  func(s Step) string { return s.Name },
 		parse:   parseName,
-		simpler: simplerName,
-		resolve: func(_ *session, _ traces.Op, s *Step, ev *traces.Event) { ev.Name = s.Name }},
-	operandHeldName: {name: "held name",
+		simpler: simplerName},
+	OperandHeldName: {name: "held name",
 		decode:  func(d *decoder, s *Step) { s.Name = d.name(true) },
-		encode:  func(out []byte, s Step, sh shape) []byte { return append(out, heldNameByte(s.Name, sh.names)) },
+		encode:  func(out []byte, s Step, sh Shape) []byte { return append(out, heldNameByte(s.Name, sh.names)) },
 		format:  func(s Step) string { return s.Name },
 		parse:   parseName,
-		simpler: simplerName,
-		resolve: func(_ *session, _ traces.Op, s *Step, ev *traces.Event) { ev.Name = s.Name }},
-	operandKind: {name: "kind",
+		simpler: simplerName},
+	OperandKind: {name: "kind",
 		decode: func(d *decoder, s *Step) { s.Method = d.byte()%4 == 3 },
-		encode: func(out []byte, s Step, _ shape) []byte {
+		encode: func(out []byte, s Step, _ Shape) []byte {
 			if s.Method {
 				return append(out, 3)
 			}
@@ -174,16 +160,15 @@ var operandRows = [...]operandRow{
 			}
 			s.Method = false
 			return []Step{s}
-		},
-		resolve: func(*session, traces.Op, *Step, *traces.Event) {}}, // the row's invoke picks the call
-	operandLives: {name: "lives",
+		}},
+	OperandLives: {name: "lives",
 		decode: func(d *decoder, s *Step) {
 			s.Lives = nil
-			for range int(d.byte() % (maxLives + 1)) {
+			for range int(d.byte() % (MaxVars + 1)) {
 				s.Lives = append(s.Lives, lifeTable[d.byte()%4])
 			}
 		},
-		encode: func(out []byte, s Step, _ shape) []byte {
+		encode: func(out []byte, s Step, _ Shape) []byte {
 			out = append(out, byte(len(s.Lives)))
 			for _, l := range s.Lives {
 				out = append(out, lifeByte(l))
@@ -210,8 +195,8 @@ var operandRows = [...]operandRow{
 				}
 				s.Lives = append(s.Lives, uint8(n))
 			}
-			if len(s.Lives) > maxLives {
-				return fmt.Errorf("lives %q: at most %d variables", tok, maxLives)
+			if len(s.Lives) > MaxVars {
+				return fmt.Errorf("lives %q: at most %d variables", tok, MaxVars)
 			}
 			return nil
 		},
@@ -231,11 +216,10 @@ var operandRows = [...]operandRow{
 				}
 			}
 			return out
-		},
-		resolve: func(sess *session, _ traces.Op, s *Step, ev *traces.Event) { sess.planFrame(s, ev) }},
-	operandVar: {name: "var",
-		decode: func(d *decoder, s *Step) { s.Var = d.byte() % maxLives },
-		encode: func(out []byte, s Step, _ shape) []byte { return append(out, s.Var) },
+		}},
+	OperandVar: {name: "var",
+		decode: func(d *decoder, s *Step) { s.Var = d.byte() % MaxVars },
+		encode: func(out []byte, s Step, _ Shape) []byte { return append(out, s.Var) },
 		format: func(s Step) string { return "var[" + strconv.Itoa(int(s.Var)) + "]" },
 		parse: func(tok string, s *Step) error {
 			inner, ok := strings.CutPrefix(tok, "var[")
@@ -243,8 +227,8 @@ var operandRows = [...]operandRow{
 				return fmt.Errorf("var %q: want var[i]", tok)
 			}
 			n, err := strconv.ParseUint(inner, 10, 8)
-			if err != nil || n >= maxLives {
-				return fmt.Errorf("var %q: want an index from 0 to %d", tok, maxLives-1)
+			if err != nil || n >= MaxVars {
+				return fmt.Errorf("var %q: want an index from 0 to %d", tok, MaxVars-1)
 			}
 			s.Var = uint8(n)
 			return nil
@@ -255,11 +239,27 @@ var operandRows = [...]operandRow{
 			}
 			s.Var--
 			return []Step{s}
-		},
-		resolve: func(sess *session, _ traces.Op, s *Step, ev *traces.Event) { sess.resolveVar(s, ev) }},
+		}},
 }
 
-func (o operand) row() *operandRow { return &operandRows[o] }
+func (o Operand) row() *operandRow { return &operandRows[o] }
+
+// String names the operand kind: "size", "fields", "target", ...
+func (o Operand) String() string {
+	if int(o) < len(operandRows) {
+		return operandRows[o].name
+	}
+	return "operand(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Operands lists every operand kind, in the order of their constants.
+func Operands() []Operand {
+	out := make([]Operand, 0, len(operandRows)-1)
+	for o := Operand(1); int(o) < len(operandRows); o++ {
+		out = append(out, o)
+	}
+	return out
+}
 
 func parseName(tok string, s *Step) error {
 	if !slices.Contains(names, tok) {
