@@ -54,3 +54,25 @@ func TestLanguagesSearchAsBefore(t *testing.T) {
 // brokenNames is Failure's properties, the first first, as the harness
 // names them.
 func brokenNames(f *Failure) string { return f.harness().Broke() }
+
+// BenchmarkSearchThroughHarness measures the correct runtime's programs
+// per second as Search runs them and as the harness runs FlatLanguage's:
+// the harness's share of the search, measured in one run.
+func BenchmarkSearchThroughHarness(b *testing.B) {
+	l := FlatLanguage(nil)
+	for _, bb := range []struct {
+		name   string
+		search func(more func(int) bool) int
+	}{
+		{"Search", func(more func(int) bool) int { _, _, n := Search(impl.Config{}, 1, more); return n }},
+		{"harness.Search", func(more func(int) bool) int { _, _, n := harness.Search(l, 1, more); return n }},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			n := 0
+			for b.Loop() {
+				n += bb.search(func(n int) bool { return n < 200 })
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "programs/s")
+		})
+	}
+}
