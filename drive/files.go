@@ -11,6 +11,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/internal/safetext"
+	"github.com/tlcheck/tlcheck/properties/harness"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -323,7 +324,7 @@ func (f *Finding) Write(dir, base string, command string) (Files, error) {
 		fmt.Sprintf("seed %d, program %d, shrunk from %d steps to %d in %d runs", f.Seed, f.Index, f.Steps, f.Size(), f.Shrinks),
 	}
 	if command != "" {
-		note = append(note, "replay: tlcheck fuzz --exec "+safetext.ShellQuote(command)+" --replay THIS-FILE")
+		note = append(note, "replay: "+harness.Command("fuzz", "--exec", command, "--replay", "THIS-FILE"))
 	}
 	var err error
 	if f.Result.TensorCalls != nil {

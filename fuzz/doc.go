@@ -19,9 +19,10 @@
 //     allocator or persistent pool (pool.Decode, package properties/pool: two header
 //     bytes, then four a call), held to the pool property whole
 //     (pool.RunBytes).
-//   - FuzzNothing and FuzzDecodeOnly: calibration, checking nothing: the
-//     engine's own rate, and its rate with the input decoded as for a
-//     program, beside which reports/benchmarks.md sets FuzzProgram's.
+//   - FuzzNothing and FuzzDecodeOnly, built only with the tag
+//     tlcheck_calibrate: calibration, checking nothing: the engine's own
+//     rate, and its rate with the input decoded as for a program, beside
+//     which reports/benchmarks.md sets FuzzProgram's.
 //
 // Run a target with, for example:
 //

@@ -17,12 +17,13 @@
 // violations, whether the runtime refused the call with the model's kind,
 // whether it recorded the call it was asked to make, and whether its state
 // (live objects and counts, scope records, params) equals the model's:
-// after every call and at the end of every run by a fast comparison that
-// tests hold to go-cmp's verdict field by field, go-cmp writing the diff
-// and having the last word where they differ. After the last step Run
+// after every call, end's included, by a fast comparison
+// (impl.Runtime.Matches) that tests hold to sameState and it to go-cmp's
+// verdict field by field, go-cmp writing the diff. After the last step Run
 // tears the program down the way a well-behaved caller would (scopes
-// exited, params released), calls end, and replays the written trace
-// through the model once more.
+// exited, params released), calls end, and, where the run failed, replays
+// the written trace, the one the failure hands its user, through the model
+// once more.
 //
 // The properties are named code over a run's Result (see Properties):
 //

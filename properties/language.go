@@ -19,7 +19,12 @@ import (
 // events; a failure that does not show in its trace is Hidden, and
 // Search looks on visibleGrace programs more for one that does.
 func FlatLanguage(faults []impl.Fault) harness.Language[Program] {
-	cfg := impl.Config{Faults: faults}
+	return flatLanguage(impl.Config{Faults: faults})
+}
+
+// flatLanguage is FlatLanguage against a runtime configured by cfg: its
+// faults and its reuse order (Search takes a whole impl.Config).
+func flatLanguage(cfg impl.Config) harness.Language[Program] {
 	return harness.Language[Program]{
 		Name: impl.EngineProgram, Unit: "events", Noun: "program", Step: "step",
 		Rand:     func(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x746c636865636b)) }, // "tlcheck"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/properties/execfuzz"
 )
 
@@ -123,3 +124,17 @@ func parseFuzzExecArgs(args []string) (execfuzz.Options, error) {
 // defaultStartTimeout is --start-timeout's default: the PyTorch driver
 // took 10.7s to say hello on a loaded machine, importing torch.
 const defaultStartTimeout = 60 * time.Second
+
+// misuseFlag reads --misuse: given, it decides; left out, the driver's
+// hello does.
+func misuseFlag(fs *flag.FlagSet, on bool) drive.Misuse {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "misuse" })
+	switch {
+	case !set:
+		return drive.MisuseAsHello
+	case on:
+		return drive.MisuseOn
+	}
+	return drive.MisuseOff
+}

@@ -14,13 +14,19 @@
 //
 // Everything else is written once, here:
 //
-//	Failure   what broke: the property, its message, the call, the trace
-//	Search    programs from a seed until one fails or the budget ends
-//	Shrink    the shrinker driver: the language's shrinker or its candidates
-//	Save      a counterexample written atomically, never over a file
-//	Reproduce the line that says how to see the failure again
-//	Fuzz      the fuzz command's pipeline: search, shrink, save, report
-//	Recheck   a saved program run again, as the code is today
+//	Failure    what broke: the property, its message, the call, the trace
+//	Search     programs from a seed until one fails or the budget ends
+//	Shrink     the shrinker driver: the language's shrinker or its candidates
+//	Save       a counterexample written atomically, never over a file
+//	WriteTrace a failing run's trace, the file `tlcheck replay` reads
+//	Reproduce  the line that says how to see the failure again (Command
+//	           writes any tlcheck command line, quoted for a shell)
+//	Fuzz       the fuzz command's pipeline: search, shrink, save, report,
+//	           with a Progress line on a terminal
+//	Recheck    a saved program run again, as the code is today
+//
+// Language.Missing names the fields a language lacks; package hunt's
+// tests hold every language it hunts to it.
 //
 // The package imports no runtime (no impl/ package), so that package
 // drive, which must not link the runtime it tests, can use it too.

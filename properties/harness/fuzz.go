@@ -28,7 +28,9 @@ type Options struct {
 	Save func(dir, base, ext string, data []byte) (string, error)
 }
 
-// Outcome is how a fuzz run ended.
+// Outcome is how a fuzz run ended. Its values are the exit codes of
+// tlcheck's contract (0 clean, 1 a counterexample, 2 unusable input), so
+// that a command returns int(outcome).
 type Outcome int
 
 const (
