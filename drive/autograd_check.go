@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/model"
-	"github.com/tlcheck/tlcheck/properties/autograd"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -125,7 +124,7 @@ func (c *checker) keepTensor(i int, vs []traces.Violation, got *[]traces.Kind) {
 }
 
 // judgeTensor holds the kinds the model reported at call i to the
-// driver's, by the autograd language's one refusal judge: the same set,
+// driver's, by the one refusal judge (model.JudgeRefusal): the same set,
 // none where the driver accepted the call.
 func (c *checker) judgeTensor(i int, got []traces.Kind) {
 	out := c.res.Outcomes[i]
@@ -139,7 +138,7 @@ func (c *checker) judgeTensor(i int, got []traces.Kind) {
 	for k, v := range mine {
 		reported[k] = v.Kind
 	}
-	unreported, unexplained := autograd.JudgeRefusal(out.Refused, out.Kinds, reported)
+	unreported, unexplained := model.JudgeRefusal(out.Refused, out.Kinds, reported)
 	if unexplained >= 0 {
 		v := mine[unexplained]
 		msg := fmt.Sprintf("the model reports %s at event %d: %s", v.Kind, v.Event, v.Message)

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/tlcheck/tlcheck/model"
-	"github.com/tlcheck/tlcheck/properties/autograd"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -295,7 +294,7 @@ func (c *checker) checkRefusal(i int, kinds []traces.Kind) {
 		c.mismatch(i, "refusal", "the runtime refused %v (%q); the model finds nothing wrong with it: %s", c.res.Calls[i].Op, out.Message, c.refusedState)
 		return
 	}
-	if k, _ := autograd.JudgeRefusal(true, out.Kinds, kinds); k != "" {
+	if k, _ := model.JudgeRefusal(true, out.Kinds, kinds); k != "" {
 		c.mismatch(i, "refusal", "the runtime refused %v as %s (%q); the model reports %v", c.res.Calls[i].Op, k, out.Message, kinds)
 	}
 }

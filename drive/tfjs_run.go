@@ -171,14 +171,13 @@ func (c *tfjsChecker) answer(i int, a *Answer) *Failure {
 	if call.Op == TfjsEnd {
 		got = append(got, c.chk.Close()...)
 	}
-	var want []traces.Kind
-	if out.Refused {
-		want = out.Kinds
+	reported := make([]traces.Kind, len(got))
+	for k, v := range got {
+		reported[k] = v.Kind
 	}
-	for _, v := range got {
-		if slices.Contains(want, v.Kind) {
-			continue
-		}
+	unreported, unexplained := model.JudgeRefusal(out.Refused, out.Kinds, reported)
+	if unexplained >= 0 {
+		v := got[unexplained]
 		msg := fmt.Sprintf("the model reports %s at event %d: %s", v.Kind, v.Event, v.Message)
 		switch {
 		case !out.Refused:
@@ -190,10 +189,8 @@ func (c *tfjsChecker) answer(i int, a *Answer) *Failure {
 		}
 		return c.failure(i, v.Event, string(v.Kind), "%s", msg)
 	}
-	for _, k := range want {
-		if !slices.ContainsFunc(got, func(v traces.Violation) bool { return v.Kind == k }) {
-			return c.failure(i, out.Event, "refusal", "tfjs refused %s as %s (%q); the model finds nothing wrong", call.Op, k, out.Message)
-		}
+	if unreported != "" {
+		return c.failure(i, out.Event, "refusal", "tfjs refused %s as %s (%q); the model finds nothing wrong", call.Op, unreported, out.Message)
 	}
 	if out.Refused && len(out.Kinds) == 0 {
 		// A refusal that is not tfjs's refusal of a misuse (a TypeError

@@ -12,7 +12,9 @@
 // property tests that drive a runtime and the model side by side;
 // [Checker.Reset] readies one for the next trace, as new but for the
 // memory it keeps, and [Checker.ReplayFunc] replays a whole Source on a
-// Checker the caller keeps.
+// Checker the caller keeps. [JudgeRefusal] is the one judge of a
+// runtime's refusal of a call against what the model reports there, for
+// every harness that drives a runtime beside the model.
 //
 // A view (a timeline, a profile, a plot) watches the model rather than
 // reading the trace again: a [Watch] set on a Checker, or given to

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	ag "github.com/tlcheck/tlcheck/properties/autograd"
+	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -19,20 +19,20 @@ func (s *session) checkRefusal(index int) {
 	if c.Err == nil || c.Event < 0 {
 		return
 	}
-	var model []traces.Kind
+	var reported []traces.Kind
 	for _, v := range s.res.Verdicts {
 		if v.Event == c.Event {
-			model = append(model, v.Kind)
+			reported = append(reported, v.Kind)
 		}
 	}
 	var kinds [4]traces.Kind
-	k, _ := ag.JudgeRefusal(true, appendKinds(kinds[:0], c.Err), model)
+	k, _ := model.JudgeRefusal(true, appendKinds(kinds[:0], c.Err), reported)
 	switch {
 	case k == "":
-	case len(model) == 0:
+	case len(reported) == 0:
 		s.mismatch(index, MismatchRefusal, "the runtime refused %v with %q (%v); the model finds nothing wrong with it", c.Step.Op, k, c.Err)
 	default:
-		s.mismatch(index, MismatchRefusal, "the runtime refused %v with %q (%v); the model reports %v", c.Step.Op, k, c.Err, model)
+		s.mismatch(index, MismatchRefusal, "the runtime refused %v with %q (%v); the model reports %v", c.Step.Op, k, c.Err, reported)
 	}
 }
 

@@ -4,7 +4,8 @@
 // tlcheck-drive protocol's layer 5 against any engine with a driver
 // (package drive sends them: PyTorch's, TensorFlow.js's, the Go engine's
 // impldriver). It holds what both share, written once: the vocabulary,
-// the generators, the shrinkers and the refusal judge. It imports no
+// the generators and the shrinkers; both judge a refusal by the model's
+// one judge, model.JudgeRefusal. It imports no
 // runtime (no impl/ package), so that a library driving another runtime
 // links none.
 //
@@ -32,7 +33,6 @@
 //	                               episodes (the sequences bugs need)
 //	DecodeSteps                    any bytes as an in-process program (fuzzing)
 //	ShrinkSteps, CheckpointPrelude a failing in-process program made small
-//	JudgeRefusal                   a refusal held to the model's verdicts
 //
 // The two drawings differ where the two runs differ: on the wire, tensors
 // of many shapes (broadcasting, matmul, views of rows) under handles fixed

@@ -1,4 +1,4 @@
-package autograd
+package model
 
 import (
 	"slices"
@@ -7,10 +7,12 @@ import (
 )
 
 // JudgeRefusal holds a runtime's answer to a call to the model's verdicts
-// at the call's events: refused says whether the runtime refused the call,
-// kinds the kinds it named (a refusal naming none is none of the model's
-// business), reported the kinds the model reports at the call's events, in
-// order. The judgement is the same in process and over the pipe:
+// at the call's events, as every harness that drives a runtime beside the
+// model does (properties' flat programs; drive's layers 2 and 5 and tfjs
+// programs): refused says whether the runtime refused the call, kinds the
+// kinds it named, reported the kinds the model reports at the call's
+// events, in order. The judgement is the same in process and over the
+// pipe:
 //
 //   - unreported is the first kind the runtime refused with that the model
 //     does not report ("" for none): a refusal the model does not back;
@@ -18,9 +20,11 @@ import (
 //     does not name (-1 for none): the model finds misuse the runtime let
 //     pass, or that it refused as something else.
 //
-// A caller that lets the model report more than the runtime names (layer
-// 2's, whose other verdicts the program may explain) reads unreported
-// alone.
+// Where a refusal naming no kind is none of the model's business (layer
+// 5, tfjs), the model must then be silent: unexplained says so. A caller
+// that lets the model report more than the runtime names (layer 2 and
+// flat programs, whose other verdicts the program may explain) reads
+// unreported alone.
 func JudgeRefusal(refused bool, kinds, reported []traces.Kind) (unreported traces.Kind, unexplained int) {
 	var want []traces.Kind
 	if refused {

@@ -1,4 +1,4 @@
-package autograd
+package model
 
 import (
 	"testing"
