@@ -2,12 +2,13 @@
 // autograd engine's memory management, in process against the Go engine
 // of package impl/autograd (package properties runs them) and over the
 // tlcheck-drive protocol's layer 5 against any engine with a driver
-// (package drive sends them: PyTorch's, TensorFlow.js's, the Go engine's
-// impldriver). It holds what both share, written once: the vocabulary,
-// the generators and the shrinkers; both judge a refusal by the model's
-// one judge, model.JudgeRefusal. It imports no
-// runtime (no impl/ package), so that a library driving another runtime
-// links none.
+// (package drive sends them: PyTorch's, the Go engine's impldriver). It
+// holds what both share, written once: the vocabulary, the generators and
+// the shrinkers. A refusal over the pipe is judged by the model's one
+// judge, model.JudgeRefusal; in process impl/autograd's refusals name no
+// kind, so that judgement is the model silent at every step, which its
+// replay of the run's trace holds. It imports no runtime (no impl/
+// package), so that a library driving another runtime links none.
 //
 // The vocabulary is one table (op.go), one row per operation: its name
 // (PyTorch's), the fields a call of it carries on the wire (PROTOCOL.md and
