@@ -27,9 +27,11 @@ type session struct {
 	// res.Trace: the runtime's recorder appends them there, the one copy.
 	recFrom int
 	addrs   []traces.Addr // addresses the runtime handed out, least recently first
-	state   traces.State  // the model's state after the last call
-	differ  bool          // the runtime's state differed from it after the last call
-	done    bool
+	// live and dead are resolve's, kept from call to call.
+	live, dead []traces.Addr
+	state      traces.State // the model's state after the last call
+	differ     bool         // the runtime's state differed from it after the last call
+	done       bool
 	// resolveOnly: the run only resolves the program (Resolve), and
 	// compares nothing.
 	resolveOnly bool
@@ -67,7 +69,7 @@ func newSession(cfg impl.Config, p flat.Program) *session {
 	h := header(cfg)
 	s.chk.Reset(h)
 	*s = session{chk: s.chk, state: s.state, got: s.got, // refilled: see compare
-		addrs: s.addrs[:0], frames: s.frames.Empty(), trace: keptTrace(s.trace),
+		addrs: s.addrs[:0], live: s.live[:0], dead: s.dead[:0], frames: s.frames.Empty(), trace: keptTrace(s.trace),
 		replayed: s.replayed[:0]}
 	s.start(cfg, p, h)
 	return s
@@ -214,7 +216,7 @@ func (s *session) resolve(op traces.Op, r *flat.Ref) traces.Addr {
 	if r.Pick == flat.Null {
 		return 0
 	}
-	var live, dead []traces.Addr
+	live, dead := s.live[:0], s.dead[:0]
 	for _, a := range s.addrs {
 		if _, ok := s.state.Objects[a]; ok {
 			live = append(live, a)
@@ -222,6 +224,7 @@ func (s *session) resolve(op traces.Op, r *flat.Ref) traces.Addr {
 			dead = append(dead, a)
 		}
 	}
+	s.live, s.dead = live, dead
 	// Moduli in int: a program of package drive's may have 256 objects or
 	// more, and a byte's 256 is 0.
 	if r.Pick == flat.Dead && len(dead) > 0 {
