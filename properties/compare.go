@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	ag "github.com/tlcheck/tlcheck/properties/autograd"
 	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -26,16 +27,13 @@ func (s *session) checkRefusal(index int) {
 		}
 	}
 	var kinds [4]traces.Kind
-	for _, k := range appendKinds(kinds[:0], c.Err) {
-		if slices.Contains(model, k) {
-			continue
-		}
-		if len(model) == 0 {
-			s.mismatch(index, MismatchRefusal, "the runtime refused %v with %q (%v); the model finds nothing wrong with it", c.Step.Op, k, c.Err)
-		} else {
-			s.mismatch(index, MismatchRefusal, "the runtime refused %v with %q (%v); the model reports %v", c.Step.Op, k, c.Err, slices.Clone(model))
-		}
-		return
+	k, _ := ag.JudgeRefusal(true, appendKinds(kinds[:0], c.Err), model)
+	switch {
+	case k == "":
+	case len(model) == 0:
+		s.mismatch(index, MismatchRefusal, "the runtime refused %v with %q (%v); the model finds nothing wrong with it", c.Step.Op, k, c.Err)
+	default:
+		s.mismatch(index, MismatchRefusal, "the runtime refused %v with %q (%v); the model reports %v", c.Step.Op, k, c.Err, slices.Clone(model))
 	}
 }
 

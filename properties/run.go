@@ -1,10 +1,10 @@
 package properties
 
 import (
-	"math/rand/v2"
 	"sync"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/properties/harness"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -118,25 +118,14 @@ const visibleGrace = 1000
 //
 // It prefers a failure that shows in its trace (Result.Visible): after one
 // that does not, it runs up to visibleGrace more programs for one that
-// does, and otherwise returns the first.
+// does, and otherwise returns the first. It is the harness's Search over
+// the flat language (FlatLanguage).
 func Search(cfg impl.Config, seed uint64, more func(programs int) bool) (Program, *Failure, int) {
-	r := rand.New(rand.NewPCG(seed, 0x746c636865636b)) // "tlcheck"
-	var firstP Program
-	var first *Failure
-	n, until := 0, 0
-	for more(n) && (first == nil || n < until) {
-		p := Generate(r)
-		n++
-		_, f := Run(p, cfg)
-		switch {
-		case f == nil:
-		case f.Result.Visible():
-			return p, f, n
-		case first == nil:
-			firstP, first, until = p, f, n+visibleGrace
-		}
+	p, f, n := harness.Search(flatLanguage(cfg), seed, more)
+	if f == nil {
+		return p, nil, n
 	}
-	return firstP, first, n
+	return p, f.Detail.(*Failure), n
 }
 
 // searchFirst runs the programs gen makes, gen(n) being the one after n

@@ -167,11 +167,18 @@ type figures struct {
 	Leaks      leakCompare
 	Bench      benchResult
 	BenchCount int
+	// The model's memory for each live block: tlcheck on a log of
+	// liveBlocks mallocs then their frees (Live), and on a log of one
+	// line (One), whose peak RSS is the process's own.
+	Live, One timing
 	// The baseline (-baseline), nil without one, and its figures from the
 	// same runs.
-	Base      *baseline
-	BaseTime  timing
-	BaseBench benchResult
+	Base              *baseline
+	BaseTime          timing
+	BaseBench         benchResult
+	BaseLive, BaseOne timing
+	// LoadAfter is the load average once the runs are done.
+	LoadAfter string
 }
 
 func generate(out, leaksOut, readersOut, snapshots, only, base string, iterations, runs, benchCount, leaks int, keep, pgo bool) error {
@@ -234,6 +241,10 @@ func generate(out, leaksOut, readersOut, snapshots, only, base string, iteration
 		f.BaseTime = ts[2]
 	}
 
+	if err := f.timeLive(tlcheck, work); err != nil {
+		return err
+	}
+
 	step("comparing the leak lists")
 	if f.Leaks, f.Events, err = compareLeaks(log, jobs[0].out, jobs[1].out); err != nil {
 		return err
@@ -256,6 +267,7 @@ func generate(out, leaksOut, readersOut, snapshots, only, base string, iteration
 		f.BaseBench = bs[1]
 	}
 
+	f.LoadAfter = loadAverage()
 	step("writing %s", out)
 	if err := atomicfile.Replace(out, render(f)); err != nil {
 		return err
@@ -264,6 +276,43 @@ func generate(out, leaksOut, readersOut, snapshots, only, base string, iteration
 		return nil
 	}
 	return writeLeakScale(tlcheck, work, leaksOut, leaks, runs)
+}
+
+// timeLive times tlcheck, and the baseline's beside it, on a log of
+// liveBlocks live blocks and on a log of one line, taking turns, for the
+// peak RSS each live block costs (see writeLiveLog).
+func (f *figures) timeLive(tlcheck, work string) error {
+	live, one := filepath.Join(work, "live.mtrace"), filepath.Join(work, "one.mtrace")
+	step("timing tlcheck on a log of %d live blocks", liveBlocks)
+	if err := writeLiveLog(live, liveBlocks); err != nil {
+		return err
+	}
+	defer os.Remove(live)
+	if err := os.WriteFile(one, []byte("= Start\n"), 0o644); err != nil {
+		return err
+	}
+	on := func(bin, name, log string) job {
+		return job{filepath.Join(work, name), bin, []string{"replay", "--from", "mtrace", "--json", log}}
+	}
+	jobs := []job{on(tlcheck, "live.json", live), on(tlcheck, "one.json", one)}
+	if f.Base != nil {
+		jobs = append(jobs, on(f.Base.tlcheck, "live-base.json", live), on(f.Base.tlcheck, "one-base.json", one))
+	}
+	ts, err := timeInterleaved(f.Runs, jobs...)
+	if err != nil {
+		return err
+	}
+	f.Live, f.One = ts[0], ts[1]
+	if f.Base != nil {
+		f.BaseLive, f.BaseOne = ts[2], ts[3]
+	}
+	return nil
+}
+
+// perLiveBlock is the peak RSS each live block costs: live's peak less
+// one's (the process's own), over liveBlocks.
+func perLiveBlock(live, one timing) float64 {
+	return float64(live.MaxRSS-one.MaxRSS) / liveBlocks
 }
 
 // makeLog makes the CPython mtrace log in work, which replay.md and
