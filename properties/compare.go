@@ -19,7 +19,8 @@ func (s *session) checkRefusal(index int) {
 	if c.Err == nil || c.Event < 0 {
 		return
 	}
-	var reported []traces.Kind
+	var kinds4 [4]traces.Kind
+	reported := kinds4[:0] // on the stack: a mismatch describes a copy
 	for _, v := range s.res.Verdicts {
 		if v.Event == c.Event {
 			reported = append(reported, v.Kind)
@@ -32,7 +33,7 @@ func (s *session) checkRefusal(index int) {
 	case len(reported) == 0:
 		s.mismatch(index, MismatchRefusal, "the runtime refused %v with %q (%v); the model finds nothing wrong with it", c.Step.Op, k, c.Err)
 	default:
-		s.mismatch(index, MismatchRefusal, "the runtime refused %v with %q (%v); the model reports %v", c.Step.Op, k, c.Err, reported)
+		s.mismatch(index, MismatchRefusal, "the runtime refused %v with %q (%v); the model reports %v", c.Step.Op, k, c.Err, slices.Clone(reported))
 	}
 }
 

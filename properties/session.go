@@ -20,14 +20,18 @@ import (
 // after every call the two are compared. Run, the rapid test and the gopter
 // test all drive their programs through it.
 type session struct {
-	rt     *impl.Runtime
-	chk    *model.Checker
-	res    *Result
-	rec    []traces.Event // events the call in progress recorded
-	addrs  []traces.Addr  // addresses the runtime handed out, least recently first
-	state  traces.State   // the model's state after the last call
-	differ bool           // the runtime's state differed from it after the last call
-	done   bool
+	rt  *impl.Runtime
+	chk *model.Checker
+	res *Result
+	// recFrom is where the events the call in progress recorded start in
+	// res.Trace: the runtime's recorder appends them there, the one copy.
+	recFrom int
+	addrs   []traces.Addr // addresses the runtime handed out, least recently first
+	// live and dead are resolve's, kept from call to call.
+	live, dead []traces.Addr
+	state      traces.State // the model's state after the last call
+	differ     bool         // the runtime's state differed from it after the last call
+	done       bool
 	// resolveOnly: the run only resolves the program (Resolve), and
 	// compares nothing.
 	resolveOnly bool
@@ -65,7 +69,7 @@ func newSession(cfg impl.Config, p flat.Program) *session {
 	h := header(cfg)
 	s.chk.Reset(h)
 	*s = session{chk: s.chk, state: s.state, got: s.got, // refilled: see compare
-		rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames.Empty(), trace: keptTrace(s.trace),
+		addrs: s.addrs[:0], live: s.live[:0], dead: s.dead[:0], frames: s.frames.Empty(), trace: keptTrace(s.trace),
 		replayed: s.replayed[:0]}
 	s.start(cfg, p, h)
 	return s
@@ -109,7 +113,7 @@ func (s *session) start(cfg impl.Config, p flat.Program, h traces.Header) {
 	user := cfg.Record
 	cfg.Record = func(ev traces.Event) {
 		ev.Fields = slices.Clone(ev.Fields) // the runtime may reuse its slice
-		s.rec = append(s.rec, ev)
+		s.res.Trace = append(s.res.Trace, ev)
 		if user != nil {
 			user(ev)
 		}
@@ -152,6 +156,7 @@ func (s *session) apply(st flat.Step) {
 	if inv.prepare != nil {
 		inv.prepare(s, cur, want)
 	}
+	s.recFrom = len(s.res.Trace)
 	err, panicked := s.invoke(inv, cur, want)
 	if inv.learn != nil {
 		inv.learn(s, cur, want, err)
@@ -211,7 +216,7 @@ func (s *session) resolve(op traces.Op, r *flat.Ref) traces.Addr {
 	if r.Pick == flat.Null {
 		return 0
 	}
-	var live, dead []traces.Addr
+	live, dead := s.live[:0], s.dead[:0]
 	for _, a := range s.addrs {
 		if _, ok := s.state.Objects[a]; ok {
 			live = append(live, a)
@@ -219,6 +224,7 @@ func (s *session) resolve(op traces.Op, r *flat.Ref) traces.Addr {
 			dead = append(dead, a)
 		}
 	}
+	s.live, s.dead = live, dead
 	// Moduli in int: a program of package drive's may have 256 objects or
 	// more, and a byte's 256 is 0.
 	if r.Pick == flat.Dead && len(dead) > 0 {
@@ -271,11 +277,12 @@ func (s *session) handedOut(a traces.Addr) {
 // moved to the heap at every call was a third of a fuzzed program's
 // allocations).
 func (s *session) checkRecorded(index int, c *flat.Call, want traces.Event) {
-	if len(s.rec) == 0 {
+	rec := s.res.Trace[s.recFrom:]
+	if len(rec) == 0 {
 		s.mismatch(index, MismatchRecord, "the runtime recorded nothing for %v", want.Op)
 		return
 	}
-	got := &s.rec[0]
+	got := &rec[0]
 	if got.Op != want.Op || got.Addr != want.Addr || got.Name != want.Name ||
 		c.Sized() && (got.Size != want.Size || got.HasSize != want.HasSize) ||
 		!slices.Equal(got.Fields, want.Fields) ||
@@ -283,23 +290,24 @@ func (s *session) checkRecorded(index int, c *flat.Call, want traces.Event) {
 		w := want
 		s.mismatch(index, MismatchRecord, "the runtime recorded %s for the call %s", got.String(), w.String())
 	}
-	for i := 1; i < len(s.rec); i++ {
-		if ev := &s.rec[i]; ev.Op != traces.OpFree {
+	for i := 1; i < len(rec); i++ {
+		if ev := &rec[i]; ev.Op != traces.OpFree {
 			s.mismatch(index, MismatchRecord, "the runtime recorded %s after %v; only frees may follow a call", ev.String(), want.Op)
 		}
 	}
 }
 
-// feed hands the recorded events to the model and keeps its verdicts.
+// feed hands the events the call recorded to the model and keeps its
+// verdicts.
 func (s *session) feed(index int) {
 	r := s.res
-	for i := range s.rec {
-		n := len(r.Trace)
-		if i == 0 {
-			r.Calls[index].Event = n
-		}
-		r.Trace = append(r.Trace, s.rec[i])
+	if s.recFrom < len(r.Trace) {
+		r.Calls[index].Event = s.recFrom
+	}
+	for range len(r.Trace) - s.recFrom {
 		r.eventCall = append(r.eventCall, index)
+	}
+	for n := s.recFrom; n < len(r.Trace); n++ {
 		ev := &r.Trace[n] // the model keeps no pointer to it past Step
 		vs, err := s.chk.Step(ev, traces.Pos{Event: n, Line: n + 2})
 		if err != nil {
@@ -307,7 +315,6 @@ func (s *session) feed(index int) {
 		}
 		s.verdicts(vs)
 	}
-	s.rec = s.rec[:0]
 }
 
 // verdicts keeps the model's violations, placing each at the call whose

@@ -26,7 +26,7 @@ var layerBenches = []layerBench{
 		"Arena frames and the planner (issue 8): arena_get against make([]byte, n), frame enter and exit, the planner at 100, 1000 and 10000 variables (time per n log n); the runtime core against a Go map."},
 	{"./fuzz", "^BenchmarkFuzz(Program|Source)$",
 		"The fuzz bodies (issue 8): programs checked per second, flat runtime programs and source programs."},
-	{"./properties", "^BenchmarkRun$", "One generated program run end to end (runtime, model after every call, trace round trip)."},
+	{"./properties", "^BenchmarkRun$", "One generated program run end to end (runtime, model after every call; a failing run's trace round trip, which these passing runs skip)."},
 	{"./impl/gpu", ".", "The GPU pool (issue 10): hit rate and reserved/allocated on a training-like workload, malloc+free against a Go map."},
 	{"./impl/registry", ".", "The sharded registry (issue 10): throughput with 1, 2, 4, 8 goroutines, sharded against one lock."},
 	{"./impl/autograd", ".", "Autograd (issue 9): one training step, its allocations, backward over forward."},
