@@ -1,6 +1,7 @@
 // Package drive drives a tensor runtime in another process, in any
-// language, with generated programs: the generators and shrinker of
-// package properties and the model of package model, over the
+// language, with generated programs: the flat program language's
+// generator, resolver and shrinker (package properties/flat) and the model
+// of package model, over the
 // tlcheck-drive protocol (PROTOCOL.md beside this file, with its JSON
 // Schema), JSON Lines on the driver's stdin and stdout.
 //
@@ -18,7 +19,8 @@
 //	NewRunner, Runner      a driver started again when a run broke it:
 //	                       Run, RunProgram, Stream (two programs in flight),
 //	                       Search (generate, check, shrink), Shrink, Last
-//	Lower                  a generated program as the calls the protocol sends
+//	Lower                  a generated program as the calls the protocol sends,
+//	                       resolved by the model alone (no runtime runs)
 //	GenerateProgram        a program of correct use, with the deep shapes
 //	                       (counts past 256, deep scopes, reused addresses)
 //	Correct                any program made one of correct use

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/properties"
 	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
@@ -25,7 +26,8 @@ func shapesOf(p flat.Program) shapes {
 	var scopes []int
 	born := map[traces.Addr]int{}
 	handed := map[traces.Addr]int{}
-	for i, ev := range properties.Resolve(p).Trace {
+	r, _ := properties.Run(p, impl.Config{})
+	for i, ev := range r.Trace {
 		if ev.HasCount {
 			sh.count = max(sh.count, ev.Count)
 		}
