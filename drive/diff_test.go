@@ -17,6 +17,7 @@ import (
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/autograd"
 	"github.com/tlcheck/tlcheck/internal/longtest"
+	"github.com/tlcheck/tlcheck/internal/python"
 )
 
 // The test binary serves layer-5 programs too: run with autogradEnv set
@@ -83,9 +84,9 @@ func torchDriver(t *testing.T) drive.Config {
 	return drive.Config{Command: []string{torchOnce.python, script}, CallTimeout: hangTimeout, StartTimeout: time.Minute}
 }
 
-// haveTorch reports whether an interpreter imports torch (drive.FindPython).
+// haveTorch reports whether an interpreter imports torch (python.Find, internal/python).
 func haveTorch() bool {
-	torchOnce.Do(func() { torchOnce.python, torchOnce.err = drive.FindPython("torch") })
+	torchOnce.Do(func() { torchOnce.python, torchOnce.err = python.Find("torch") })
 	return torchOnce.err == nil
 }
 

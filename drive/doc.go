@@ -13,7 +13,9 @@
 // many. examples/cruntime is a runtime in C with its driver; impldriver is
 // the Go runtime of package impl behind the same protocol.
 //
-// The API, small on purpose:
+// A team's five-line go test over its driver is package drivetest's
+// (drivetest.Test, drivetest.Fuzz), as net/http/httptest is beside
+// net/http. The API, small on purpose:
 //
 //	Start, Driver          one driver process: Run a program's calls, Close
 //	NewRunner, Runner      a driver started again when a run broke it:
@@ -34,7 +36,6 @@
 //	StderrText             a driver's last stderr for a report (empty, said so)
 //	ParseCall, Call        the protocol's calls, for drivers written in Go
 //	Answer, ParseAnswer    a driver's answer line, written and read
-//	Test, Fuzz             a team's five-line go test over its driver
 //	Diff, Disagreement     two drivers of layer-5 programs held to each
 //	                       other call by call (the Go engine to PyTorch)
 //	Compare                a calls file run once on two drivers, compared
@@ -53,7 +54,6 @@
 //	                       a driver of layer 5 alone
 //	ShrinkTensor           a failure shrunk to a few calls
 //	Read/WriteTensorCalls  their calls files
-//	FindPython             an interpreter that imports a module (torch)
 //
 // By default every program uses the runtime as its contract says (no
 // release of a reference the program does not hold, no call on an object
@@ -89,6 +89,10 @@
 // writes what is not the protocol is a failure too (a Trouble), with the
 // last of its stderr, kept in a bounded ring; answers are bounded lines.
 //
-// The walls hold: package drive brings impl, model, traces and properties
-// together as properties does, and none of them imports it.
+// The walls hold: package drive imports the model, traces and the flat
+// program language (package properties/flat), and no runtime: not impl
+// nor any package under it, not properties, and not testing, so that a
+// program that drives a runtime in C links no Go runtime and no test
+// framework (TestDriveLinksOnlyWhatItNeeds holds it). None of those
+// packages imports drive.
 package drive

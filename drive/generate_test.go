@@ -58,7 +58,7 @@ func shapesOf(p flat.Program) shapes {
 	return sh
 }
 
-// TestGenerateReachesDeepShapes: within drive.Test's budget under -short
+// TestGenerateReachesDeepShapes: within drivetest.Test's budget under -short
 // (200 programs of seed 1), the default programs regularly take a count
 // past 256, fill a scope past 8 records, hand one address out 10 times
 // and keep an object alive through 300 events; and --steps programs are
