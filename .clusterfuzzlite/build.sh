@@ -66,8 +66,6 @@ build_target $m/fuzz FuzzProgram FuzzProgram
 build_target $m/fuzz FuzzSource FuzzSource
 build_target $m/fuzz FuzzAutogradProgram FuzzAutogradProgram
 build_target $m/fuzz FuzzPoolProgram FuzzPoolProgram
-build_target $m/fuzz FuzzNothing FuzzNothing
-build_target $m/fuzz FuzzDecodeOnly FuzzDecodeOnly
 build_target $m/impl/lang FuzzParse FuzzParse
 build_target $m/traces FuzzReader FuzzReader
 build_target $m/traces/mtrace FuzzParseLine FuzzParseLine

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/properties/autograd"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -124,17 +125,23 @@ func (c *checker) keepTensor(i int, vs []traces.Violation, got *[]traces.Kind) {
 }
 
 // judgeTensor holds the kinds the model reported at call i to the
-// driver's: the same set, none where the driver accepted the call.
+// driver's, by the autograd language's one refusal judge: the same set,
+// none where the driver accepted the call.
 func (c *checker) judgeTensor(i int, got []traces.Kind) {
 	out := c.res.Outcomes[i]
-	var want []traces.Kind
-	if out.Refused {
-		want = out.Kinds
-	}
+	var mine []verdict
 	for _, v := range c.verdicts {
-		if v.call != i || slices.Contains(want, v.Kind) {
-			continue
+		if v.call == i {
+			mine = append(mine, v)
 		}
+	}
+	reported := make([]traces.Kind, len(mine))
+	for k, v := range mine {
+		reported[k] = v.Kind
+	}
+	unreported, unexplained := autograd.JudgeRefusal(out.Refused, out.Kinds, reported)
+	if unexplained >= 0 {
+		v := mine[unexplained]
 		msg := fmt.Sprintf("the model reports %s at event %d: %s", v.Kind, v.Event, v.Message)
 		switch {
 		case !out.Refused:
@@ -145,14 +152,10 @@ func (c *checker) judgeTensor(i int, got []traces.Kind) {
 			msg += fmt.Sprintf("; the runtime refused the call as %v (%q)", out.Kinds, out.Message)
 		}
 		c.mismatchTensor(i, v.Event, string(v.Kind), "%s", msg)
-		break
 	}
-	for _, k := range want {
-		if !slices.Contains(got, k) {
-			c.mismatchTensor(i, out.Event, "refusal", "the runtime refused %s as %s (%q); the model reports %s",
-				c.res.TensorCalls[i].Op, k, out.Message, kindList(got))
-			break
-		}
+	if unreported != "" {
+		c.mismatchTensor(i, out.Event, "refusal", "the runtime refused %s as %s (%q); the model reports %s",
+			c.res.TensorCalls[i].Op, unreported, out.Message, kindList(got))
 	}
 	c.verdicts = c.verdicts[:0]
 }

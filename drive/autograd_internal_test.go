@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/properties/autograd"
 )
 
 // session is a layer-5 program and PyTorch's answers to it, as the PyTorch
@@ -107,84 +109,27 @@ func TestTensorCheck(t *testing.T) {
 	}
 }
 
-// TestGenerateTensorProgram: programs are the same for the same seed, end
-// with end, name only handles made before, and have every call.
+// TestGenerateTensorProgram: drive's generator is the autograd
+// language's (properties/autograd tests what it draws), and every call it
+// draws is one the protocol's codec writes and reads back.
 func TestGenerateTensorProgram(t *testing.T) {
-	a := GenerateTensorProgram(rand.New(rand.NewPCG(7, 1)))
-	b := GenerateTensorProgram(rand.New(rand.NewPCG(7, 1)))
-	if !slices.EqualFunc(a, b, sameCall) {
-		t.Fatal("the same seed gave two programs")
-	}
 	rng := rand.New(rand.NewPCG(8, 1))
-	seen := map[TensorOp]int{}
-	for range 500 {
+	other := rand.New(rand.NewPCG(8, 1))
+	for range 200 {
 		p := GenerateTensorProgram(rng)
-		if p[len(p)-1].Op != TensorEnd {
-			t.Fatalf("a program ends with %s", p[len(p)-1].Op)
+		if !slices.EqualFunc(p, tensorCalls(autograd.Generate(other)), sameCall) {
+			t.Fatal("GenerateTensorProgram is not autograd.Generate")
 		}
-		made := map[int]bool{}
-		for i, c := range p {
-			seen[c.Op]++
-			if c.NoGrad {
-				seen["no_grad"]++
-			}
-			if !usesOnly(c, made) {
-				t.Fatalf("call %d %s names a handle not made before:\n%s", i, c.AppendJSON(nil), p[i].AppendJSON(nil))
-			}
-			if c.Op.Makes() {
-				made[c.Handle] = true
-			}
+		for _, c := range p {
 			line := c.AppendJSON(nil)
-			if _, _, _, err := ParseTensorCall(line); err != nil {
+			back, _, _, err := ParseTensorCall(line)
+			if err != nil {
 				t.Fatalf("%s: %v", line, err)
 			}
-		}
-	}
-	for _, op := range append(TensorOps(), "no_grad") {
-		if seen[op] < 20 {
-			t.Errorf("%s in %d calls of 500 programs", op, seen[op])
-		}
-	}
-}
-
-// usesOnly reports whether every handle c names is in made.
-func usesOnly(c TensorCall, made map[int]bool) bool {
-	for _, h := range []int{c.A, c.B, c.Target} {
-		if h != 0 && !made[h] && uses(c, map[int]bool{h: true}) {
-			return false
-		}
-	}
-	return true
-}
-
-// TestShrinkTensorCalls: the shrinker keeps what a failure needs, drops a
-// making call with every call that uses it, and numbers handles again.
-func TestShrinkTensorCalls(t *testing.T) {
-	// A failure: some backward of a sum. The smallest program has a leaf,
-	// a sum of it and the backward.
-	fails := func(c []TensorCall) bool {
-		made := map[int]TensorOp{}
-		for _, x := range c {
-			if x.Op.Makes() {
-				made[x.Handle] = x.Op
-			}
-			if x.Op == TensorBackward && made[x.Target] == TensorSum {
-				return true
+			if again := back.AppendJSON(nil); string(again) != string(line) {
+				t.Fatalf("%s read back as %s", line, again)
 			}
 		}
-		return false
-	}
-	rng := rand.New(rand.NewPCG(11, 3))
-	p := GenerateTensorProgram(rng)
-	for !fails(p) || len(p) < 20 {
-		p = GenerateTensorProgram(rng)
-	}
-	got := shrinkTensorCalls(p, fails)
-	if len(got) > 4 || !fails(got) {
-		t.Fatalf("shrunk %d calls to:\n%s", len(p), listCalls(got))
-	}
-	if got[0].Op.Makes() && got[0].Handle != 1 {
-		t.Errorf("handles not numbered again:\n%s", listCalls(got))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/properties/autograd"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -294,11 +295,8 @@ func (c *checker) checkRefusal(i int, kinds []traces.Kind) {
 		c.mismatch(i, "refusal", "the runtime refused %v (%q); the model finds nothing wrong with it: %s", c.res.Calls[i].Op, out.Message, c.refusedState)
 		return
 	}
-	for _, k := range out.Kinds {
-		if !slices.Contains(kinds, k) {
-			c.mismatch(i, "refusal", "the runtime refused %v as %s (%q); the model reports %v", c.res.Calls[i].Op, k, out.Message, kinds)
-			return
-		}
+	if k, _ := autograd.JudgeRefusal(true, out.Kinds, kinds); k != "" {
+		c.mismatch(i, "refusal", "the runtime refused %v as %s (%q); the model reports %v", c.res.Calls[i].Op, k, out.Message, kinds)
 	}
 }
 

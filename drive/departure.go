@@ -45,7 +45,7 @@ func (dep *Departure) check() error {
 		return fmt.Errorf("departure %q: \"field\" %q is not a field of an answer (%s, or a path under one: tensor.grad_fn)", dep.Name, dep.Field, strings.Join(departureFields, ", "))
 	}
 	for _, op := range append([]string{dep.Op}, dep.After...) {
-		if _, ok := tensorRows[TensorOp(op)]; op != "" && !ok {
+		if op != "" && !TensorOp(op).IsCall() {
 			return fmt.Errorf("departure %q: %q is not a layer-5 call", dep.Name, op)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/properties/harness"
 )
 
 // The differential check holds one driver of layer-5 programs to another,
@@ -115,7 +116,7 @@ func (d *Disagreement) Write(dir, base, commandA, commandB string) (string, erro
 	}
 	for _, c := range []string{commandA, commandB} {
 		if c != "" {
-			note = append(note, "replay: tlcheck fuzz --exec "+shellQuote(c)+" --replay THIS-FILE")
+			note = append(note, "replay: "+harness.Command("fuzz", "--exec", c, "--replay", "THIS-FILE"))
 		}
 	}
 	var b bytes.Buffer

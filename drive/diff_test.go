@@ -18,6 +18,7 @@ import (
 	"github.com/tlcheck/tlcheck/impl/autograd"
 	"github.com/tlcheck/tlcheck/internal/longtest"
 	"github.com/tlcheck/tlcheck/internal/python"
+	"github.com/tlcheck/tlcheck/internal/shape"
 )
 
 // The test binary serves layer-5 programs too: run with autogradEnv set
@@ -271,28 +272,14 @@ func madeShape(c drive.TensorCall, a, b []int) ([]int, bool) {
 	case drive.TensorLeaf:
 		return c.Shape, true
 	case drive.TensorAdd, drive.TensorSub, drive.TensorMul, drive.TensorDiv:
-		n := max(len(a), len(b))
-		out := make([]int, n)
-		for i := range n {
-			x, y := 1, 1
-			if j := len(a) - n + i; j >= 0 {
-				x = a[j]
-			}
-			if j := len(b) - n + i; j >= 0 {
-				y = b[j]
-			}
-			if x != y && x != 1 && y != 1 {
-				return nil, false
-			}
-			out[i] = max(x, y)
-		}
-		return out, true
+		out, m := shape.Broadcast(a, b)
+		return out, m == nil
 	case drive.TensorMatmul:
 		return []int{a[0], b[1]}, a[1] == b[0]
 	case drive.TensorSum:
 		return []int{}, true
 	case drive.TensorReshape:
-		return c.Shape, numel(c.Shape) == numel(a)
+		return c.Shape, shape.Numel(c.Shape) == shape.Numel(a)
 	case drive.TensorSlice:
 		if len(a) == 0 || c.Start < 0 || c.Start >= min(c.Stop, a[0]) {
 			return nil, false
@@ -300,14 +287,6 @@ func madeShape(c drive.TensorCall, a, b []int) ([]int, bool) {
 		return append([]int{min(c.Stop, a[0]) - c.Start}, a[1:]...), true
 	}
 	return a, true
-}
-
-func numel(shape []int) int {
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	return n
 }
 
 // TestDiffCatchesAutogradFaults switches each autograd fault of impl's

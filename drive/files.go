@@ -8,9 +8,10 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/internal/safetext"
+	"github.com/tlcheck/tlcheck/properties/harness"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -290,11 +291,7 @@ func clipText(line []byte) string {
 	if len(line) <= listLine {
 		return string(line)
 	}
-	cut := listLine
-	for cut > 0 && !utf8.RuneStart(line[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s... (%d bytes)", line[:cut], len(line))
+	return fmt.Sprintf("%s (%d bytes)", safetext.ClipAt(string(line), listLine), len(line))
 }
 
 // Size returns the shrunk program's steps: its generated steps, or for a
@@ -327,7 +324,7 @@ func (f *Finding) Write(dir, base string, command string) (Files, error) {
 		fmt.Sprintf("seed %d, program %d, shrunk from %d steps to %d in %d runs", f.Seed, f.Index, f.Steps, f.Size(), f.Shrinks),
 	}
 	if command != "" {
-		note = append(note, "replay: tlcheck fuzz --exec "+shellQuote(command)+" --replay THIS-FILE")
+		note = append(note, "replay: "+harness.Command("fuzz", "--exec", command, "--replay", "THIS-FILE"))
 	}
 	var err error
 	if f.Result.TensorCalls != nil {
@@ -355,14 +352,4 @@ func (f *Finding) Write(dir, base string, command string) (Files, error) {
 		}
 	}
 	return out, nil
-}
-
-// shellQuote quotes s for a POSIX shell where it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

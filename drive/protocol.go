@@ -375,7 +375,7 @@ func parseHello(line []byte) (Hello, error) {
 		if _, known := callRows[op]; ok && known {
 			continue
 		}
-		if _, known := tensorRows[TensorOp(name)]; known && h.Autograd() {
+		if TensorOp(name).IsCall() && h.Autograd() {
 			continue
 		}
 		return Hello{}, fmt.Errorf(`"calls": %q is not a call of the driver's layers`, name)
@@ -447,7 +447,7 @@ func (h Hello) tensorOffers() map[TensorOp]bool {
 	}
 	set := map[TensorOp]bool{TensorEnd: true}
 	for _, name := range h.Calls {
-		if _, ok := tensorRows[TensorOp(name)]; ok {
+		if TensorOp(name).IsCall() {
 			set[TensorOp(name)] = true
 		}
 	}

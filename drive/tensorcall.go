@@ -3,134 +3,75 @@ package drive
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/tlcheck/tlcheck/properties/autograd"
 )
 
 // TensorOp is a layer-5 call: an operation of an autograd program, on
-// tensors named by handle (PROTOCOL.md, "Layer 5: autograd programs").
-type TensorOp string
+// tensors named by handle (PROTOCOL.md, "Layer 5: autograd programs"). It
+// is the autograd language's Op (package properties/autograd, which holds
+// the one table of operations, their fields on the wire and where each
+// runs).
+type TensorOp = autograd.Op
 
 // The layer-5 calls. Each is PyTorch's operation of the same name on
 // float64 tensors; the in-place ones end with an underscore.
 const (
-	TensorLeaf       TensorOp = "leaf"        // torch.tensor(values).reshape(shape), requires_grad as asked
-	TensorAdd        TensorOp = "add"         // a + b
-	TensorSub        TensorOp = "sub"         // a - b
-	TensorMul        TensorOp = "mul"         // a * b
-	TensorDiv        TensorOp = "div"         // a / b
-	TensorMatmul     TensorOp = "matmul"      // a @ b
-	TensorNeg        TensorOp = "neg"         // -a
-	TensorExp        TensorOp = "exp"         // a.exp()
-	TensorLog        TensorOp = "log"         // a.log()
-	TensorTanh       TensorOp = "tanh"        // a.tanh()
-	TensorRelu       TensorOp = "relu"        // a.relu()
-	TensorSum        TensorOp = "sum"         // a.sum()
-	TensorPow        TensorOp = "pow"         // a ** exponent
-	TensorReshape    TensorOp = "reshape"     // a.reshape(shape)
-	TensorSlice      TensorOp = "slice"       // a[start:stop], along dimension 0
-	TensorDetach     TensorOp = "detach"      // a.detach()
-	TensorData       TensorOp = "data"        // a.data
-	TensorAddInPlace TensorOp = "add_"        // target.add_(b or scalar)
-	TensorSubInPlace TensorOp = "sub_"        // target.sub_(b or scalar)
-	TensorMulInPlace TensorOp = "mul_"        // target.mul_(b or scalar)
-	TensorDivInPlace TensorOp = "div_"        // target.div_(b or scalar)
-	TensorZero       TensorOp = "zero_"       // target.zero_()
-	TensorBackward   TensorOp = "backward"    // target.backward(retain_graph=...)
-	TensorZeroGrad   TensorOp = "zero_grad"   // target.grad = None (the current release's zero_grad)
-	TensorRetainGrad TensorOp = "retain_grad" // target.retain_grad()
-	TensorDrop       TensorOp = "drop"        // del target: the program lets go of it
-	TensorEnd        TensorOp = "end"         // the program is over: the driver drops every handle
+	TensorLeaf       = autograd.Leaf       // torch.tensor(values).reshape(shape), requires_grad as asked
+	TensorAdd        = autograd.Add        // a + b
+	TensorSub        = autograd.Sub        // a - b
+	TensorMul        = autograd.Mul        // a * b
+	TensorDiv        = autograd.Div        // a / b
+	TensorMatmul     = autograd.Matmul     // a @ b
+	TensorNeg        = autograd.Neg        // -a
+	TensorExp        = autograd.Exp        // a.exp()
+	TensorLog        = autograd.Log        // a.log()
+	TensorTanh       = autograd.Tanh       // a.tanh()
+	TensorRelu       = autograd.Relu       // a.relu()
+	TensorSum        = autograd.Sum        // a.sum()
+	TensorPow        = autograd.Pow        // a ** exponent
+	TensorReshape    = autograd.Reshape    // a.reshape(shape)
+	TensorSlice      = autograd.Slice      // a[start:stop], along dimension 0
+	TensorDetach     = autograd.Detach     // a.detach()
+	TensorData       = autograd.Data       // a.data
+	TensorAddInPlace = autograd.AddInPlace // target.add_(b or scalar)
+	TensorSubInPlace = autograd.SubInPlace // target.sub_(b or scalar)
+	TensorMulInPlace = autograd.MulInPlace // target.mul_(b or scalar)
+	TensorDivInPlace = autograd.DivInPlace // target.div_(b or scalar)
+	TensorZero       = autograd.Zero       // target.zero_()
+	TensorBackward   = autograd.Backward   // target.backward(retain_graph=...)
+	TensorZeroGrad   = autograd.ZeroGrad   // target.grad = None (the current release's zero_grad)
+	TensorRetainGrad = autograd.RetainGrad // target.retain_grad()
+	TensorDrop       = autograd.Drop       // del target: the program lets go of it
+	TensorEnd        = autograd.End        // the program is over: the driver drops every handle
 )
-
-// tensorField is a field a layer-5 call may carry.
-type tensorField uint16
-
-const (
-	tHandle tensorField = 1 << iota
-	tTarget
-	tA
-	tB
-	tShape
-	tValues
-	tRequiresGrad
-	tExponent
-	tStart
-	tStop
-	tScalar
-	tRetainGraph
-)
-
-// tensorRows says which fields each layer-5 call carries: required, and
-// optional (an in-place op by a tensor or by a number). PROTOCOL.md and
-// protocol.schema.json list the same.
-var tensorRows = map[TensorOp]struct{ required, optional tensorField }{
-	TensorLeaf:       {tHandle | tShape | tValues | tRequiresGrad, 0},
-	TensorAdd:        {tHandle | tA | tB, 0},
-	TensorSub:        {tHandle | tA | tB, 0},
-	TensorMul:        {tHandle | tA | tB, 0},
-	TensorDiv:        {tHandle | tA | tB, 0},
-	TensorMatmul:     {tHandle | tA | tB, 0},
-	TensorNeg:        {tHandle | tA, 0},
-	TensorExp:        {tHandle | tA, 0},
-	TensorLog:        {tHandle | tA, 0},
-	TensorTanh:       {tHandle | tA, 0},
-	TensorRelu:       {tHandle | tA, 0},
-	TensorSum:        {tHandle | tA, 0},
-	TensorPow:        {tHandle | tA | tExponent, 0},
-	TensorReshape:    {tHandle | tA | tShape, 0},
-	TensorSlice:      {tHandle | tA | tStart | tStop, 0},
-	TensorDetach:     {tHandle | tA, 0},
-	TensorData:       {tHandle | tA, 0},
-	TensorAddInPlace: {tTarget, tB | tScalar},
-	TensorSubInPlace: {tTarget, tB | tScalar},
-	TensorMulInPlace: {tTarget, tB | tScalar},
-	TensorDivInPlace: {tTarget, tB | tScalar},
-	TensorZero:       {tTarget, 0},
-	TensorBackward:   {tTarget | tRetainGraph, 0},
-	TensorZeroGrad:   {tTarget, 0},
-	TensorRetainGrad: {tTarget, 0},
-	TensorDrop:       {tTarget, 0},
-	TensorEnd:        {0, 0},
-}
 
 // TensorOps lists the layer-5 calls, in the order of PROTOCOL.md's table.
-func TensorOps() []TensorOp {
-	return []TensorOp{TensorLeaf, TensorAdd, TensorSub, TensorMul, TensorDiv, TensorMatmul,
-		TensorNeg, TensorExp, TensorLog, TensorTanh, TensorRelu, TensorSum, TensorPow,
-		TensorReshape, TensorSlice, TensorDetach, TensorData,
-		TensorAddInPlace, TensorSubInPlace, TensorMulInPlace, TensorDivInPlace, TensorZero,
-		TensorBackward, TensorZeroGrad, TensorRetainGrad, TensorDrop, TensorEnd}
-}
+func TensorOps() []TensorOp { return autograd.Ops(autograd.Wire) }
 
-// Makes reports whether the call makes a tensor, under its Handle.
-func (op TensorOp) Makes() bool { return tensorRows[op].required&tHandle != 0 }
+// TensorCall is one call of a layer-5 program: the autograd language's
+// Call, with the protocol's codec. Tensors are named by handles that
+// tlcheck fixes before the run: a call that makes a tensor gives it
+// Handle; the calls after it name it by that number (A, B, Target).
+// Everything is float64.
+type TensorCall autograd.Call
 
-// InPlace reports whether the call writes its Target in place.
-func (op TensorOp) InPlace() bool {
-	switch op {
-	case TensorAddInPlace, TensorSubInPlace, TensorMulInPlace, TensorDivInPlace, TensorZero:
-		return true
+// tensorCalls and agCalls convert a program between drive's calls and the
+// autograd language's (the same struct).
+func tensorCalls(cs []autograd.Call) []TensorCall {
+	out := make([]TensorCall, len(cs))
+	for i := range cs {
+		out[i] = TensorCall(cs[i])
 	}
-	return false
+	return out
 }
 
-// TensorCall is one call of a layer-5 program. Tensors are named by
-// handles that tlcheck fixes before the run: a call that makes a tensor
-// gives it Handle; the calls after it name it by that number (A, B,
-// Target). Everything is float64.
-type TensorCall struct {
-	Op           TensorOp
-	Handle       int       // a call that makes a tensor: its handle
-	Target       int       // in-place ops, backward, zero_grad, retain_grad, drop
-	A, B         int       // operands; B also for an in-place op by a tensor
-	Shape        []int     // leaf, reshape: [] is zero-dimensional
-	Values       []float64 // leaf: row-major, as many as the shape holds
-	RequiresGrad bool      // leaf
-	Exponent     float64   // pow
-	Start, Stop  int       // slice: a[Start:Stop] along dimension 0
-	Scalar       float64   // an in-place op by a number (ByScalar)
-	ByScalar     bool      // the in-place op is by Scalar, not by tensor B
-	RetainGraph  bool      // backward
-	NoGrad       bool      // any call: made under torch.no_grad()
+func agCalls(cs []TensorCall) []autograd.Call {
+	out := make([]autograd.Call, len(cs))
+	for i := range cs {
+		out[i] = autograd.Call(cs[i])
+	}
+	return out
 }
 
 // AppendJSON appends the call as a protocol line without its id:
@@ -146,15 +87,7 @@ func (c *TensorCall) appendJSON(b []byte, id int64) []byte {
 	}
 	b = append(b, `"op":`...)
 	b = strconv.AppendQuote(b, string(c.Op))
-	row := tensorRows[c.Op]
-	f := row.required
-	if row.optional != 0 {
-		if c.ByScalar {
-			f |= tScalar
-		} else {
-			f |= tB
-		}
-	}
+	f := (*autograd.Call)(c).Fields()
 	num := func(key string, n int) {
 		b = append(b, `,"`...)
 		b = append(b, key...)
@@ -167,44 +100,44 @@ func (c *TensorCall) appendJSON(b []byte, id int64) []byte {
 		b = append(b, `":`...)
 		b = strconv.AppendBool(b, v)
 	}
-	if f&tHandle != 0 {
+	if f&autograd.FHandle != 0 {
 		num("handle", c.Handle)
 	}
-	if f&tTarget != 0 {
+	if f&autograd.FTarget != 0 {
 		num("target", c.Target)
 	}
-	if f&tA != 0 {
+	if f&autograd.FA != 0 {
 		num("a", c.A)
 	}
-	if f&tB != 0 {
+	if f&autograd.FB != 0 {
 		num("b", c.B)
 	}
-	if f&tShape != 0 {
+	if f&autograd.FShape != 0 {
 		b = append(b, `,"shape":`...)
 		b = appendInts(b, c.Shape)
 	}
-	if f&tValues != 0 {
+	if f&autograd.FValues != 0 {
 		b = append(b, `,"values":`...)
 		b = AppendFloats(b, c.Values)
 	}
-	if f&tRequiresGrad != 0 {
+	if f&autograd.FRequiresGrad != 0 {
 		flag("requires_grad", c.RequiresGrad)
 	}
-	if f&tExponent != 0 {
+	if f&autograd.FExponent != 0 {
 		b = append(b, `,"exponent":`...)
 		b = AppendFloat(b, c.Exponent)
 	}
-	if f&tStart != 0 {
+	if f&autograd.FStart != 0 {
 		num("start", c.Start)
 	}
-	if f&tStop != 0 {
+	if f&autograd.FStop != 0 {
 		num("stop", c.Stop)
 	}
-	if f&tScalar != 0 {
+	if f&autograd.FScalar != 0 {
 		b = append(b, `,"scalar":`...)
 		b = AppendFloat(b, c.Scalar)
 	}
-	if f&tRetainGraph != 0 {
+	if f&autograd.FRetainGraph != 0 {
 		flag("retain_graph", c.RetainGraph)
 	}
 	if c.NoGrad {
@@ -230,7 +163,7 @@ func appendInts(b []byte, ns []int) []byte {
 func ParseTensorCall(line []byte) (c TensorCall, id int64, reset bool, err error) {
 	id = -1
 	s := scanner{b: line}
-	var seen tensorField
+	var seen autograd.Field
 	op := ""
 	err = s.object(func(key []byte) error {
 		var err error
@@ -243,41 +176,41 @@ func ParseTensorCall(line []byte) (c TensorCall, id int64, reset bool, err error
 			op, err = s.str()
 		case "handle":
 			c.Handle, err = s.int()
-			seen |= tHandle
+			seen |= autograd.FHandle
 		case "target":
 			c.Target, err = s.int()
-			seen |= tTarget
+			seen |= autograd.FTarget
 		case "a":
 			c.A, err = s.int()
-			seen |= tA
+			seen |= autograd.FA
 		case "b":
 			c.B, err = s.int()
-			seen |= tB
+			seen |= autograd.FB
 		case "shape":
 			c.Shape, err = s.ints([]int{})
-			seen |= tShape
+			seen |= autograd.FShape
 		case "values":
 			c.Values, err = s.floats([]float64{})
-			seen |= tValues
+			seen |= autograd.FValues
 		case "requires_grad":
 			c.RequiresGrad, err = s.boolean()
-			seen |= tRequiresGrad
+			seen |= autograd.FRequiresGrad
 		case "exponent":
 			c.Exponent, err = s.float()
-			seen |= tExponent
+			seen |= autograd.FExponent
 		case "start":
 			c.Start, err = s.int()
-			seen |= tStart
+			seen |= autograd.FStart
 		case "stop":
 			c.Stop, err = s.int()
-			seen |= tStop
+			seen |= autograd.FStop
 		case "scalar":
 			c.Scalar, err = s.float()
 			c.ByScalar = true
-			seen |= tScalar
+			seen |= autograd.FScalar
 		case "retain_graph":
 			c.RetainGraph, err = s.boolean()
-			seen |= tRetainGraph
+			seen |= autograd.FRetainGraph
 		case "no_grad":
 			c.NoGrad, err = s.boolean()
 		default:
@@ -294,15 +227,15 @@ func ParseTensorCall(line []byte) (c TensorCall, id int64, reset bool, err error
 	if op == "reset" {
 		return TensorCall{}, id, true, nil
 	}
-	row, ok := tensorRows[TensorOp(op)]
-	if !ok {
+	if !TensorOp(op).IsCall() {
 		return TensorCall{}, id, false, fmt.Errorf("op %q is not a layer-5 call (the calls are %v and reset)", op, TensorOps())
 	}
 	c.Op = TensorOp(op)
-	if missing := row.required &^ seen; missing != 0 {
-		return TensorCall{}, id, false, fmt.Errorf("%s needs %s", op, tensorFieldNames(row.required))
+	required, optional := c.Op.Fields()
+	if missing := required &^ seen; missing != 0 {
+		return TensorCall{}, id, false, fmt.Errorf("%s needs %v", op, required.Names())
 	}
-	if row.optional != 0 && seen&row.optional != tB && seen&row.optional != tScalar {
+	if optional != 0 && seen&optional != autograd.FB && seen&optional != autograd.FScalar {
 		return TensorCall{}, id, false, fmt.Errorf(`%s needs "b" (a tensor) or "scalar" (a number), one of them`, op)
 	}
 	if c.Op == TensorLeaf {
@@ -315,14 +248,4 @@ func ParseTensorCall(line []byte) (c TensorCall, id int64, reset bool, err error
 		}
 	}
 	return c, id, false, nil
-}
-
-func tensorFieldNames(f tensorField) string {
-	var out []string
-	for i, n := range []string{"handle", "target", "a", "b", "shape", "values", "requires_grad", "exponent", "start", "stop", "scalar", "retain_graph"} {
-		if f&(1<<i) != 0 {
-			out = append(out, n)
-		}
-	}
-	return fmt.Sprint(out)
 }

@@ -1,3 +1,5 @@
+//go:build tlcheck_calibrate
+
 package fuzz
 
 import (
@@ -11,7 +13,11 @@ import (
 // (go test -fuzz), FuzzNothing's rate is the engine's alone, and
 // FuzzDecodeOnly's the engine's with the input decoded into a program.
 // reports/gen writes the three side by side in reports/benchmarks.md.
-// They check nothing, and pass every input.
+// They check nothing and pass every input, so they are no fuzz targets of
+// the normal build (nor of .clusterfuzzlite/build.sh's): reports/gen
+// builds them with the tag, as
+//
+//	go test -tags tlcheck_calibrate -run '^$' -fuzz '^FuzzNothing$' ./fuzz
 
 // FuzzNothing is a target whose body does nothing.
 func FuzzNothing(f *testing.F) {
@@ -19,13 +25,12 @@ func FuzzNothing(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {})
 }
 
-// FuzzDecodeOnly decodes its input as FuzzProgram does (its first 128
-// bytes: maxProgramBytes, which this file cannot name, as libFuzzer builds
-// compile a target's file alone), and runs nothing.
+// FuzzDecodeOnly decodes its input as FuzzProgram does (its first
+// maxProgramBytes bytes), and runs nothing.
 func FuzzDecodeOnly(f *testing.F) {
 	f.Add([]byte{0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		decoded = flat.Decode(data[:min(len(data), 128)])
+		decoded = flat.Decode(data[:min(len(data), maxProgramBytes)])
 	})
 }
 

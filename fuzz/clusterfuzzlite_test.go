@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -15,7 +16,8 @@ import (
 
 // TestClusterFuzzLiteBuildsEveryTarget keeps .clusterfuzzlite/build.sh in
 // step with the code: it builds every native fuzz target of the module
-// (every func FuzzX(f *testing.F) in a _test.go file), each once, from the
+// (every func FuzzX(f *testing.F) in a _test.go file of the normal build:
+// not the calibration targets, behind the tag tlcheck_calibrate), each once, from the
 // package that declares it, and nothing else; that no two targets share a
 // function name where one's package folder holds the other's, which the
 // builder's compile_native_go_fuzzer cannot tell apart (it greps the
@@ -51,6 +53,11 @@ func TestClusterFuzzLiteBuildsEveryTarget(t *testing.T) {
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") {
 			return nil
+		}
+		// A file the normal build leaves out (a build tag such as
+		// tlcheck_calibrate's) is no part of a libFuzzer build either.
+		if ok, err := build.Default.MatchFile(filepath.Dir(path), d.Name()); err != nil || !ok {
+			return err
 		}
 		if !strings.HasSuffix(path, "_test.go") {
 			if d.Name() != "doc.go" {

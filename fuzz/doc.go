@@ -16,12 +16,13 @@
 //     by the model, a shadow of the version counters and ClearGrads
 //     (properties.RunAutogradBytes).
 //   - FuzzPoolProgram: bytes as a program of calls on impl/gpu's caching
-//     allocator or persistent pool (properties.DecodePool: two header
+//     allocator or persistent pool (pool.Decode, package properties/pool: two header
 //     bytes, then four a call), held to the pool property whole
-//     (properties.RunPoolBytes).
-//   - FuzzNothing and FuzzDecodeOnly: calibration, checking nothing: the
-//     engine's own rate, and its rate with the input decoded as for a
-//     program, beside which reports/benchmarks.md sets FuzzProgram's.
+//     (pool.RunBytes).
+//   - FuzzNothing and FuzzDecodeOnly, built only with the tag
+//     tlcheck_calibrate: calibration, checking nothing: the engine's own
+//     rate, and its rate with the input decoded as for a program, beside
+//     which reports/benchmarks.md sets FuzzProgram's.
 //
 // Run a target with, for example:
 //

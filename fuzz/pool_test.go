@@ -3,11 +3,11 @@ package fuzz
 import (
 	"testing"
 
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/pool"
 )
 
 // FuzzPoolProgram: bytes as a program of allocator calls on impl/gpu
-// (properties.DecodePool: a header of two bytes, then four a call), run on
+// (pool.Decode: a header of two bytes, then four a call), run on
 // the caching allocator or the persistent pool. The property is the pool
 // property whole: the books recounted after every call, the block or
 // tensor each call returns held to the rules, and a trace the model
@@ -19,8 +19,8 @@ func FuzzPoolProgram(f *testing.F) {
 	f.Add([]byte{1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0})     // persistent, 512 B preallocated: acquire twice, release both, acquire
 	f.Add([]byte{1, 2, 0, 0, 2, 0, 0, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0})                 // persistent: a tensor on device 1, then device 0, a release, a second release
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := properties.RunPoolBytes(data); err != nil {
-			t.Fatalf("%v\n%v", err, properties.DecodePool(data))
+		if err := pool.RunBytes(data); err != nil {
+			t.Fatalf("%v\n%v", err, pool.Decode(data))
 		}
 	})
 }

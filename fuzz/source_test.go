@@ -7,7 +7,8 @@ import (
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/lang"
-	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/harness"
+	"github.com/tlcheck/tlcheck/properties/source"
 )
 
 // FuzzSource generates a source program from bytes (lang.Generate over
@@ -31,16 +32,17 @@ func FuzzSource(f *testing.F) {
 // its trace.
 func checkSource(data []byte, cfg impl.Config) error {
 	p := lang.Generate(lang.Bytes(data))
-	f, err := properties.RunSource(p, cfg)
+	f, err := source.Run(p, cfg)
 	if err != nil {
 		return fmt.Errorf("the generator made an ill-formed program: %v\n%s", err, p)
 	}
 	if f == nil {
 		return nil
 	}
-	small, sf := properties.ShrinkSource(p, cfg)
+	l := source.Language(cfg.Faults)
+	small, sf := harness.Shrink(l, p, l.Run(p))
 	var trace strings.Builder
-	if err := sf.WriteTrace(&trace); err != nil {
+	if err := sf.Trace(&trace); err != nil {
 		return fmt.Errorf("%v (and its trace could not be written: %v)\nshrunk program:\n%s", sf, err, small)
 	}
 	return fmt.Errorf("%v\nshrunk program:\n%strace (save it to a file and run tlcheck replay on it):\n%s", sf, small, trace.String())

@@ -61,7 +61,7 @@ type sizeClass struct {
 // heap is the simulated allocator. It is deterministic: the same calls
 // give the same addresses.
 type heap struct {
-	classes    [numClasses]sizeClass
+	classes    []sizeClass // up to the largest class handed out so far: a runtime is made per program, most use three
 	fifo       bool
 	quarantine int
 	twice      bool  // heap-double-handout: a freed block is queued twice
@@ -96,6 +96,9 @@ func (h *heap) malloc(size uint64) (traces.Addr, *block, error) {
 		return 0, nil, fmt.Errorf("alloc %d bytes: larger than %d: %w", size, MaxSize, ErrOutOfMemory)
 	}
 	k := classOf(size)
+	if k >= len(h.classes) {
+		h.classes = append(h.classes, make([]sizeClass, k+1-len(h.classes))...)
+	}
 	c := &h.classes[k]
 	var i uint32
 	switch {
@@ -135,7 +138,7 @@ func (h *heap) lookup(a traces.Addr) *block {
 	k := bits.Len64(uint64(a)) - regionShift - 1
 	off := a - heapBase<<k
 	shift := k + alignShift
-	if off&(1<<shift-1) != 0 {
+	if off&(1<<shift-1) != 0 || k >= len(h.classes) {
 		return nil
 	}
 	c := &h.classes[k]

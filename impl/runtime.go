@@ -111,6 +111,57 @@ func (r *Runtime) State() traces.State {
 	return st
 }
 
+// Matches reports whether State would return a state equal to st, nil
+// and empty maps and slices alike, without making one: for a caller that
+// compares the runtime's state with another's after every call, where
+// making it costs more than the call.
+func (r *Runtime) Matches(st *traces.State) bool {
+	if r.depth != len(st.Scopes) || len(r.params) != len(st.Params) {
+		return false
+	}
+	n := 0
+	if h := &r.heap; h.zstOn && h.zst.live {
+		if c, ok := st.Objects[ZSTAddr]; !ok || c != h.zst.count {
+			return false
+		}
+		n++
+	}
+	for k := range r.heap.classes {
+		c := &r.heap.classes[k]
+		for i := range c.blocks {
+			if b := &c.blocks[i]; b.live {
+				if v, ok := st.Objects[blockAddr(k, uint32(i))]; !ok || v != b.count {
+					return false
+				}
+				n++
+			}
+		}
+	}
+	if n != len(st.Objects) {
+		return false
+	}
+	for i, recs := range r.scopes[:r.depth] {
+		want, j := st.Scopes[i], 0
+		for _, rec := range recs {
+			if b := r.heap.lookup(rec.addr); b != nil && r.names(rec, b) {
+				if j == len(want) || want[j] != rec.addr {
+					return false
+				}
+				j++
+			}
+		}
+		if j != len(want) {
+			return false
+		}
+	}
+	for name, p := range r.params {
+		if a, ok := st.Params[name]; !ok || a != p.addr {
+			return false
+		}
+	}
+	return true
+}
+
 // StateInto writes what State returns into st, reusing its maps and
 // slices: for a caller that compares the state after every call and
 // keeps none of them. What st held before is overwritten.

@@ -106,6 +106,24 @@ func (c *Checker) Step(ev *traces.Event, pos traces.Pos) ([]traces.Violation, er
 	c.events++
 	c.pos = pos
 	c.here, c.hereW = hist{event: pos.Event, line: pos.Line, site: ev.Site}, nil
+	if c.watch != nil || ev.HasCount {
+		return c.out, c.stepMore(ev, pos)
+	}
+	// Neither watched nor counted, as every event of a heap log: the
+	// rules alone, in a Step small enough to inline into Replay's loop.
+	if ev.Op != traces.OpFree {
+		c.settle()
+	}
+	err := c.dispatch(ev)
+	if ev.Op != traces.OpFree {
+		c.call, c.callOp = c.here, ev.Op
+	}
+	return c.out, err
+}
+
+// stepMore is Step for an event that a Watch hears of or that states a
+// count (see checkCount): what only those events pay for.
+func (c *Checker) stepMore(ev *traces.Event, pos traces.Pos) error {
 	if c.watch != nil && c.watch.Event != nil {
 		c.watch.Event(ev, pos)
 	}
@@ -126,7 +144,7 @@ func (c *Checker) Step(ev *traces.Event, pos traces.Pos) ([]traces.Violation, er
 	if ev.Op != traces.OpFree {
 		c.call, c.callOp = c.here, ev.Op
 	}
-	return c.out, err
+	return err
 }
 
 func (c *Checker) dispatch(ev *traces.Event) error {

@@ -15,13 +15,18 @@ import (
 // glibc's mtrace script does.
 func (c *Checker) make(op traces.Op, k kind, a traces.Addr, size uint64) *thing {
 	lo, hi := span(a, size)
-	t, met, b := c.mem.make(k, lo, hi, size, blockAt)
-	if b != nil {
+	if t := c.mem.reuse(k, lo, hi, size); t != nil {
+		c.count(t) // a dead thing's range, meeting nothing live
+		return t
+	}
+	met := c.mem.meeting(k, lo, hi)
+	if b := blockAt(k, lo, met); b != nil {
 		c.report(traces.Overlap, traces.Addr(lo), b, op.String()+" of "+strconv.FormatUint(size, 10)+
 			" bytes at "+traces.Addr(lo).String()+", where "+b.String()+" is still allocated; the block keeps its size and site",
 			b.madeAt().related("allocated"))
 		return nil
 	}
+	t := c.mem.place(k, lo, hi, size)
 	c.count(t)
 	if len(met) > 0 {
 		c.reportOverlap(op, t, met)

@@ -67,8 +67,11 @@ func (c *Checker) devUnmap(op traces.Op, a traces.Addr, size uint64) {
 // place puts a new thing of kind k over [lo, hi) in the index, overlaps
 // and all, and does nothing else: the caller counts it.
 func (c *Checker) place(k kind, lo, hi uint64) *thing {
-	t, _, _ := c.mem.make(k, lo, hi, hi-lo, func(kind, uint64, []*thing) *thing { return nil })
-	return t
+	if t := c.mem.reuse(k, lo, hi, hi-lo); t != nil {
+		return t
+	}
+	c.mem.meeting(k, lo, hi)
+	return c.mem.place(k, lo, hi, hi-lo)
 }
 
 // unmapGap reports the first bytes of [lo, hi) that no range in ranges

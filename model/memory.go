@@ -44,27 +44,41 @@ func (m *memory) forget() {
 // [a, a+max(size,1)), clamped at the top of the space.
 func span(a traces.Addr, size uint64) (lo, hi uint64) { return index.Span(uint64(a), size) }
 
-// make makes a new thing of kind k over [lo, hi), forgetting the dead
-// things whose range it takes, and returns it with the live things of
-// k's overlap class that the range meets (valid until m's next make). If
-// veto, given those, names one that forbids the new thing, none is made:
-// make returns nil and that one.
-func (m *memory) make(k kind, lo, hi, size uint64, veto func(k kind, lo uint64, met []*thing) *thing) (t *thing, met []*thing, vetoed *thing) {
+// A new thing of kind k over [lo, hi) is made in one of two ways. reuse
+// is the common one: the range of a dead thing that starts where the new
+// one does, meeting nothing live, where the index can tell at once. Else
+// meeting returns the live things of k's overlap class that the range
+// meets, and place, called next with nothing changed in between, makes
+// the thing, forgetting the dead things whose range it takes. A rule may
+// look at what meeting found and make nothing (see Checker.make): meeting
+// changes nothing.
+
+// reuse makes a new thing of kind k over [lo, hi) in the range of a dead
+// one, where the index can tell that the range meets nothing else, and
+// returns it; else it returns nil, changing nothing.
+func (m *memory) reuse(k kind, lo, hi, size uint64) *thing {
+	return m.ix.TryReuse(k.row().space.index(), index.Kind(k), lo, hi, size)
+}
+
+// meeting returns the live things of k's overlap class that [lo, hi)
+// meets, valid until m's next call, and keeps what the range meets for
+// place.
+func (m *memory) meeting(k kind, lo, hi uint64) []*thing {
 	m.forget()
-	sp := k.row().space.index()
-	if t := m.ix.TryReuse(sp, index.Kind(k), lo, hi, size); t != nil {
-		return t, nil, nil // a dead thing's range, meeting nothing live
-	}
-	m.found = m.ix.Overlapping(sp, lo, hi, m.found)
+	m.found = m.ix.Overlapping(k.row().space.index(), lo, hi, m.found)
 	for i := range m.found {
 		if h := &m.found[i]; !h.Dead && kind(h.Kind).row().class == k.row().class {
 			m.met = append(m.met, h.Thing)
 		}
 	}
-	if v := veto(k, lo, m.met); v != nil {
-		return nil, m.met, v
-	}
-	return m.ix.Place(sp, index.Kind(k), lo, hi, size, m.found), m.met, nil
+	return m.met
+}
+
+// place makes a new thing of kind k over [lo, hi) and of size bytes,
+// given what meeting found for that range, and forgets the dead things
+// whose range it takes.
+func (m *memory) place(k kind, lo, hi, size uint64) *thing {
+	return m.ix.Place(k.row().space.index(), index.Kind(k), lo, hi, size, m.found)
 }
 
 // died tells the index that t died: it reads the deaths of the kinds it

@@ -158,3 +158,24 @@ func TestStateIntoReuses(t *testing.T) {
 		}
 	}
 }
+
+// TestStateShowsTheNewerOfTwoAtOneAddress: where two live objects share
+// an address (an alloc over a live one, an overlap), State shows the
+// newer one's count, whichever the model's books list first.
+func TestStateShowsTheNewerOfTwoAtOneAddress(t *testing.T) {
+	evs := []traces.Event{
+		{Op: traces.OpScopeEnter}, {Op: traces.OpAlloc, Addr: 0x100, Size: 16},
+		{Op: traces.OpAcquire, Addr: 0x100}, {Op: traces.OpAcquire, Addr: 0x100},
+		{Op: traces.OpAlloc, Addr: 0x100, Size: 16}, {Op: traces.OpAlloc, Addr: 0x200, Size: 16},
+	}
+	c := model.New(traces.Header{})
+	for i := range evs {
+		if _, err := c.Step(&evs[i], traces.Pos{Event: i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := c.State()
+	if want := map[traces.Addr]int{0x100: 1, 0x200: 1}; !reflect.DeepEqual(st.Objects, want) {
+		t.Errorf("objects %v, want %v (the newer object at 0x100, with its one reference)", st.Objects, want)
+	}
+}

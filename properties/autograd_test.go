@@ -14,6 +14,7 @@ import (
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/autograd"
 	"github.com/tlcheck/tlcheck/model"
+	ag "github.com/tlcheck/tlcheck/properties/autograd"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -21,16 +22,16 @@ import (
 // property on an engine over a runtime with faults on.
 func rapidAutogradProperty(faults []impl.Fault) func(*rapid.T) {
 	return func(t *rapid.T) {
-		// A chunk is one step, or one in four an episode (agEpisode).
-		chunks := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) []agStep {
+		// A chunk is one step, or one in four an episode (ag.Episode).
+		chunks := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) []ag.Step {
 			if rapid.IntRange(0, 3).Draw(t, "episode") == 0 {
-				return agEpisode(rapid.IntRange(0, 63).Draw(t, "p"), rapid.IntRange(0, 63).Draw(t, "q"),
+				return ag.Episode(rapid.IntRange(0, 63).Draw(t, "p"), rapid.IntRange(0, 63).Draw(t, "q"),
 					rapid.IntRange(0, 63).Draw(t, "r"), float64(rapid.IntRange(-3, 3).Draw(t, "f"))/2)
 			}
-			return []agStep{{
-				Kind: rapid.IntRange(0, len(agKinds)-1).Draw(t, "kind"),
-				A:    rapid.IntRange(0, agOperands-1).Draw(t, "a"),
-				B:    rapid.IntRange(0, agOperands-1).Draw(t, "b"),
+			return []ag.Step{{
+				Kind: rapid.IntRange(0, len(ag.Kinds)-1).Draw(t, "kind"),
+				A:    rapid.IntRange(0, ag.Operands-1).Draw(t, "a"),
+				B:    rapid.IntRange(0, ag.Operands-1).Draw(t, "b"),
 				F:    float64(rapid.IntRange(-3, 3).Draw(t, "f")) / 2,
 			}}
 		}), 1, 40).Draw(t, "prog")
@@ -241,16 +242,16 @@ func gopterAutogradRun(faults []impl.Fault, seed int64, tests int) (bool, *gopte
 	params := gopter.DefaultTestParametersWithSeed(seed)
 	params.MinSuccessfulTests = tests
 	props := gopter.NewProperties(params)
-	step := gopter.CombineGens(gen.IntRange(0, len(agKinds)-1), gen.IntRange(0, agOperands-1), gen.IntRange(0, agOperands-1), gen.IntRange(-3, 3)).
-		Map(func(v []interface{}) []agStep {
-			return []agStep{{Kind: v[0].(int), A: v[1].(int), B: v[2].(int), F: float64(v[3].(int)) / 2}}
+	step := gopter.CombineGens(gen.IntRange(0, len(ag.Kinds)-1), gen.IntRange(0, ag.Operands-1), gen.IntRange(0, ag.Operands-1), gen.IntRange(-3, 3)).
+		Map(func(v []interface{}) []ag.Step {
+			return []ag.Step{{Kind: v[0].(int), A: v[1].(int), B: v[2].(int), F: float64(v[3].(int)) / 2}}
 		})
 	episode := gopter.CombineGens(gen.IntRange(0, 63), gen.IntRange(0, 63), gen.IntRange(0, 63), gen.IntRange(-3, 3)).
-		Map(func(v []interface{}) []agStep {
-			return agEpisode(v[0].(int), v[1].(int), v[2].(int), float64(v[3].(int))/2)
+		Map(func(v []interface{}) []ag.Step {
+			return ag.Episode(v[0].(int), v[1].(int), v[2].(int), float64(v[3].(int))/2)
 		})
 	chunk := gen.Weighted([]gen.WeightedGen{{Weight: 7, Gen: step}, {Weight: 1, Gen: episode}})
-	props.Property("autograd programs replay clean", prop.ForAll(func(ckpt, pytorch bool, chunks [][]agStep) string {
+	props.Property("autograd programs replay clean", prop.ForAll(func(ckpt, pytorch bool, chunks [][]ag.Step) string {
 		lt := autograd.LifetimeTensorLogic
 		if pytorch {
 			lt = autograd.LifetimePyTorch
@@ -314,19 +315,20 @@ func TestAutogradCheckpointReplays(t *testing.T) {
 // one, owned by the dead leaf, which the model reported as a leak at end
 // (found by gopter at seed 139 in 11 steps; ShrinkAutograd, re-pointing operands, brings it to these 6).
 func TestAutogradDeadLeafGrad(t *testing.T) {
-	kind := func(name string) int { return slices.Index(agKinds, name) }
-	prog := []agStep{
+	kind := func(name string) int {
+		k, ok := ag.KindOf(name)
+		if !ok {
+			t.Fatalf("no step kind %q", name)
+		}
+		return k
+	}
+	prog := []ag.Step{
 		{Kind: kind("leaf"), F: 1.5},
 		{Kind: kind("scope_enter"), F: -1.5},
 		{Kind: kind("leaf"), F: 0.5},
 		{Kind: kind("sum"), A: 1, F: -1},
 		{Kind: kind("scope_exit"), F: 1},
 		{Kind: kind("backward"), A: 2, F: -1},
-	}
-	for _, step := range prog {
-		if step.Kind < 0 {
-			t.Fatalf("a step names a kind agKinds lacks: %+v", prog)
-		}
 	}
 	if f := runAutograd(nil, false, autograd.LifetimeTensorLogic, prog); f != nil {
 		t.Fatal(f)
@@ -392,38 +394,6 @@ func leafGrads(leaves []*autograd.Tensor) []float64 {
 		}
 	}
 	return g
-}
-
-// TestRepoint: dropping a step that made tensors moves the later
-// operands that named tensors after them down by as many, and leaves the
-// others; a step that made none, or one the run never reached, gives nil.
-func TestRepoint(t *testing.T) {
-	steps := []agStep{{A: 0}, {A: 0}, {A: 0}, {A: 3, B: 1}}
-	relative := []agStep{{A: 0}, {A: 0}, {A: 0}, {A: newest(3), B: newest(0)}}
-	tests := []struct {
-		name  string
-		in    []agStep // nil: steps
-		sizes []int    // the pool's length before each step
-		drop  int
-		want  []agStep
-	}{
-		{"the first tensor", nil, []int{0, 1, 3, 4}, 0, []agStep{{A: 0}, {A: 0}, {A: 2, B: 0}}},
-		{"two tensors; an operand naming one of them is left", nil, []int{0, 1, 3, 4}, 1, []agStep{{A: 0}, {A: 0}, {A: 1, B: 1}}},
-		{"the last tensor before the step", nil, []int{0, 1, 3, 4}, 2, []agStep{{A: 0}, {A: 0}, {A: 3, B: 1}}},
-		{"a step that made none", nil, []int{0, 1, 3, 3}, 2, nil},
-		{"a step the run did not reach", nil, []int{0, 1, 3, 4}, 3, nil},
-		{"counted from the newest: one before the dropped tensors comes nearer, one after stays", relative, []int{0, 1, 3, 4}, 1,
-			[]agStep{{A: 0}, {A: 0}, {A: newest(1), B: newest(0)}}},
-	}
-	for _, tt := range tests {
-		in := tt.in
-		if in == nil {
-			in = steps
-		}
-		if got := repoint(in, tt.drop, tt.sizes); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
-		}
-	}
 }
 
 // expressionOps is how many ops expression knows.
@@ -504,24 +474,39 @@ func wantOneKind(t *testing.T, faults []impl.Fault, rep traces.Report, kind trac
 // few programs (see the commit that added episodes).
 func TestAutogradEpisodes(t *testing.T) {
 	var kinds []string
-	for _, s := range agEpisode(0, 0, 0, 1) {
-		kinds = append(kinds, agKinds[s.Kind])
+	for _, s := range ag.Episode(0, 0, 0, 1) {
+		kinds = append(kinds, ag.Kinds[s.Kind].Name)
 	}
 	want := []string{"leaf", "ckpt-exp", "mul_-nograd", "leaf", "mul", "backward-retain", "backward-retain"}
 	if !slices.Equal(kinds, want) {
 		t.Errorf("episode 0: %v, want %v", kinds, want)
 	}
-	for p := range 4 * agEpisodes {
+	for p := range 4 * ag.Episodes {
 		for q := range 25 {
 			for r := range 8 {
 				for _, ckpt := range []bool{false, true} {
 					for _, lt := range []autograd.Lifetime{autograd.LifetimeTensorLogic, autograd.LifetimePyTorch} {
-						if f := runAutograd(nil, ckpt, lt, agEpisode(p, q, r, 1.5)); f != nil {
+						if f := runAutograd(nil, ckpt, lt, ag.Episode(p, q, r, 1.5)); f != nil {
 							t.Fatalf("episode (%d,%d,%d), checkpointed %v, lifetime %v: %v", p, q, r, ckpt, lt, f)
 						}
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestAutogradRunsEveryOp: the runner makes every operation the autograd
+// language runs in process, and no other.
+func TestAutogradRunsEveryOp(t *testing.T) {
+	for _, op := range ag.Ops(ag.InProcess) {
+		if agOps[op] == nil {
+			t.Errorf("the runner has no way to make %s, which the autograd language runs in process", op)
+		}
+	}
+	for op := range agOps {
+		if r, ok := ag.Lookup(op); !ok || r.Where&ag.InProcess == 0 {
+			t.Errorf("the runner makes %s, which the autograd language does not run in process", op)
 		}
 	}
 }

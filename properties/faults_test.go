@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/internal/proptest"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -17,12 +18,9 @@ const (
 	huntPrograms   = 5000 // generated programs Search may run per fault
 	maxShrunkTrace = 12   // events in a shrunk counterexample
 	gopterTests    = 1000 // gopter runs per fault
-	rapidChecks    = "1000"
-	// rapidSeed fixes rapid's seed in the proofs of power, as gopter's is
-	// fixed: each run checks the same programs, so a fault the generators
-	// reach rarely is caught every time or fails here every time, never
-	// one CI run in ten.
-	rapidSeed = "1"
+	// rapid's checks and seed in the proofs of power (see proptest).
+	rapidChecks = proptest.RapidChecks
+	rapidSeed   = proptest.RapidSeed
 )
 
 // TestEveryFaultIsCaught is the proof of power: each fault of the catalog,

@@ -70,7 +70,8 @@ func NoLeak(r *Result) *Breach { return firstVerdict(r, "NoLeak", traces.Leak) }
 // misuse in, with the model's kind; it records the call it was asked to
 // make, then only frees; it never panics; its heap never overlaps two live
 // objects; the counts its trace states are the model's (count-mismatch);
-// and its trace, written and read back, replays to the same verdicts.
+// and, where the run failed, its trace, written and read back, replays to
+// the same verdicts.
 func Refines(r *Result) *Breach {
 	var first *Breach
 	if len(r.Mismatches) > 0 {

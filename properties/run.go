@@ -1,10 +1,11 @@
 package properties
 
 import (
-	"math/rand/v2"
 	"sync"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/properties/harness"
+	"github.com/tlcheck/tlcheck/traces"
 )
 
 // Run runs p against a runtime configured by cfg, with the model as
@@ -16,10 +17,11 @@ import (
 // then the properties' inputs are gathered: the model's violations, whether
 // the runtime refused the call with the kind the model reports, whether it
 // recorded the call it was asked to make, and whether its state equals the
-// model's (as go-cmp judges, go-cmp writing the diff; see sameState).
+// model's (impl.Runtime.Matches; where not, go-cmp writes the diff).
 // After the last step Run tears down (exits the open scopes, releases the
-// params), calls end, and replays the written trace. It then releases its
-// session, Checker and all, for the next Run to reuse (see newSession).
+// params) and calls end; a run that failed then replays its written trace
+// (see finish). It then releases its session, Checker and all, for the
+// next Run to reuse (see newSession).
 func Run(p Program, cfg impl.Config) (*Result, *Failure) {
 	s := newSession(cfg, p)
 	for _, st := range p.Steps {
@@ -48,9 +50,11 @@ func Run(p Program, cfg impl.Config) (*Result, *Failure) {
 // found "interesting" that way could not be minimised (every smaller
 // candidate lost the coverage), stalling the fuzzer for up to
 // -fuzzminimizetime each. So Passes keeps its own sessions, in a free list
-// the collector does not empty, and starts each run with new states; what
-// it keeps (the Checker, Reset; the arrays of the last result) grows by
-// append alone, which takes no branch of the instrumented code.
+// the collector does not empty, and starts each run with new states but
+// for their maps, cleared (a map grows and clears in the runtime's own
+// code, which go test -fuzz does not instrument); what else it keeps (the
+// Checker, Reset; the arrays of the last result) grows by append alone,
+// which takes no branch of the instrumented code.
 // TestCoverageIsDeterministic (fuzz/) holds this.
 func Passes(p Program, cfg impl.Config) bool {
 	s := kept.get(cfg, p)
@@ -85,7 +89,8 @@ func (k *keptSessions) get(cfg impl.Config, p Program) *session {
 	h := header(cfg)
 	s.chk.Reset(h)
 	*s = session{chk: s.chk, rec: s.rec[:0], addrs: s.addrs[:0], frames: s.frames.Empty(), trace: keptTrace(s.trace),
-		replayed: s.replayed[:0], last: s.last}
+		replayed: s.replayed[:0], last: s.last,
+		state: traces.State{Objects: s.state.Objects, Params: s.state.Params}} // refilled: see compare
 	s.start(cfg, p, h)
 	return s
 }
@@ -113,25 +118,14 @@ const visibleGrace = 1000
 //
 // It prefers a failure that shows in its trace (Result.Visible): after one
 // that does not, it runs up to visibleGrace more programs for one that
-// does, and otherwise returns the first.
+// does, and otherwise returns the first. It is the harness's Search over
+// the flat language (FlatLanguage).
 func Search(cfg impl.Config, seed uint64, more func(programs int) bool) (Program, *Failure, int) {
-	r := rand.New(rand.NewPCG(seed, 0x746c636865636b)) // "tlcheck"
-	var firstP Program
-	var first *Failure
-	n, until := 0, 0
-	for more(n) && (first == nil || n < until) {
-		p := Generate(r)
-		n++
-		_, f := Run(p, cfg)
-		switch {
-		case f == nil:
-		case f.Result.Visible():
-			return p, f, n
-		case first == nil:
-			firstP, first, until = p, f, n+visibleGrace
-		}
+	p, f, n := harness.Search(flatLanguage(cfg), seed, more)
+	if f == nil {
+		return p, nil, n
 	}
-	return firstP, first, n
+	return p, f.Detail.(*Failure), n
 }
 
 // searchFirst runs the programs gen makes, gen(n) being the one after n

@@ -113,6 +113,80 @@ func TestSameStateAgreesWithCmp(t *testing.T) {
 	}
 }
 
+// TestMatchesIsSameState holds impl.Runtime.Matches, the comparison
+// compare makes after every call, to sameState on the runtime's state
+// made: after every call of programs under every program fault of the
+// catalog and none, against the model's state, each of its near misses
+// (stateMutants) and the state of another run.
+func TestMatchesIsSameState(t *testing.T) {
+	cfgs := []impl.Config{{}, {Reuse: impl.ReuseFIFO}}
+	for _, fi := range impl.Catalog() {
+		if fi.Engine == impl.EngineProgram {
+			cfgs = append(cfgs, impl.Config{Faults: []impl.Fault{fi.Name}})
+		}
+	}
+	r := rand.New(rand.NewPCG(10, 10))
+	other := traces.State{}
+	differ := 0
+	for i := range 4 * len(cfgs) {
+		s := newSession(cfgs[i%len(cfgs)], Program{})
+		for _, st := range Generate(r).Steps {
+			s.apply(st)
+			got := s.rt.State()
+			for _, want := range append(stateMutants(s.chk.State()), other) {
+				m := s.rt.Matches(&want)
+				if m != sameState(got, want) {
+					t.Fatalf("under %v after %v: Matches says %v, sameState %v for\n%#v\n%#v", cfgs[i%len(cfgs)].Faults, st, m, !m, got, want)
+				}
+				if !m {
+					differ++
+				}
+			}
+			other = got
+		}
+	}
+	if differ == 0 {
+		t.Fatal("no state differed: the test did not hold Matches to a difference")
+	}
+}
+
+// stateMutants returns st and each of its near misses: a count one more,
+// an object missing, a record more in a scope, a scope more, a parameter
+// more, and the empty state.
+func stateMutants(st traces.State) []traces.State {
+	out := []traces.State{st}
+	for a := range st.Objects {
+		m := cloneState(st)
+		m.Objects[a]++
+		out = append(out, m)
+		m = cloneState(st)
+		delete(m.Objects, a)
+		out = append(out, m)
+	}
+	for i := range st.Scopes {
+		m := cloneState(st)
+		m.Scopes[i] = append(m.Scopes[i], 0x10)
+		out = append(out, m)
+		if len(st.Scopes[i]) > 0 {
+			m = cloneState(st)
+			m.Scopes[i] = m.Scopes[i][1:]
+			out = append(out, m)
+		}
+	}
+	m := cloneState(st)
+	m.Scopes = append(m.Scopes, nil)
+	out = append(out, m)
+	m = cloneState(st)
+	m.Params["zz"] = 0x10
+	out = append(out, m)
+	for n := range st.Params {
+		m = cloneState(st)
+		m.Params[n]++
+		out = append(out, m)
+	}
+	return append(out, traces.State{})
+}
+
 func cloneState(st traces.State) traces.State {
 	c := traces.State{Objects: map[traces.Addr]int{}, Params: map[string]traces.Addr{}}
 	for k, v := range st.Objects {

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"sync"
@@ -38,8 +39,10 @@ type session struct {
 	want traces.Event
 	got  traces.State // the runtime's state after the call, refilled each time
 
-	trace    []byte   // the round trip's written trace (encodeTrace)
-	replayed []kindAt // the round trip's verdicts, kept for the next run's
+	trace    []byte // the round trip's written trace (encodeTrace)
+	reader   bytes.Reader
+	readEv   traces.Event // the round trip's event read back
+	replayed []kindAt     // the round trip's verdicts, kept for the next run's
 
 	// last is the result of the session's last run, which no caller saw
 	// (Passes): the next run's result takes its arrays.
@@ -173,6 +176,17 @@ func (s *session) apply(st flat.Step) {
 func (s *session) invoke(inv *invocation, st *flat.Step, ev *traces.Event) (err error, panicked any) {
 	defer func() { panicked = recover() }()
 	return inv.invoke(s.rt, st, ev), nil
+}
+
+// runtimeMatches reports whether the runtime's state is s.state, the
+// model's (impl.Runtime.Matches), false if the runtime panicked.
+func (s *session) runtimeMatches() (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return s.rt.Matches(&s.state)
 }
 
 // runtimeState refills s.got with the runtime's state and returns it, or

@@ -2,22 +2,17 @@ package properties
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"sync"
 
+	"github.com/tlcheck/tlcheck/properties/harness"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
-// writeTrace writes h and events as a stream (JSON Lines).
+// writeTrace writes h and events as a stream (JSON Lines): the harness's
+// one writer of a failure's trace (harness.WriteTrace).
 func writeTrace(w io.Writer, h traces.Header, events []traces.Event) error {
-	tw := traces.NewWriter(w, h)
-	for i := range events {
-		if err := tw.Write(&events[i]); err != nil {
-			return fmt.Errorf("properties: trace event %d: %w", i, err)
-		}
-	}
-	return tw.Close()
+	return harness.WriteTrace(w, h, events)
 }
 
 // encodeTrace appends h and events as a stream to dst (a session's

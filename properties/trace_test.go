@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -41,11 +42,11 @@ func TestEncodeTrace(t *testing.T) {
 	}
 }
 
-// TestRoundTripSeesADifference: the round trip (finish's replay of the
-// written trace) reports a mismatch whenever the replay's verdicts are
-// not the live check's, one by one in kind and event: one missing, one
-// more, one at another event or of another kind, and a trace that does
-// not read back.
+// TestRoundTripSeesADifference: the round trip's replay of the written
+// trace reports a mismatch whenever the replay's verdicts are not the
+// live check's, one by one in kind and event: one missing, one more, one
+// at another event or of another kind, and a trace that does not read
+// back (which the round trip, too, hands to the replay).
 func TestRoundTripSeesADifference(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	var s *session
@@ -62,6 +63,10 @@ func TestRoundTripSeesADifference(t *testing.T) {
 	if len(res.Verdicts) < 2 || len(res.Mismatches) > 0 {
 		t.Fatalf("no clean run with two verdicts to change: %d verdicts, mismatches %v", len(res.Verdicts), res.Mismatches)
 	}
+	s.roundTrip() // writes the trace, which finish writes for a failing run alone
+	if len(res.Mismatches) > 0 {
+		t.Fatalf("the round trip of a clean run reports %v", res.Mismatches)
+	}
 	live := slices.Clone(res.Verdicts)
 	changes := map[string]func([]Verdict) []Verdict{
 		"one missing": func(vs []Verdict) []Verdict { return vs[1:] },
@@ -75,16 +80,17 @@ func TestRoundTripSeesADifference(t *testing.T) {
 			return vs
 		},
 	}
+	last := len(res.Calls) - 1
 	for name, change := range changes {
 		res.Mismatches = nil
 		res.Verdicts = change(slices.Clone(live))
-		s.roundTrip()
+		s.replay(last)
 		if len(res.Mismatches) != 1 || res.Mismatches[0].Kind != MismatchReplay {
 			t.Errorf("%s: the round trip reports %v", name, res.Mismatches)
 		}
 	}
 	res.Mismatches, res.Verdicts = nil, live
-	s.roundTrip()
+	s.replay(last)
 	if len(res.Mismatches) != 0 {
 		t.Fatalf("the round trip of the run as it was reports %v", res.Mismatches)
 	}
@@ -155,5 +161,81 @@ func TestPassesIsRun(t *testing.T) {
 	}
 	if failed < 20 {
 		t.Fatalf("only %d of the programs failed: the test did not hold Passes to a failure", failed)
+	}
+}
+
+// TestEveryRunRoundTrips holds the round trip, which finish makes for a
+// failing run alone, for every run, passing or failing: its written trace
+// reads back and replays to the live verdicts, over programs under every
+// program fault of the catalog and none. And it holds the round trip's
+// shortcut to the replay it stands for: wherever the written trace reads
+// back as the events stepped and the live verdicts are in event order,
+// replaying it gives the live verdicts; and the shortcut is taken for
+// most clean runs, else the round trip costs what it did.
+func TestEveryRunRoundTrips(t *testing.T) {
+	cfgs := []impl.Config{{}, {Reuse: impl.ReuseFIFO}}
+	for _, fi := range impl.Catalog() {
+		if fi.Engine == impl.EngineProgram {
+			cfgs = append(cfgs, impl.Config{Faults: []impl.Fault{fi.Name}})
+		}
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	n := 3000
+	if testing.Short() {
+		n = 600
+	}
+	shortcuts, clean := 0, 0
+	for i := range n {
+		cfg := cfgs[i%len(cfgs)]
+		s := newSession(cfg, Generate(r))
+		for _, st := range s.res.Program.Steps {
+			s.apply(st)
+		}
+		res := s.finish()
+		if b, _ := check(res); b == nil {
+			s.roundTrip() // finish made none
+		}
+		for _, m := range res.Mismatches {
+			if m.Kind == MismatchReplay {
+				t.Fatalf("program %d under %v: %s\n%v", i, cfg.Faults, m.What, res.Program)
+			}
+		}
+		if len(cfg.Faults) == 0 {
+			clean++
+		}
+		if !s.readsBack() || !inEventOrder(res.Verdicts) {
+			continue
+		}
+		if len(cfg.Faults) == 0 {
+			shortcuts++
+		}
+		before := len(res.Mismatches)
+		s.replay(len(res.Calls) - 1)
+		if len(res.Mismatches) != before {
+			t.Fatalf("program %d under %v: the shortcut was taken, and the replay reports %v\n%v",
+				i, cfg.Faults, res.Mismatches[before:], res.Program)
+		}
+	}
+	if shortcuts < clean*9/10 {
+		t.Errorf("the shortcut was taken for %d of %d runs without a fault", shortcuts, clean)
+	}
+}
+
+// TestSameEventSeesEveryField: sameEvent tells apart two events that
+// differ in any one field of traces.Event.
+func TestSameEventSeesEveryField(t *testing.T) {
+	et := reflect.TypeFor[traces.Event]()
+	for i := range et.NumField() {
+		var base, changed traces.Event
+		reflect.ValueOf(&changed).Elem().Field(i).Set(nonZero(et.Field(i).Type))
+		if sameEvent(&base, &changed) || sameEvent(&changed, &base) {
+			t.Errorf("traces.Event.%s: sameEvent does not compare it", et.Field(i).Name)
+		}
+	}
+	ev := traces.Event{Op: traces.OpStructInit, Fields: []traces.Addr{16, 0}}
+	other := ev
+	other.Fields = []traces.Addr{16, 32}
+	if sameEvent(&ev, &other) {
+		t.Error("sameEvent does not compare the fields one by one")
 	}
 }

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/tlcheck/tlcheck/internal/safetext"
 )
 
 // Error is an input error: a place in a trace that could not be read.
@@ -96,14 +97,7 @@ func quoteGot(got []byte) string {
 	case '[':
 		return "an array"
 	}
-	if len(got) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(got[cut]) {
-			cut--
-		}
-		return string(got[:cut]) + "..."
-	}
-	return string(got)
+	return safetext.ClipAt(string(got), max)
 }
 
 // errSyntax describes a JSON syntax error at a byte: "want W, got 'c'".

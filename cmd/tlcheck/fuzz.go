@@ -1,22 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tlcheck/tlcheck/impl"
-	"github.com/tlcheck/tlcheck/impl/lang"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
-	"github.com/tlcheck/tlcheck/internal/plural"
 	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/harness"
+	"github.com/tlcheck/tlcheck/properties/source"
 )
 
 const fuzzUsage = `usage: tlcheck fuzz [--fault NAME] [--source] [--time D] [--seed N] [--out DIR]
@@ -73,14 +69,14 @@ type fuzzOptions struct {
 }
 
 func runFuzz(e *env, args []string) int {
-	if wantsExec(args) { // a runtime in another process: fuzzexec.go
+	if wantsExec(args) { // a runtime in another process: package execfuzz
 		return runFuzzExec(e, args)
 	}
 	opts, err := parseFuzzArgs(args)
 	if code, ok := badFlags(e, "fuzz", fuzzUsage, err); !ok {
 		return code
 	}
-	cfg := impl.Config{}
+	var faults []impl.Fault
 	if opts.fault != "" {
 		info, ok := impl.LookupFault(opts.fault)
 		if !ok {
@@ -92,87 +88,39 @@ func runFuzz(e *env, args []string) int {
 		case impl.EngineProgram:
 		case impl.EngineSource:
 			opts.source = true // a codegen fault: only source programs show it
-		case impl.EnginePool, impl.EngineRegistry, impl.EngineAutograd:
-			// Generated runtime programs cannot reach it: another engine
-			// hunts it.
-			return refuseFault(e, info)
-		default: // an engine added to the catalog after this switch
+		default: // the pool, registry, autograd and drive engines hunt the rest
 			return refuseFault(e, info)
 		}
-		cfg.Faults = []impl.Fault{impl.Fault(opts.fault)}
+		faults = []impl.Fault{impl.Fault(opts.fault)}
 	}
+	hopts := harness.Options{Seed: opts.seed, Time: opts.time, Out: opts.out, Fault: opts.fault,
+		Stdout: e.stdout, Stderr: e.stderr, Progress: progressTo(e), Save: writeCounterexample}
 	if opts.replay != "" {
-		return replaySource(e, cfg, opts)
+		return int(harness.Recheck(source.Language(faults), opts.replay, hopts))
 	}
 	// A failure found after minutes of search must have somewhere to go.
 	if err := atomicfile.CheckDir(opts.out); err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck fuzz: --out: %v\n", err)
 		return exitInput
 	}
-
 	if opts.source {
-		return fuzzSource(e, cfg, opts)
+		return int(harness.Fuzz(source.Language(faults), hopts))
 	}
-	start := time.Now()
-	prog := newProgress(e, start)
-	p, f, n := properties.Search(cfg, opts.seed, func(n int) bool {
-		prog.update(n)
-		return time.Since(start) < opts.time
-	})
-	elapsed := time.Since(start)
-	prog.done()
-	what := "the runtime"
-	if opts.fault != "" {
-		what = "the runtime with fault " + opts.fault
-	}
-	if f == nil {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s against %s in %s (%s), seed %d: no failure\n",
-			plural.Count(n, "program"), what, elapsed.Round(time.Millisecond), plural.Rate(float64(n)/elapsed.Seconds(), "program"), opts.seed)
-		return exitClean
-	}
-
-	small, sf := properties.Shrink(p, cfg)
-	var trace bytes.Buffer
-	if err := sf.WriteTrace(&trace); err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
-		return exitInput
-	}
-	label := "runtime"
-	if opts.fault != "" {
-		label = opts.fault
-	}
-	base := "tlcheck-" + label + "-seed" + strconv.FormatUint(opts.seed, 10)
-	// The directory was checked, but it may have gone since: then the
-	// trace printed below is the only copy, and the error says so.
-	path, werr := writeCounterexample(opts.out, base, ".jsonl", trace.Bytes())
-	if werr != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: writing the trace: %v; it is printed on standard output instead\n", werr)
-	}
-	w := e.stdout
-	fmt.Fprintf(w, "tlcheck fuzz: program %d of seed %d failed against %s after %s\n",
-		n, opts.seed, what, elapsed.Round(time.Millisecond))
-	fmt.Fprintf(w, "property broken: %s", sf.Property)
-	if others := slices.DeleteFunc(slices.Clone(sf.Broken), func(p string) bool { return p == sf.Property }); len(others) > 0 {
-		fmt.Fprintf(w, " (also: %s)", strings.Join(others, ", "))
-	}
-	fmt.Fprintf(w, "\n%s\n\n", strings.TrimRight(sf.Error(), "\n"))
-	for _, v := range sf.Result.Unexplained() {
-		fmt.Fprintf(w, "the trace shows: %s at event %d: %s\n", v.Kind, v.Event, v.Message)
-	}
-	fmt.Fprintf(w, "\nshrunk from %s to %d:\n%v\n", plural.Count(len(p.Steps), "step"), len(small.Steps), small)
-	if werr != nil {
-		fmt.Fprintf(w, "trace (%s), NOT written (%v); save it to a file to replay it:\n%s\n", plural.Count(sf.Events(), "event"), werr, trace.String())
-		fmt.Fprintf(w, "reproduce: tlcheck replay FILE\n")
-		return exitViolation
-	}
-	fmt.Fprintf(w, "trace (%s), written to %s:\n%s\n", plural.Count(sf.Events(), "event"), path, trace.String())
-	fmt.Fprintf(w, "reproduce: tlcheck replay %s\n", shellQuote(path))
-	return exitViolation
+	return int(harness.Fuzz(properties.FlatLanguage(faults), hopts))
 }
 
-// writeCounterexample writes a failing program's trace; a variable so that
-// a test can make the write fail after --out was checked.
-var writeCounterexample = atomicfile.CreateNew
+// writeCounterexample writes a failing program's files; a variable so
+// that a test can make the write fail after --out was checked.
+var writeCounterexample = harness.Save
+
+// progressTo is where a search shows its progress: stderr, when it is a
+// terminal; else nowhere.
+func progressTo(e *env) io.Writer {
+	if e.isTTY == nil || !e.isTTY(e.stderr) {
+		return nil
+	}
+	return e.stderr
+}
 
 func parseFuzzArgs(args []string) (fuzzOptions, error) {
 	opts := fuzzOptions{}
@@ -242,149 +190,4 @@ func allFaultNames() string {
 		fmt.Fprintf(&b, "  %-40s %s\n", f.Name, f.Engine)
 	}
 	return b.String()
-}
-
-// shellQuote quotes a path for a command line a user can paste, when it
-// needs quoting.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// progress writes "N programs, R/s" to stderr, a few times a second, when
-// stderr is a terminal; otherwise it writes nothing.
-type progress struct {
-	w     io.Writer
-	start time.Time
-	next  time.Time
-	shown bool
-}
-
-func newProgress(e *env, start time.Time) *progress {
-	if e.isTTY == nil || !e.isTTY(e.stderr) {
-		return &progress{}
-	}
-	return &progress{w: e.stderr, start: start, next: start.Add(250 * time.Millisecond)}
-}
-
-func (p *progress) update(n int) {
-	if p.w == nil || n%64 != 0 {
-		return
-	}
-	if now := time.Now(); now.After(p.next) {
-		p.next = now.Add(250 * time.Millisecond)
-		fmt.Fprintf(p.w, "\r%s, %.0f/s ", plural.Count(n, "program"), float64(n)/now.Sub(p.start).Seconds())
-		p.shown = true
-	}
-}
-
-func (p *progress) done() {
-	if p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
-}
-
-// fuzzSource is fuzz over source programs: generated, lowered onto the
-// runtime, checked by the model and the interpreter; a failure is shrunk
-// on the source, and the program is written beside its trace.
-func fuzzSource(e *env, cfg impl.Config, opts fuzzOptions) int {
-	start := time.Now()
-	prog := newProgress(e, start)
-	p, f, n := properties.SearchSource(cfg, opts.seed, func(n int) bool {
-		prog.update(n)
-		return time.Since(start) < opts.time
-	})
-	elapsed := time.Since(start)
-	prog.done()
-	what := "the lowering and the runtime"
-	if opts.fault != "" {
-		what += " with fault " + opts.fault
-	}
-	if f == nil {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s against %s in %s (%s), seed %d: no failure\n",
-			plural.Count(n, "source program"), what, elapsed.Round(time.Millisecond), plural.Rate(float64(n)/elapsed.Seconds(), "program"), opts.seed)
-		return exitClean
-	}
-	small, sf := properties.ShrinkSource(p, cfg)
-	if sf == nil {
-		small, sf = p, f
-	}
-	var trace bytes.Buffer
-	if err := sf.WriteTrace(&trace); err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
-		return exitInput
-	}
-	label := "source"
-	if opts.fault != "" {
-		label = opts.fault
-	}
-	base := "tlcheck-" + label + "-seed" + strconv.FormatUint(opts.seed, 10)
-	path, werr := writeCounterexample(opts.out, base, ".jsonl", trace.Bytes())
-	var srcPath string
-	if werr == nil {
-		// Named as the trace is, so the two go together even when the
-		// trace's name had to take a number. The program says how it was
-		// found and how to check it again.
-		withFault := ""
-		if opts.fault != "" {
-			withFault = " --fault " + opts.fault
-		}
-		head := fmt.Sprintf("// Found by tlcheck fuzz --source --seed %d%s: %s.\n// Check it again, lowered by the code of today: tlcheck fuzz --replay THIS_FILE%s\n",
-			opts.seed, withFault, sf.Property, withFault)
-		srcPath, werr = writeCounterexample(opts.out, strings.TrimSuffix(filepath.Base(path), ".jsonl"), ".tl", []byte(head+small.String()))
-	}
-	if werr != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: writing the counterexample: %v; it is printed on standard output instead\n", werr)
-	}
-	w := e.stdout
-	fmt.Fprintf(w, "tlcheck fuzz: source program %d of seed %d failed against %s after %s\n",
-		n, opts.seed, what, elapsed.Round(time.Millisecond))
-	fmt.Fprintf(w, "property broken: %s\n%s\n\n", sf.Property, sf.Message)
-	fmt.Fprintf(w, "shrunk from %s to %d:\n%s\n", plural.Count(lang.Statements(p), "statement"), lang.Statements(small), small)
-	if werr != nil {
-		fmt.Fprintf(w, "trace (%s), NOT written (%v):\n%s\n", plural.Count(sf.Events(), "event"), werr, trace.String())
-		return exitViolation
-	}
-	fmt.Fprintf(w, "program written to %s\ntrace (%s), written to %s:\n%s\n", srcPath, plural.Count(sf.Events(), "event"), path, trace.String())
-	fmt.Fprintf(w, "reproduce: tlcheck replay %s\n", shellQuote(path))
-	again := "tlcheck fuzz --replay " + shellQuote(srcPath)
-	if opts.fault != "" {
-		again += " --fault " + opts.fault
-	}
-	fmt.Fprintf(w, "check the program again after a change: %s\n", again)
-	return exitViolation
-}
-
-// replaySource is fuzz --replay: the saved source program lowered and
-// checked as --source checks each program it generates.
-func replaySource(e *env, cfg impl.Config, opts fuzzOptions) int {
-	src, err := os.ReadFile(opts.replay)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: --replay: %v\n", err)
-		return exitInput
-	}
-	p, err := lang.Parse(string(src))
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %s: %v\n", opts.replay, err)
-		return exitInput
-	}
-	f, err := properties.RunSource(p, cfg)
-	if err != nil { // ill-formed: Check names the function and statement
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %s: %v\n", opts.replay, err)
-		return exitInput
-	}
-	what := "the lowering and the runtime"
-	if opts.fault != "" {
-		what += " with fault " + opts.fault
-	}
-	if f == nil {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s (%s) against %s: no failure\n", opts.replay, plural.Count(lang.Statements(p), "statement"), what)
-		return exitClean
-	}
-	fmt.Fprintf(e.stdout, "tlcheck fuzz: %s failed against %s\nproperty broken: %s\n%s\n\n%s", opts.replay, what, f.Property, f.Message, p)
-	return exitViolation
 }

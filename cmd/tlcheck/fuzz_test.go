@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"github.com/tlcheck/tlcheck/internal/safetext"
 	"io"
 	"os"
 	"path/filepath"
@@ -136,18 +137,6 @@ func TestFuzzUsage(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"a/b-1.jsonl": "a/b-1.jsonl",
-		"my dir/x":    "'my dir/x'",
-		"it's":        `'it'\''s'`,
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestFuzzWriteFailsAfterSearch makes the write of the trace fail after
 // --out passed its check (the folder removed meanwhile, a full disk): the
 // counterexample must still reach the user, on stdout, and replay.
@@ -181,6 +170,9 @@ func TestFuzzWriteFailsAfterSearch(t *testing.T) {
 		t.Errorf("out dir holds %d entries, want none", len(entries))
 	}
 }
+
+// shellQuote quotes a command line's word, as every line tlcheck prints does.
+var shellQuote = safetext.ShellQuote
 
 // writeFile writes content to a new file in a temporary folder.
 func writeFile(t *testing.T, name, content string) string {

@@ -5,15 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tlcheck/tlcheck/drive"
-	"github.com/tlcheck/tlcheck/internal/atomicfile"
-	"github.com/tlcheck/tlcheck/internal/plural"
-	"github.com/tlcheck/tlcheck/traces"
+	"github.com/tlcheck/tlcheck/properties/execfuzz"
 )
 
 const fuzzExecUsage = `usage: tlcheck fuzz --exec 'CMD ARGS' [--time D] [--seed N] [--out DIR]
@@ -61,19 +57,15 @@ Exit status: 0 no failure, 1 a failure found, 2 bad usage, a driver that
 cannot be started, or an unreadable --replay file.
 `
 
-type fuzzExecOptions struct {
-	command      []string
-	line         string
-	time         time.Duration
-	seed         uint64
-	out          string
-	callTimeout  time.Duration
-	startTimeout time.Duration
-	restart      bool
-	replay       string
-	against      string
-	misuse       drive.Misuse
-	steps        int
+// runFuzzExec is fuzz --exec: its flags parsed into execfuzz's Options,
+// the run is execfuzz's.
+func runFuzzExec(e *env, args []string) int {
+	opts, err := parseFuzzExecArgs(args)
+	if code, ok := badFlags(e, "fuzz", fuzzExecUsage, err); !ok {
+		return code
+	}
+	opts.Stdout, opts.Stderr, opts.Progress = e.stdout, e.stderr, progressTo(e)
+	return int(execfuzz.Run(opts))
 }
 
 // wantsExec reports whether fuzz's arguments ask for a driver (--exec).
@@ -90,42 +82,42 @@ func wantsExec(args []string) bool {
 	return false
 }
 
-func parseFuzzExecArgs(args []string) (fuzzExecOptions, error) {
-	var opts fuzzExecOptions
+func parseFuzzExecArgs(args []string) (execfuzz.Options, error) {
+	var opts execfuzz.Options
 	fs := flag.NewFlagSet("fuzz", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&opts.line, "exec", "", "")
-	fs.DurationVar(&opts.time, "time", 10*time.Second, "")
+	fs.StringVar(&opts.Line, "exec", "", "")
+	fs.DurationVar(&opts.Time, "time", 10*time.Second, "")
 	seed := fs.String("seed", "", "")
-	fs.StringVar(&opts.out, "out", ".", "")
-	fs.DurationVar(&opts.callTimeout, "call-timeout", 2*time.Second, "")
-	fs.DurationVar(&opts.startTimeout, "start-timeout", defaultStartTimeout, "")
-	fs.BoolVar(&opts.restart, "restart", false, "")
-	fs.StringVar(&opts.replay, "replay", "", "")
-	fs.StringVar(&opts.against, "against", "", "")
+	fs.StringVar(&opts.Out, "out", ".", "")
+	fs.DurationVar(&opts.CallTimeout, "call-timeout", 2*time.Second, "")
+	fs.DurationVar(&opts.StartTimeout, "start-timeout", defaultStartTimeout, "")
+	fs.BoolVar(&opts.Restart, "restart", false, "")
+	fs.StringVar(&opts.Replay, "replay", "", "")
+	fs.StringVar(&opts.Against, "against", "", "")
 	misuse := fs.Bool("misuse", false, "")
-	fs.IntVar(&opts.steps, "steps", 0, "")
+	fs.IntVar(&opts.Steps, "steps", 0, "")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
-	opts.misuse = misuseFlag(fs, *misuse)
-	if opts.steps < 0 {
-		return opts, fmt.Errorf("--steps %d: want a number of steps, 0 or more", opts.steps)
+	opts.Misuse = misuseFlag(fs, *misuse)
+	if opts.Steps < 0 {
+		return opts, fmt.Errorf("--steps %d: want a number of steps, 0 or more", opts.Steps)
 	}
 	if fs.NArg() > 0 {
 		return opts, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	var err error
-	if opts.command, err = splitWords(opts.line); err != nil {
-		return opts, fmt.Errorf("--exec %q: %v", opts.line, err)
+	if opts.Command, err = execfuzz.SplitWords(opts.Line); err != nil {
+		return opts, fmt.Errorf("--exec %q: %v", opts.Line, err)
 	}
-	if len(opts.command) == 0 {
+	if len(opts.Command) == 0 {
 		return opts, errors.New("--exec: want the driver's command line")
 	}
-	if opts.time <= 0 || opts.callTimeout <= 0 || opts.startTimeout <= 0 {
+	if opts.Time <= 0 || opts.CallTimeout <= 0 || opts.StartTimeout <= 0 {
 		return opts, errors.New("--time, --call-timeout and --start-timeout want positive durations")
 	}
-	opts.seed, err = parseSeed(*seed)
+	opts.Seed, err = parseSeed(*seed)
 	return opts, err
 }
 
@@ -133,193 +125,16 @@ func parseFuzzExecArgs(args []string) (fuzzExecOptions, error) {
 // took 10.7s to say hello on a loaded machine, importing torch.
 const defaultStartTimeout = 60 * time.Second
 
-// config is the drive.Config of a driver started with command under the
-// options' timeouts, which its messages name by their flags.
-func (opts fuzzExecOptions) config(command []string) drive.Config {
-	return drive.Config{Command: command, CallTimeout: opts.callTimeout, StartTimeout: opts.startTimeout,
-		CallTimeoutFlag: "--call-timeout", StartTimeoutFlag: "--start-timeout"}
-}
-
-func runFuzzExec(e *env, args []string) int {
-	opts, err := parseFuzzExecArgs(args)
-	if code, ok := badFlags(e, "fuzz", fuzzExecUsage, err); !ok {
-		return code
+// misuseFlag reads --misuse: given, it decides; left out, the driver's
+// hello does.
+func misuseFlag(fs *flag.FlagSet, on bool) drive.Misuse {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "misuse" })
+	switch {
+	case !set:
+		return drive.MisuseAsHello
+	case on:
+		return drive.MisuseOn
 	}
-	cfg := opts.config(opts.command)
-	if opts.replay != "" {
-		return replayCalls(e, cfg, opts)
-	}
-	if opts.against != "" {
-		return runFuzzAgainst(e, opts)
-	}
-	if err := atomicfile.CheckDir(opts.out); err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: --out: %v\n", err)
-		return exitInput
-	}
-	r, err := drive.NewRunner(cfg)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
-		return exitInput
-	}
-	if r.Hello().Tfjs() {
-		return runFuzzTfjs(e, r, opts)
-	}
-	start := time.Now()
-	prog := newProgress(e, start)
-	code, found := exitClean, 0
-	_, n, err := r.Search(drive.Options{
-		Seed:    opts.seed,
-		Restart: opts.restart,
-		Misuse:  opts.misuse,
-		Steps:   opts.steps,
-		More: func(n int) bool {
-			prog.update(n)
-			return time.Since(start) < opts.time
-		},
-		Found: func(f *drive.Finding) {
-			prog.done()
-			code, found = exitViolation, found+1
-			showFinding(e, f, opts)
-		},
-	})
-	prog.done()
-	elapsed := time.Since(start)
-	last := r.Last()
-	cerr := r.Close()
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
-		return max(code, exitViolation)
-	}
-	if found == 0 {
-		fmt.Fprintf(e.stdout, "tlcheck fuzz: %s on %s in %s (%s), seed %d: no failure in the programs\n",
-			plural.Count(n, "program"), describeDriver(r.Hello(), opts.line), elapsed.Round(time.Millisecond), plural.Rate(float64(n)/elapsed.Seconds(), "program"), opts.seed)
-	}
-	if cerr != nil { // a driver that misbehaved at the end is a finding too, and loses nothing above
-		showEndTrouble(e, cerr, last, opts)
-		code = exitViolation
-	}
-	for _, note := range r.Hello().Notes { // where the runtime departs from what it stands for: never silently
-		fmt.Fprintf(e.stdout, "the driver notes: %s\n", note)
-	}
-	return code
-}
-
-// showEndTrouble reports a driver that misbehaved when its input ended
-// (exited with a failure, hung, wrote after its last answer, left a
-// process holding its stdout), with its stderr, and writes the last
-// program it ran as a calls file, whose --replay ends the driver the
-// same way.
-func showEndTrouble(e *env, cerr error, last *drive.Result, opts fuzzExecOptions) {
-	fmt.Fprintf(e.stdout, "tlcheck fuzz: the driver misbehaved at the end of its input: %v\n", cerr)
-	var t *drive.Trouble
-	if last == nil || !errors.As(cerr, &t) {
-		return
-	}
-	res := *last
-	res.Failure = &drive.Failure{What: string(t.Kind), Call: len(res.Calls) + len(res.TensorCalls), Event: -1,
-		Message: "at the end of its input, after this program: " + t.What, Stderr: t.Stderr}
-	f := &drive.Finding{Result: &res, Seed: opts.seed}
-	files, err := f.Write(opts.out, "tlcheck-drive-seed"+strconv.FormatUint(opts.seed, 10)+"-end", opts.line)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
-		return
-	}
-	fmt.Fprintf(e.stdout, "the last program it ran written to %s\nreproduce: tlcheck fuzz --exec %s --replay %s\n",
-		files.Calls, shellQuote(opts.line), shellQuote(files.Calls))
-}
-
-func describeDriver(h drive.Hello, line string) string {
-	if h.Source != "" {
-		return h.Source
-	}
-	return line
-}
-
-// showFinding prints a finding and writes its files.
-func showFinding(e *env, f *drive.Finding, opts fuzzExecOptions) {
-	w := e.stdout
-	fail := f.Failure()
-	fmt.Fprintf(w, "tlcheck fuzz: program %d of seed %d failed on %s after %s\n",
-		f.Index, f.Seed, opts.line, f.Duration.Round(time.Millisecond))
-	fmt.Fprintf(w, "%s at call %d: %s\n\n", fail.What, fail.Call, fail.Message)
-	fmt.Fprintf(w, "shrunk from %s to %d (%s with the teardown) in %s:\n%s\n",
-		plural.Count(f.Steps, "step"), f.Size(), plural.Count(len(f.Result.Calls)+len(f.Result.TensorCalls), "call"), plural.Count(f.Shrinks, "run"), f.Result.Listing())
-	if fail.Stderr != "" || fail.Trouble() {
-		fmt.Fprintf(w, "%s\n\n", drive.StderrText(fail.Stderr))
-	}
-	if f.Determinism != "" {
-		fmt.Fprintf(w, "warning: %s\n\n", f.Determinism)
-	}
-	files, err := f.Write(opts.out, "tlcheck-drive-seed"+strconv.FormatUint(f.Seed, 10), opts.line)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tlcheck fuzz: %v\n", err)
-		return
-	}
-	fmt.Fprintf(w, "calls written to %s\ntrace written to %s\n", files.Calls, files.Trace)
-	fmt.Fprintf(w, "reproduce: tlcheck fuzz --exec %s --replay %s\n", shellQuote(opts.line), shellQuote(files.Calls))
-	if !slices.Contains(traces.Kinds(), traces.Kind(fail.What)) {
-		fmt.Fprintf(w, "(a %s failure is in the driver's answers, not in its runtime's events: --replay shows it, and tlcheck replay of the trace finds only what the events show)\n", fail.What)
-	}
-	if files.Suppress != "" { // the violations the run found explained: replay agrees with the run
-		fmt.Fprintf(w, "check the trace: tlcheck replay --suppressions %s %s\n", shellQuote(files.Suppress), shellQuote(files.Trace))
-	} else {
-		fmt.Fprintf(w, "check the trace: tlcheck replay %s\n", shellQuote(files.Trace))
-	}
-}
-
-// splitWords splits a command line into words as a POSIX shell would,
-// with quotes and backslashes and nothing else. It works on bytes: every
-// byte it acts on (quotes, backslash, blanks) is ASCII, which no byte of
-// a multi-byte UTF-8 sequence is, so the bytes of a word pass through as
-// they are (/tmp/drïver.py stays that path).
-func splitWords(s string) ([]string, error) {
-	var words []string
-	var w strings.Builder
-	in, quote := false, byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote == '\'':
-			if c == '\'' {
-				quote = 0
-			} else {
-				w.WriteByte(c)
-			}
-		case quote == '"':
-			switch {
-			case c == '"':
-				quote = 0
-			case c == '\\' && i+1 < len(s) && strings.IndexByte(`"\$`+"`", s[i+1]) >= 0:
-				i++
-				w.WriteByte(s[i])
-			default:
-				w.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote, in = c, true
-		case c == '\\':
-			if i+1 == len(s) {
-				return nil, errors.New("a backslash at the end")
-			}
-			i++
-			w.WriteByte(s[i])
-			in = true
-		case c == ' ' || c == '\t' || c == '\n':
-			if in {
-				words = append(words, w.String())
-				w.Reset()
-				in = false
-			}
-		default:
-			w.WriteByte(c)
-			in = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("an unclosed %c", quote)
-	}
-	if in {
-		words = append(words, w.String())
-	}
-	return words, nil
+	return drive.MisuseOff
 }

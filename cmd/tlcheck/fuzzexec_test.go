@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -79,24 +78,6 @@ func TestFuzzExecUsage(t *testing.T) {
 		code, out, errOut := tlcheck(false, tc.args...)
 		if code != tc.code || !strings.Contains(out+errOut, tc.says) {
 			t.Errorf("%q: exit %d, want %d saying %q\n%s%s", tc.args, code, tc.code, tc.says, out, errOut)
-		}
-	}
-}
-
-func TestSplitWords(t *testing.T) {
-	for in, want := range map[string][]string{
-		`./drv -x`:                 {"./drv", "-x"},
-		`'a b' "c \"d\"" e\ f`:     {"a b", `c "d"`, "e f"},
-		`  spaced   out  `:         {"spaced", "out"},
-		`python3 -c 'print("hi")'`: {"python3", "-c", `print("hi")`},
-		`x''`:                      {"x"},
-		`''`:                       {""},
-		`python3 /tmp/drïver.py`:   {"python3", "/tmp/drïver.py"}, // bytes, not runes one by one
-		`'ünï cödé' "ß\"x" é\ è`:   {"ünï cödé", `ß"x`, "é è"},
-	} {
-		got, err := splitWords(in)
-		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("splitWords(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 }

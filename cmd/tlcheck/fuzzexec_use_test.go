@@ -23,8 +23,8 @@ func TestFuzzExecMisuseAndStepsFlags(t *testing.T) {
 		{[]string{"--exec", "d", "--misuse=false", "--steps", "5000"}, drive.MisuseOff, 5000},
 	} {
 		opts, err := parseFuzzExecArgs(tc.args)
-		if err != nil || opts.misuse != tc.misuse || opts.steps != tc.steps {
-			t.Errorf("%q: misuse %v, steps %d, %v; want %v, %d", tc.args, opts.misuse, opts.steps, err, tc.misuse, tc.steps)
+		if err != nil || opts.Misuse != tc.misuse || opts.Steps != tc.steps {
+			t.Errorf("%q: misuse %v, steps %d, %v; want %v, %d", tc.args, opts.Misuse, opts.Steps, err, tc.misuse, tc.steps)
 		}
 	}
 	if code, out, errOut := tlcheck(false, "fuzz", "--exec", "true", "--steps", "-1"); code != exitInput || !strings.Contains(out+errOut, "--steps") {

@@ -14,8 +14,8 @@ import (
 // that names the flag and, with --against, the driver.
 func TestFuzzExecStartTimeout(t *testing.T) {
 	opts, err := parseFuzzExecArgs([]string{"--exec", "true"})
-	if err != nil || opts.startTimeout < time.Minute {
-		t.Errorf("--start-timeout's default %v (%v): want at least a minute", opts.startTimeout, err)
+	if err != nil || opts.StartTimeout < time.Minute {
+		t.Errorf("--start-timeout's default %v (%v): want at least a minute", opts.StartTimeout, err)
 	}
 	slow := "sh -c 'sleep 3'" // no hello within the start timeout
 	hello := `sh -c 'echo "{\"protocol\":\"tlcheck-drive\",\"version\":1,\"layers\":[5]}"; cat >/dev/null'`

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"time"
 
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
@@ -65,7 +61,7 @@ func runSelftest(e *env, args []string) int {
 		return code
 	}
 	// Refuse a report path that is not ours before the hunt, not after.
-	if err := checkReport(opts.report); err != nil {
+	if err := hunt.CheckReport(opts.report); err != nil {
 		fmt.Fprintf(e.stderr, "tlcheck selftest: --report: %v\n", err)
 		return exitInput
 	}
@@ -96,28 +92,6 @@ func runSelftest(e *env, args []string) int {
 		return exitViolation
 	}
 	return exitClean
-}
-
-// checkReport refuses a report path that holds anything but a report
-// selftest wrote: a trace or a source file given by mistake must not be
-// replaced. A path with nothing there is fine.
-func checkReport(path string) error {
-	if path == "" {
-		return nil
-	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	head := make([]byte, len(hunt.MarkdownHeading))
-	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, []byte(hunt.MarkdownHeading)) {
-		return fmt.Errorf("refusing to replace %s: it is not a report selftest wrote", path)
-	}
-	return nil
 }
 
 func parseSelftestArgs(args []string) (selftestOptions, error) {

@@ -106,10 +106,10 @@ func TestSelftestReportRefusesForeignFile(t *testing.T) {
 	if err := os.WriteFile(ours, []byte(hunt.MarkdownHeading+" ...\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkReport(ours); err != nil {
+	if err := hunt.CheckReport(ours); err != nil {
 		t.Errorf("a report selftest wrote: %v", err)
 	}
-	if err := checkReport(filepath.Join(dir, "new.md")); err != nil {
+	if err := hunt.CheckReport(filepath.Join(dir, "new.md")); err != nil {
 		t.Errorf("a new file: %v", err)
 	}
 }

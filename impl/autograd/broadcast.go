@@ -4,42 +4,27 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/tlcheck/tlcheck/internal/shape"
 )
 
-// Broadcasting follows PyTorch's rules whole: shapes are aligned on
-// their last dimension, a missing dimension counts as 1, and two sizes
-// must be equal or one of them 1; the result takes the larger. An
-// operand's element for each element of the result is found through
+// Broadcasting follows PyTorch's rules whole (package internal/shape,
+// which the autograd language's generator follows too): shapes are
+// aligned on their last dimension, a missing dimension counts as 1, and
+// two sizes must be equal or one of them 1; the result takes the larger.
+// An operand's element for each element of the result is found through
 // broadcastIndex, and its gradient is the sum of the result's gradient
 // over the elements it was broadcast to.
 
 // broadcastShape returns the shape a and b broadcast to, or PyTorch's
 // refusal (infer_size_impl).
 func broadcastShape(op string, id int, a, b []int) ([]int, error) {
-	n := max(len(a), len(b))
-	out := make([]int, n)
-	for i := n - 1; i >= 0; i-- {
-		da, db := dimFromEnd(a, n-1-i), dimFromEnd(b, n-1-i)
-		switch {
-		case da == db || db == 1:
-			out[i] = da
-		case da == 1:
-			out[i] = db
-		default:
-			return nil, &Error{Op: op, Tensor: id, Msg: fmt.Sprintf(
-				"The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton dimension %d", da, db, i)}
-		}
+	out, m := shape.Broadcast(a, b)
+	if m != nil {
+		return nil, &Error{Op: op, Tensor: id, Msg: fmt.Sprintf(
+			"The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton dimension %d", m.A, m.B, m.Dim)}
 	}
 	return out, nil
-}
-
-// dimFromEnd is shape's k-th dimension from the last (0: the last), 1
-// where shape has fewer.
-func dimFromEnd(shape []int, k int) int {
-	if k >= len(shape) {
-		return 1
-	}
-	return shape[len(shape)-1-k]
 }
 
 // broadcastIndex maps each element of a result of shape out, row-major,
@@ -52,7 +37,7 @@ func broadcastIndex(out, in []int) []int {
 	strides := make([]int, len(out))
 	s := 1
 	for k := range out {
-		d := dimFromEnd(in, k)
+		d := shape.FromEnd(in, k)
 		if d != 1 {
 			strides[len(out)-1-k] = s
 		}

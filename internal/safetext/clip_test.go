@@ -38,3 +38,21 @@ func TestClip(t *testing.T) {
 		})
 	}
 }
+
+// TestClipAt: ClipAt is Clip at any bound.
+func TestClipAt(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"abcdef", 6, "abcdef"},
+		{"abcdef", 3, "abc..."},
+		{"ab\u00e9def", 3, "ab..."}, // é across the bound
+		{"abc", 0, "..."},
+	} {
+		if got := ClipAt(c.in, c.n); got != c.want {
+			t.Errorf("ClipAt(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

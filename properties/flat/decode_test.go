@@ -3,6 +3,7 @@ package flat
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -67,5 +68,13 @@ func TestDecodeBoundsLength(t *testing.T) {
 	data := make([]byte, 10*MaxSteps)
 	if n := len(Decode(data).Steps); n != MaxSteps {
 		t.Errorf("decoded %d steps, want MaxSteps = %d", n, MaxSteps)
+	}
+}
+
+// TestStepIsSmall holds Step to the size its comment states: a field
+// added where it leaves padding grows every decoded program by a quarter.
+func TestStepIsSmall(t *testing.T) {
+	if n := unsafe.Sizeof(Step{}); n > 80 {
+		t.Errorf("a Step takes %d bytes, more than 80: put byte-sized fields with the others at its start", n)
 	}
 }

@@ -21,17 +21,19 @@ type Program struct {
 // Step is one call: any call of the table in calls.go, with the operands
 // its row lists (alloc: Size; struct_init: Size, Fields; release: Target;
 // param_register: Name, Target; ...). Fields a call does not take are zero.
+//
+// The byte-sized fields come first, in one word, so that a Step takes 80
+// bytes rather than 104: a fuzz body decodes some fifty a program.
 type Step struct {
 	Op     traces.Op
-	Size   uint64 // bytes; 0 is a zero-sized type, which the runtime represents as NULL
 	Target Ref
+	Method bool  // layer 3, fn_enter: a method's frame (impl.Runtime.MethodEnter)
+	Var    uint8 // layer 3, read, write: which of the variables live now, oldest first
+
+	Size   uint64 // bytes; 0 is a zero-sized type, which the runtime represents as NULL
 	Name   string
 	Fields []Ref
-
-	// Layer 3 (see frames.go).
-	Method bool    // fn_enter: a method's frame (impl.Runtime.MethodEnter)
-	Lives  []uint8 // fn_enter: per variable, the statements it lives after the one defining it
-	Var    uint8   // read, write: which of the variables live now, oldest first
+	Lives  []uint8 // layer 3, fn_enter: per variable, the statements it lives after the one defining it (see frames.go)
 }
 
 // Pick says which of the objects a program knows a Ref chooses among.

@@ -24,6 +24,12 @@
 //     shadow of the version counters and ClearGrads as oracles; the
 //     counterexample is the shrunk program, in steps.
 //
+// Each engine but the registry's is a program language, a
+// harness.Language value (package properties/harness), and is one line of
+// the engines list: the harness searches, shrinks and measures for all of
+// them alike. The registry's histories are not programs that can be
+// shrunk step by step, so it keeps a search of its own.
+//
 // Control runs the correct runtime, allocators, registry and engine for a
 // short while: they must not fail. All does both for every fault, and its
 // Report renders as a table, as JSON and as Markdown. Nothing here writes

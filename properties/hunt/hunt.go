@@ -1,14 +1,14 @@
 package hunt
 
 import (
-	"bytes"
-	"strings"
 	"time"
 
 	"github.com/tlcheck/tlcheck/impl"
-	"github.com/tlcheck/tlcheck/impl/lang"
 	"github.com/tlcheck/tlcheck/impl/registry/lincheck"
 	"github.com/tlcheck/tlcheck/properties"
+	"github.com/tlcheck/tlcheck/properties/harness"
+	"github.com/tlcheck/tlcheck/properties/pool"
+	"github.com/tlcheck/tlcheck/properties/source"
 )
 
 // Options says how long to hunt and from which seed.
@@ -62,6 +62,7 @@ type Result struct {
 // to switch on (none for the control), the seed and how long it may go
 // on, and returns what it found, in unit, with Caught set where a property
 // broke for the faults' sake (with no fault: where the control failed).
+// Every engine but the registry's is a program language (see hunter).
 type engine struct {
 	name   string
 	unit   string
@@ -72,24 +73,48 @@ type engine struct {
 	control string
 	half    bool
 	tally   func(c *Control, r Result)
+	// missing names the fields its language lacks (harness.Language.Missing).
+	missing func() []string
 }
 
 // engines holds one engine for each of impl.Catalog, in the order the
-// control runs them; TestHuntsEveryEngine fails, naming the engine, for
-// one missing here.
+// control runs them: a program language is one line. TestHuntsEveryEngine
+// fails, naming the engine, for one missing here.
 var engines = []engine{
-	{name: impl.EngineProgram, unit: UnitEvents, search: program, half: true,
-		tally: func(c *Control, r Result) { c.Programs, c.Seconds = c.Programs+r.Programs, c.Seconds+r.Seconds }},
-	{name: impl.EngineSource, unit: UnitStatements, search: source, half: true,
-		tally: func(c *Control, r Result) { c.Programs, c.Seconds = c.Programs+r.Programs, c.Seconds+r.Seconds }},
-	{name: impl.EngineRegistry, unit: UnitCalls, search: registry,
+	hunter(properties.FlatLanguage, "", true, func(c *Control, r Result) { c.Programs, c.Seconds = c.Programs+r.Programs, c.Seconds+r.Seconds }),
+	hunter(source.Language, "", true, func(c *Control, r Result) { c.Programs, c.Seconds = c.Programs+r.Programs, c.Seconds+r.Seconds }),
+	{name: impl.EngineRegistry, unit: UnitCalls, search: registry, missing: func() []string { return nil },
 		tally: func(c *Control, r Result) { c.Histories, c.HistSeconds = r.Programs, r.Seconds }},
-	{name: impl.EnginePool, unit: UnitCalls, search: pool, control: "the GPU allocators: ",
-		tally: func(c *Control, r Result) { c.Pool = r.Programs }},
-	{name: impl.EngineAutograd, unit: UnitSteps, search: autograd, control: "the autograd engine: ",
-		tally: func(c *Control, r Result) { c.Autograd = r.Programs }},
-	{name: impl.EngineDrive, unit: UnitEvents, search: long, control: "drive's long programs: ",
-		tally: func(c *Control, r Result) { c.Long = r.Programs }},
+	hunter(pool.Language, "the GPU allocators: ", false, func(c *Control, r Result) { c.Pool = r.Programs }),
+	hunter(properties.AutogradLanguage, "the autograd engine: ", false, func(c *Control, r Result) { c.Autograd = r.Programs }),
+	hunter(long, "drive's long programs: ", false, func(c *Control, r Result) { c.Long = r.Programs }),
+}
+
+// hunter is the engine of the language lang makes: it hunts with the
+// harness's Search, shrinks the failure with its Shrink, and counts the
+// fault caught where the shrunk program passes without it.
+func hunter[P any](lang func(faults []impl.Fault) harness.Language[P], control string, half bool, tally func(*Control, Result)) engine {
+	l := lang(nil)
+	return engine{name: l.Name, unit: l.Unit, control: control, half: half, tally: tally, missing: l.Missing,
+		search: func(faults []impl.Fault, seed uint64, more func(int) bool) Result {
+			l := lang(faults)
+			p, f, n := harness.Search(l, seed, more)
+			r := Result{Programs: n}
+			if f == nil {
+				return r
+			}
+			small, sf := harness.Shrink(l, p, f)
+			r.Counterexample, r.Size = l.Counterexample(small, sf)
+			r.Events, r.Property = sf.Events, sf.Broke()
+			if sf.Kind != "" {
+				r.Property += " (" + sf.Kind + ")"
+			}
+			// A property broke for the fault's sake: the shrunk program
+			// passes without it (with no fault, that is the control
+			// failing).
+			r.Caught = len(faults) == 0 || lang(nil).Run(small) == nil
+			return r
+		}}
 }
 
 // engineNamed returns the engine called name, if there is one.
@@ -195,43 +220,6 @@ func (r Report) OK() bool {
 	return true
 }
 
-// program searches flat programs for one that fails with faults on and
-// shrinks it. Caught means a property broke for the fault's sake: the
-// shrunk program passes on the runtime without it (with no fault, that
-// is the control failing).
-func program(faults []impl.Fault, seed uint64, more func(int) bool) Result {
-	cfg := impl.Config{Faults: faults}
-	p, f, n := properties.Search(cfg, seed, more)
-	r := Result{Programs: n}
-	if f != nil {
-		small, sf := properties.Shrink(p, cfg)
-		var trace bytes.Buffer
-		_ = sf.WriteTrace(&trace) // a bytes.Buffer takes every write
-		r.Events, r.Size, r.Counterexample, r.Property = sf.Events(), sf.Events(), trace.String(), brokenList(sf)
-		_, g := properties.Run(small, impl.Config{})
-		r.Caught = g == nil || len(faults) == 0
-	}
-	return r
-}
-
-// source is program with source programs: a codegen fault shows only in
-// the code a compiler emits.
-func source(faults []impl.Fault, seed uint64, more func(int) bool) Result {
-	cfg := impl.Config{Faults: faults}
-	p, f, n := properties.SearchSource(cfg, seed, more)
-	r := Result{Programs: n}
-	if f != nil {
-		small, sf := properties.ShrinkSource(p, cfg)
-		if sf == nil { // a failure that does not come back: report the unshrunk one
-			small, sf = p, f
-		}
-		r.Events, r.Property, r.Counterexample, r.Size = sf.Events(), sf.Property, small.String(), lang.Statements(small)
-		g, err := properties.RunSource(small, impl.Config{})
-		r.Caught = err == nil && g == nil || len(faults) == 0
-	}
-	return r
-}
-
 // registry runs concurrent histories of impl/registry with faults on
 // until one is not linearizable or the budget is spent, then searches
 // smaller workloads for a shorter one. A concurrent history cannot be
@@ -252,51 +240,4 @@ func registry(faults []impl.Fault, seed uint64, more func(int) bool) Result {
 		r.Counterexample = res.String()
 	}
 	return r
-}
-
-// pool hunts the pool's faults: generated pool programs run against the
-// allocators of impl/gpu, checked by the pool property (books recounted
-// after every call, trace replayed by the model).
-func pool(faults []impl.Fault, seed uint64, more func(int) bool) Result {
-	p, f, n := properties.SearchPool(faults, seed, more)
-	r := Result{Programs: n}
-	if f != nil {
-		small, sf := properties.ShrinkPool(p, faults)
-		r.Events, r.Property, r.Size, r.Counterexample = sf.Events(), sf.Property, len(small.Ops), small.String()
-		r.Caught = properties.RunPool(small, nil) == nil || len(faults) == 0
-	}
-	return r
-}
-
-// autograd hunts the autograd faults: generated autograd programs on an
-// impl/autograd engine over a runtime with faults on, checked by the
-// autograd property (the model, a shadow of the version counters,
-// ClearGrads, no misuse of the runtime).
-func autograd(faults []impl.Fault, seed uint64, more func(int) bool) Result {
-	p, f, n := properties.SearchAutograd(faults, seed, more)
-	r := Result{Programs: n}
-	if f != nil {
-		small, sf := properties.ShrinkAutograd(p, faults)
-		if sf == nil { // a failure that does not come back: report the unshrunk one
-			small, sf = p, f
-		}
-		r.Events, r.Property, r.Size = sf.Events(), sf.Property, small.Len()
-		if sf.Kind != "" {
-			r.Property += " (" + string(sf.Kind) + ")"
-		}
-		r.Counterexample = small.String()
-		r.Caught = properties.RunAutograd(small, nil) == nil || len(faults) == 0
-	}
-	return r
-}
-
-// brokenList names the properties a failure broke, the first one first.
-func brokenList(f *properties.Failure) string {
-	names := []string{f.Property}
-	for _, p := range f.Broken {
-		if p != f.Property {
-			names = append(names, p)
-		}
-	}
-	return strings.Join(names, ", ")
 }

@@ -1,6 +1,7 @@
 package hunt
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,9 @@ import (
 
 // TestHuntsEveryEngine: every engine of the catalog has a hunter; a fault
 // whose engine has none would be reported "no engine hunts ... faults"
-// and never caught.
+// and never caught. Each hunter's language is whole (harness.Language's
+// Missing), measures in one of hunt's units, and has faults of the
+// catalog to catch: CONTRIBUTING's steps for a new program language.
 func TestHuntsEveryEngine(t *testing.T) {
 	for _, f := range impl.Catalog() {
 		if _, ok := engineNamed(f.Engine); !ok {
@@ -22,8 +25,20 @@ func TestHuntsEveryEngine(t *testing.T) {
 		}
 	}
 	for _, en := range engines {
-		if en.unit == "" || en.search == nil || en.tally == nil {
-			t.Errorf("engine %s: unit %q, search and tally set %t, %t: want all three", en.name, en.unit, en.search != nil, en.tally != nil)
+		if en.unit == "" || en.search == nil || en.tally == nil || en.missing == nil {
+			t.Errorf("engine %s: unit %q, search, tally and missing set %t, %t, %t: want all four", en.name, en.unit, en.search != nil, en.tally != nil, en.missing != nil)
+			continue
+		}
+		if !slices.Contains([]string{UnitEvents, UnitStatements, UnitCalls, UnitSteps}, en.unit) {
+			t.Errorf("engine %s: unit %q is none of hunt's Unit constants (add it beside them, hunt.go)", en.name, en.unit)
+		}
+		if m := en.missing(); len(m) > 0 {
+			t.Errorf("engine %s: its language lacks %v (see harness.Language)", en.name, m)
+		}
+		// A language no fault of the catalog exercises proves nothing:
+		// its proof of power is the faults it catches.
+		if !slices.ContainsFunc(impl.Catalog(), func(f impl.FaultInfo) bool { return f.Engine == en.name }) {
+			t.Errorf("engine %s: no fault of impl.Catalog has it as its Engine (add the faults it must catch)", en.name)
 		}
 	}
 	r := Fault(impl.FaultInfo{Name: "x", Engine: "no-such-engine"}, Options{Budget: time.Millisecond})

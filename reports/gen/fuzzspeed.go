@@ -24,6 +24,9 @@ import (
 //   - the same body instrumented as go test -fuzz instruments it;
 //   - FuzzProgram under go test -fuzz, as a user runs it.
 //
+// The first two are built with the tag calibrateTag, which alone makes
+// them fuzz targets.
+//
 // Each go test -fuzz run starts from a fresh fuzz cache (the seeds under
 // fuzz/testdata only), so that no run inherits what an earlier one found.
 
@@ -35,11 +38,18 @@ var fuzzSkipInstrumentation = []string{
 	"reflect", "runtime", "sync", "sync/atomic", "syscall", "testing", "time",
 }
 
-// fuzzTargets are the go test -fuzz runs, in the order the table lists them.
-var fuzzTargets = []struct{ name, what string }{
-	{"FuzzNothing", "the engine alone: a target whose body does nothing (`go test -fuzz`)"},
-	{"FuzzDecodeOnly", "the engine and the decoding: a target that only decodes its input as FuzzProgram does (`go test -fuzz`)"},
-	{"FuzzProgram", "**FuzzProgram as a user runs it** (`go test -fuzz`)"},
+// calibrateTag is the build tag that makes the calibration targets
+// (fuzz/calibrate_test.go) fuzz targets: they check nothing, so the
+// normal build leaves them out.
+const calibrateTag = "tlcheck_calibrate"
+
+// fuzzTargets are the go test -fuzz runs, in the order the table lists
+// them, with the build tags each needs (FuzzProgram none: it is built as a
+// user builds it).
+var fuzzTargets = []struct{ name, what, tags string }{
+	{"FuzzNothing", "the engine alone: a target whose body does nothing (`go test -fuzz`)", calibrateTag},
+	{"FuzzDecodeOnly", "the engine and the decoding: a target that only decodes its input as FuzzProgram does (`go test -fuzz`)", calibrateTag},
+	{"FuzzProgram", "**FuzzProgram as a user runs it** (`go test -fuzz`)", ""},
 }
 
 // fuzzSpeed is the section's figures: programs/s per row, medians.
@@ -79,7 +89,7 @@ func measureFuzzSpeed(work string, count int, fuzzTime time.Duration) (fuzzSpeed
 	}
 	for _, ft := range fuzzTargets {
 		runs = append(runs, run{ft.name + " under go test -fuzz", func() (float64, error) {
-			return fuzzRate(work, ft.name, fuzzTime)
+			return fuzzRate(work, ft.name, ft.tags, fuzzTime)
 		}})
 	}
 	values := make([][]float64, len(runs))
@@ -116,17 +126,17 @@ func benchPrograms(bin string) (float64, error) {
 	return strconv.ParseFloat(string(m[1]), 64)
 }
 
-// fuzzRate runs target under go test -fuzz for d, from a fresh fuzz cache,
-// and returns its executions per second over the whole run, as the
-// engine's last status line gives them (execs over elapsed).
-func fuzzRate(work, target string, d time.Duration) (float64, error) {
+// fuzzRate runs target, built with tags (none if ""), under go test -fuzz
+// for d, from a fresh fuzz cache, and returns its executions per second
+// over the whole run, as the engine's last status line gives them (execs
+// over elapsed).
+func fuzzRate(work, target, tags string, d time.Duration) (float64, error) {
 	cache, err := os.MkdirTemp(work, "fuzzcache")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(cache)
-	cmd := command("go", "test", "-run", "^$", "-fuzz", "^"+target+"$", "-fuzztime", d.String(), "./fuzz",
-		"-args", "-test.fuzzcachedir="+cache)
+	cmd := command("go", fuzzArgs(target, tags, d, cache)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -134,6 +144,17 @@ func fuzzRate(work, target string, d time.Duration) (float64, error) {
 		return 0, fmt.Errorf("go test -fuzz %s: %w", target, err)
 	}
 	return parseFuzzRate(out.String())
+}
+
+// fuzzArgs is go's command line for fuzzing target, built with tags,
+// for d from the fuzz cache in cache.
+func fuzzArgs(target, tags string, d time.Duration, cache string) []string {
+	args := []string{"test"}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	return append(args, "-run", "^$", "-fuzz", "^"+target+"$", "-fuzztime", d.String(), "./fuzz",
+		"-args", "-test.fuzzcachedir="+cache)
 }
 
 // parseFuzzRate reads the last status line go test -fuzz printed,
@@ -163,7 +184,8 @@ func writeFuzzSpeed(p func(format string, args ...any), fs fuzzSpeed, count int)
 	p("")
 	p("Issue 28: `go test -fuzz=FuzzProgram` against the engine alone and the body alone, in one run of the generator,")
 	p("%d rounds taking turns (each round starting one further on); medians. The go test -fuzz runs last %s each,", count, fs.FuzzTime)
-	p("on %d workers (one a core), each from a fresh fuzz cache; their rate is executions over the whole run,", fs.Workers)
+	p("on %d workers (one a core), each from a fresh fuzz cache, the calibration targets built with `-tags %s`;", fs.Workers, calibrateTag)
+	p("their rate is executions over the whole run,")
 	p("minimisation of new inputs included in the time but not in the count. The benchmarks run the body on one")
 	p("goroutine over 256 pseudo-random inputs; instrumented is built with `-gcflags=all=-d=libfuzzer` but for")
 	p("the packages go test -fuzz leaves alone (%s).", strings.Join(fuzzSkipInstrumentation, ", "))

@@ -2,7 +2,11 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestParseFuzzRate reads the rate over the whole run from go test -fuzz's
@@ -30,5 +34,29 @@ func TestParseFuzzRate(t *testing.T) {
 				t.Fatalf("got %v programs/s, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestFuzzArgsTagsCalibration: the calibration targets are built with the
+// tag that makes them fuzz targets, and FuzzProgram as a user builds it,
+// with none.
+func TestFuzzArgsTagsCalibration(t *testing.T) {
+	for _, ft := range fuzzTargets {
+		args := strings.Join(fuzzArgs(ft.name, ft.tags, time.Minute, "c"), " ")
+		tagged := strings.Contains(args, "-tags "+calibrateTag+" ")
+		if want := ft.name != "FuzzProgram"; tagged != want {
+			t.Errorf("%s: go %s: tagged %v, want %v", ft.name, args, tagged, want)
+		}
+		if !strings.Contains(args, "-fuzz ^"+ft.name+"$ -fuzztime 1m0s ./fuzz") {
+			t.Errorf("%s: go %s", ft.name, args)
+		}
+	}
+	// The tag does make them targets: the calibration file asks for it.
+	text, err := os.ReadFile(filepath.Join("..", "..", "fuzz", "calibrate_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(text), "//go:build "+calibrateTag+"\n") {
+		t.Errorf("fuzz/calibrate_test.go is not built by the tag %s alone", calibrateTag)
 	}
 }

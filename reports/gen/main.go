@@ -30,7 +30,9 @@
 // leak-suspect detector and the what-if replays on generated training
 // loops and writes reports/suspects.md (it needs no more than Go); -only detection hunts every fault of the catalog, as
 // tlcheck selftest does, and writes reports/detection.md, which the full
-// run writes last. -baseline REV builds tlcheck as it was at
+// run writes last; -only testtime times the README's test command and
+// CI's long step, package by package, and writes reports/testtime.md
+// (testtime.go). -baseline REV builds tlcheck as it was at
 // a git revision and times it in the same runs as the working tree's, the
 // two taking turns, and the report adds the ratios.
 //
@@ -57,7 +59,7 @@ func main() {
 	benchCount := flag.Int("benchcount", 5, "go test -count for the JSON Lines benchmarks")
 	keep := flag.Bool("keep", false, "keep the work directory (the log and outputs)")
 	pgo := flag.Bool("pgo", true, "profile tlcheck on the log first and write "+pgoPath+", then time the rebuilt tlcheck")
-	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md; "cuda": only cuda.md; "suspects": only suspects.md; "torch": only torch.md; "page": only page.md (and page.svg)`)
+	only := flag.String("only", "", `"replay": write only replay.md (and default.pgo); "leaks": only the leak-scale report; "benches": only the layers' benchmarks; "readers": only the readers' report; "detection": only the fault detection report; "drive": only drive.md; "cuda": only cuda.md; "suspects": only suspects.md; "torch": only torch.md; "page": only page.md (and page.svg); "testtime": only testtime.md`)
 	readersOut := flag.String("readers-out", filepath.Join("reports", "readers.md"), "the readers' report to write")
 	snapshots := flag.String("snapshots", defaultSnapshots, "the readers' report: entries of each snapshot to time (12 frames each, about 525 bytes an entry)")
 	detectionOut := flag.String("detection-out", filepath.Join("reports", "detection.md"), "fault detection report to write")
@@ -77,7 +79,15 @@ func main() {
 	base := flag.String("baseline", "", "a git revision whose tlcheck is timed in the same runs as the working tree's (the report gives the ratios)")
 	pageOut := flag.String("page-out", filepath.Join("reports", "page.md"), "the HTML page report to write (its figure beside it, .svg)")
 	pageSizes := flag.String("page-sizes", defaultPageSizes, "the page report: entries of each snapshot")
+	testTimeOut := flag.String("testtime-out", filepath.Join("reports", "testtime.md"), "the test suite's cost report to write")
 	flag.Parse()
+	if *only == "testtime" {
+		if err := writeTestTime(*testTimeOut); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *only == "page" {
 		if err := writePageReport(*pageOut, strings.TrimSuffix(*pageOut, ".md")+".svg", *pageSizes, *runs); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
@@ -86,7 +96,7 @@ func main() {
 		return
 	}
 	if *only != "" && *only != "replay" && *only != "leaks" && *only != "benches" && *only != "readers" && *only != "detection" && *only != "drive" && *only != "cuda" && *only != "suspects" && *only != "torch" {
-		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches", "readers", "detection", "drive", "cuda", "suspects", "torch" or "page"`)
+		fmt.Fprintln(os.Stderr, `gen: -only takes "replay", "leaks", "benches", "readers", "detection", "drive", "cuda", "suspects", "torch", "page" or "testtime"`)
 		os.Exit(2)
 	}
 	if *only == "torch" {
@@ -157,11 +167,18 @@ type figures struct {
 	Leaks      leakCompare
 	Bench      benchResult
 	BenchCount int
+	// The model's memory for each live block: tlcheck on a log of
+	// liveBlocks mallocs then their frees (Live), and on a log of one
+	// line (One), whose peak RSS is the process's own.
+	Live, One timing
 	// The baseline (-baseline), nil without one, and its figures from the
 	// same runs.
-	Base      *baseline
-	BaseTime  timing
-	BaseBench benchResult
+	Base              *baseline
+	BaseTime          timing
+	BaseBench         benchResult
+	BaseLive, BaseOne timing
+	// LoadAfter is the load average once the runs are done.
+	LoadAfter string
 }
 
 func generate(out, leaksOut, readersOut, snapshots, only, base string, iterations, runs, benchCount, leaks int, keep, pgo bool) error {
@@ -224,6 +241,10 @@ func generate(out, leaksOut, readersOut, snapshots, only, base string, iteration
 		f.BaseTime = ts[2]
 	}
 
+	if err := f.timeLive(tlcheck, work); err != nil {
+		return err
+	}
+
 	step("comparing the leak lists")
 	if f.Leaks, f.Events, err = compareLeaks(log, jobs[0].out, jobs[1].out); err != nil {
 		return err
@@ -246,6 +267,7 @@ func generate(out, leaksOut, readersOut, snapshots, only, base string, iteration
 		f.BaseBench = bs[1]
 	}
 
+	f.LoadAfter = loadAverage()
 	step("writing %s", out)
 	if err := atomicfile.Replace(out, render(f)); err != nil {
 		return err
@@ -254,6 +276,43 @@ func generate(out, leaksOut, readersOut, snapshots, only, base string, iteration
 		return nil
 	}
 	return writeLeakScale(tlcheck, work, leaksOut, leaks, runs)
+}
+
+// timeLive times tlcheck, and the baseline's beside it, on a log of
+// liveBlocks live blocks and on a log of one line, taking turns, for the
+// peak RSS each live block costs (see writeLiveLog).
+func (f *figures) timeLive(tlcheck, work string) error {
+	live, one := filepath.Join(work, "live.mtrace"), filepath.Join(work, "one.mtrace")
+	step("timing tlcheck on a log of %d live blocks", liveBlocks)
+	if err := writeLiveLog(live, liveBlocks); err != nil {
+		return err
+	}
+	defer os.Remove(live)
+	if err := os.WriteFile(one, []byte("= Start\n"), 0o644); err != nil {
+		return err
+	}
+	on := func(bin, name, log string) job {
+		return job{filepath.Join(work, name), bin, []string{"replay", "--from", "mtrace", "--json", log}}
+	}
+	jobs := []job{on(tlcheck, "live.json", live), on(tlcheck, "one.json", one)}
+	if f.Base != nil {
+		jobs = append(jobs, on(f.Base.tlcheck, "live-base.json", live), on(f.Base.tlcheck, "one-base.json", one))
+	}
+	ts, err := timeInterleaved(f.Runs, jobs...)
+	if err != nil {
+		return err
+	}
+	f.Live, f.One = ts[0], ts[1]
+	if f.Base != nil {
+		f.BaseLive, f.BaseOne = ts[2], ts[3]
+	}
+	return nil
+}
+
+// perLiveBlock is the peak RSS each live block costs: live's peak less
+// one's (the process's own), over liveBlocks.
+func perLiveBlock(live, one timing) float64 {
+	return float64(live.MaxRSS-one.MaxRSS) / liveBlocks
 }
 
 // makeLog makes the CPython mtrace log in work, which replay.md and

@@ -204,7 +204,7 @@ func renderReaders(f readersFigures) []byte {
 	speedup := f.Script.wall().Seconds() / f.Tlcheck.wall().Seconds()
 	perBlock := float64(f.Live.MaxRSS-f.EmptyRSS) / float64(max(f.LiveBlocks, 1))
 	p("| mtrace log: tlcheck vs glibc's `mtrace` script, wall time | **%.1fx faster** | at least 10x | %s |", speedup, verdict(speedup >= 10))
-	p("| tlcheck's peak RSS for each live block (a log of %s live blocks) | **%.0f bytes** | toward 100 (about 180 before) | %s |", group(f.LiveBlocks), perBlock, verdict(perBlock <= 150))
+	p("| tlcheck's peak RSS for each live block (a log of %s live blocks) | **%.0f bytes** | at most %d | %s |", group(f.LiveBlocks), perBlock, perBlockTarget, verdict(perBlock <= perBlockTarget))
 	p("")
 	p("## PyTorch memory snapshots")
 	p("")

@@ -7,7 +7,9 @@
 // Two implementations keep the same contract (Interface): Tuned, a sparse
 // multi-level page table over a store that recycles things' memory, fast
 // on logs of millions of events; and Naive, a slice scanned on every
-// query, plainly correct. Index is Tuned unless the model is built with the
+// query, plainly correct. Tuned keeps its big tables' buckets outside the
+// Go heap, given back as soon as a table is left (Mapped says how much it
+// holds there). Index is Tuned unless the model is built with the
 // tag naiveindex; the model's tests pass under both, and this package's
 // tests drive the two side by side.
 //

@@ -1,0 +1,17 @@
+package source
+
+import (
+	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/impl/lang"
+	"github.com/tlcheck/tlcheck/properties/harness"
+)
+
+// search is the harness's Search over Language(faults), the failure as
+// this package's.
+func search(faults []impl.Fault, seed uint64, more func(int) bool) (*lang.Program, *Failure, int) {
+	p, f, n := harness.Search(Language(faults), seed, more)
+	if f == nil {
+		return p, nil, n
+	}
+	return p, f.Detail.(*Failure), n
+}
