@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/properties"
 	"github.com/tlcheck/tlcheck/properties/harness"
+	"github.com/tlcheck/tlcheck/properties/hunt"
 	"github.com/tlcheck/tlcheck/properties/source"
 )
 
@@ -78,20 +78,13 @@ func runFuzz(e *env, args []string) int {
 	}
 	var faults []impl.Fault
 	if opts.fault != "" {
-		info, ok := impl.LookupFault(opts.fault)
-		if !ok {
-			fmt.Fprintf(e.stderr, "tlcheck fuzz: unknown fault %q; the catalog has (fuzz takes the %s and %s engines'):\n%s",
-				opts.fault, impl.EngineProgram, impl.EngineSource, allFaultNames())
+		info, err := hunt.FuzzFault(opts.fault)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck fuzz: %v", err) // it ends in the list of faults
 			return exitInput
 		}
-		switch info.Engine {
-		case impl.EngineProgram:
-		case impl.EngineSource:
-			opts.source = true // a codegen fault: only source programs show it
-		default: // the pool, registry, autograd and drive engines hunt the rest
-			return refuseFault(e, info)
-		}
-		faults = []impl.Fault{impl.Fault(opts.fault)}
+		opts.source = opts.source || info.Engine == impl.EngineSource // a codegen fault: only source programs show it
+		faults = []impl.Fault{info.Name}
 	}
 	hopts := harness.Options{Seed: opts.seed, Time: opts.time, Out: opts.out, Fault: opts.fault,
 		Stdout: e.stdout, Stderr: e.stderr, Progress: progressTo(e), Save: writeCounterexample}
@@ -159,35 +152,4 @@ func parseSeed(s string) (uint64, error) {
 		return 0, fmt.Errorf("--seed %q: want a non-negative integer", s)
 	}
 	return n, nil
-}
-
-// refuseFault refuses a fault another engine hunts, naming its engine
-// and the engines fuzz takes, then listing the faults fuzz takes.
-func refuseFault(e *env, info impl.FaultInfo) int {
-	fmt.Fprintf(e.stderr, "tlcheck fuzz: fault %s is hunted by the %s engine, not by generated programs (tlcheck selftest runs it); fuzz takes the %s and %s engines' faults:\n%s",
-		info.Name, info.Engine, impl.EngineProgram, impl.EngineSource, faultNames())
-	return exitInput
-}
-
-// faultNames lists the names of the catalog's program and codegen
-// faults, the ones fuzz can switch on, one an indented line.
-func faultNames() string {
-	var b strings.Builder
-	for _, f := range impl.Catalog() {
-		if f.Engine != impl.EngineProgram && f.Engine != impl.EngineSource {
-			continue
-		}
-		fmt.Fprintf(&b, "  %s\n", f.Name)
-	}
-	return b.String()
-}
-
-// allFaultNames lists every fault of the catalog with its engine, one an
-// indented line.
-func allFaultNames() string {
-	var b strings.Builder
-	for _, f := range impl.Catalog() {
-		fmt.Fprintf(&b, "  %-40s %s\n", f.Name, f.Engine)
-	}
-	return b.String()
 }
