@@ -88,7 +88,7 @@ func runExport(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "tlcheck export: a %s export is binary: name a file with --out, or redirect standard output\n", opts.format)
 		return exitInput
 	}
-	if opts.out != "" && file != "-" && samePath(file, opts.out) {
+	if opts.out != "" && file != "-" && atomicfile.SameFile(file, opts.out) {
 		fmt.Fprintf(e.stderr, "tlcheck export: --out %s is the trace being exported\n", opts.out)
 		return exitInput
 	}

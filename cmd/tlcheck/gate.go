@@ -224,7 +224,7 @@ func loadGateBaseline(opts gateOptions, files []string) (*check.Baseline, error)
 			return nil, fmt.Errorf("--update: %w", err)
 		}
 		for _, in := range append(append([]string(nil), files...), opts.check.suppressions...) {
-			if in != "-" && samePath(in, opts.baseline) {
+			if in != "-" && atomicfile.SameFile(in, opts.baseline) {
 				return nil, fmt.Errorf("--update: %s is one of the inputs; the baseline must be a file of its own", opts.baseline)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/check"
+	"github.com/tlcheck/tlcheck/internal/cpuprofile"
 	"github.com/tlcheck/tlcheck/internal/exitcode"
 	"github.com/tlcheck/tlcheck/report"
 )
@@ -124,7 +125,7 @@ func runReplay(e *env, args []string) (code int) {
 	}
 
 	if opts.cpuprofile != "" {
-		stop, err := startProfile(opts.cpuprofile, files)
+		stop, err := cpuprofile.Start(opts.cpuprofile, files)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: --cpuprofile: %v\n", err)
 			return exitInput
