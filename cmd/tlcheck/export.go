@@ -1,21 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
-	"strings"
 
+	"github.com/tlcheck/tlcheck/check"
 	"github.com/tlcheck/tlcheck/export"
 	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/internal/plural"
 	"github.com/tlcheck/tlcheck/internal/safetext"
-	"github.com/tlcheck/tlcheck/traces"
 )
 
 const exportUsage = `usage: tlcheck export --format perfetto|pprof|html|torch-snapshot [--out FILE] [--from auto|trace|mtrace|torch-snapshot] TRACE
@@ -118,16 +116,17 @@ func runExport(e *env, args []string) int {
 // nothing worth keeping was written (an unreadable input, a failed write).
 func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int, ok bool) {
 	inOpts := input.Options{Format: input.Format(opts.from), Stdin: e.stdin}
-	var src *rereader
+	var src *input.Reread
 	if export.Format(opts.format) == export.HTML {
 		// The page's analyses may read the input again: standard input
 		// is held in memory. Stacks give the suspects theirs.
 		var err error
-		if src, err = newRereader(file, e.stdin); err != nil {
+		if src, err = input.NewReread(file, e.stdin); err != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 			return exitInput, false
 		}
-		inOpts.Stdin, inOpts.Stacks = bytes.NewReader(src.data), true
+		inOpts = src.Options(inOpts)
+		inOpts.Stacks = true
 	}
 	in, err := input.Open(file, inOpts)
 	if err != nil {
@@ -138,9 +137,13 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 
 	xopts := export.Options{Name: filepath.Base(in.Name()), Snapshot: in.Format() == input.TorchSnapshot}
 	if src != nil {
-		if xopts.Page, xopts.Watch, err = pageAnalyses(in, src); err != nil {
-			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
-			return exitInput, false
+		xopts.Page = &export.PageExtras{}
+		xopts.Watch = check.PageWatch(in, xopts.Page)
+		if len(in.OOMs()) > 0 {
+			if xopts.Page.OOM, err = pageOOM(src); err != nil {
+				fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
+				return exitInput, false
+			}
 		}
 	}
 	sum, err := export.Write(dst, export.Format(opts.format), in, xopts)
@@ -155,18 +158,12 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 	}
 	if sum.Violations > 0 {
 		// Exit 1 says the trace is wrong, not the export: say so, and why.
-		var kinds []string
-		for _, k := range traces.Kinds() {
-			if n := sum.ByKind[k]; n > 0 {
-				kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
-			}
-		}
 		them := "them"
 		if sum.Violations == 1 {
 			them = "it"
 		}
 		fmt.Fprintf(e.stderr, "tlcheck export: %s: %s (%s): exported; tlcheck replay lists %s\n",
-			in.Name(), plural.Count(sum.Violations, "violation"), strings.Join(kinds, ", "), them)
+			in.Name(), plural.Count(sum.Violations, "violation"), sum.Kinds(), them)
 		return exitViolation, true
 	}
 	return exitClean, true
