@@ -5,8 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/tlcheck/tlcheck/check"
 
+	"github.com/tlcheck/tlcheck/check"
 	"github.com/tlcheck/tlcheck/check/suspect"
 	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/internal/safetext"
@@ -75,15 +75,7 @@ func runSuspects(e *env, args []string) int {
 	code, found := exitClean, false
 	for _, name := range files {
 		s := report.Suspects{File: name}
-		in, err := input.Open(name, input.Options{Format: input.Format(from), Stdin: e.stdin, Stacks: true})
-		if err == nil {
-			o := check.SuspectOptions(in, opts)
-			s.Result, err = suspect.Find(in, o)
-			if err != nil && !errors.Is(err, suspect.ErrNoSuchSite) && !errors.Is(err, suspect.ErrNoSuchAnnotation) {
-				err = in.Explain(err)
-			}
-			in.Close()
-		}
+		s.Result, err = check.FindSuspects(name, input.Options{Format: input.Format(from), Stdin: e.stdin}, opts)
 		if s.Err = err; err != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 			code = exitInput
