@@ -15,49 +15,6 @@ import (
 	"github.com/tlcheck/tlcheck/properties/source"
 )
 
-const fuzzUsage = `usage: tlcheck fuzz [--fault NAME] [--source] [--time D] [--seed N] [--out DIR]
-       tlcheck fuzz --replay FILE.tl [--fault NAME]
-
-Generates programs and runs each against the runtime (package impl), with
-the reference model as oracle, until --time passes or a program breaks a
-property. A failing program is shrunk to a few steps and its trace is
-written to a new file in --out, which 'tlcheck replay FILE' rejects.
-
-  --fault NAME  switch on fault NAME of the catalog ('tlcheck faults'); a
-                codegen fault implies --source. The program and source
-                engines' faults only: the pool, registry and autograd
-                faults are refused ('tlcheck selftest' hunts them)
-  --source      generate source programs (package impl/lang) and lower
-                them to runtime calls, with the interpreter as a second
-                oracle; a failing program's shrunk source is printed and
-                saved next to its trace, as FILE.tl
-  --replay FILE.tl
-                generate nothing: lower the source program in FILE.tl (as
-                --source saves one) onto the runtime as it is now, and
-                check it as --source checks each program. Its trace shows
-                the run of the code that found it; this shows whether the
-                code of today still fails. --time, --seed and --out are
-                not used
-  --time D      how long to search, as a Go duration (default 10s)
-  --seed N      the seed of the programs (default: from the clock, printed);
-                the same seed generates the same programs
-  --out DIR     where to write the trace (default: the current directory);
-                an existing file is never overwritten. DIR must exist and
-                be writable: it is checked before the search starts
-
-Progress goes to standard error when it is a terminal. The trace is also
-printed on standard output, so that it is never lost: if writing it fails
-after all, the error goes to standard error and the exit status is still 1.
-
-'tlcheck fuzz --exec CMD' drives a runtime in another process instead:
-see below.
-
-Exit status: 0 no failure found, 1 a failure found (trace printed, and
-written unless the error says otherwise), 2 bad usage, an unusable --out,
-or a --replay FILE that cannot be read or is no well-formed program.
-
-` + fuzzExecUsage
-
 // fuzzOptions are fuzz's flags.
 type fuzzOptions struct {
 	fault  string

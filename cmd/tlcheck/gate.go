@@ -12,67 +12,6 @@ import (
 	"github.com/tlcheck/tlcheck/report"
 )
 
-const gateUsage = `usage: tlcheck gate --baseline FILE [flags] TRACE...
-
-  tlcheck gate --baseline FILE [--update [--prune]] [--tolerance T]
-               [--format text|json|sarif|junit] [--fail-on KINDS]
-               [--require-end] [--suppressions FILE]...
-               [--from auto|trace|mtrace|torch-snapshot] [--binary PROG] TRACE...
-
-Checks each TRACE as replay does and compares what it finds with the
-baseline FILE, which records what a team has accepted. Exits 0 when the
-traces show nothing beyond the baseline, 1 when they do, naming each new
-finding. Flags may come before or after the traces.
-
-A finding is matched by its fingerprint: its kind, the site of its event
-and the site where its object was allocated (never event numbers, lines or
-addresses, which move with unrelated edits), counted per trace: a baseline
-that accepts one leak at a site fails a run that has two. Findings in the
-baseline that are gone are reported as fixed (they never fail the gate);
---update then tightens the baseline. A trace is named in the baseline by its
-path as given here, cleaned, with forward slashes.
-
-  --baseline FILE  the baseline (JSON, see README); required
-  --update         write the baseline from this run (atomically) and exit
-                   0; nothing is written if a trace is unreadable, and FILE
-                   is never a trace, a suppression file, or a file that is
-                   not a tlcheck baseline. A FILE that is a symbolic link is
-                   written through it, FILE keeps its permissions, and a
-                   read-only FILE is refused. The baseline's traces not
-                   given are kept as they were: a baseline shared by
-                   several jobs loses nothing when one of them updates
-  --prune          with --update, remove the baseline's traces not given
-                   instead of keeping them, naming each on stderr
-  --tolerance T    how much each trace's leaked bytes and peak live bytes
-                   may grow over the baseline: 10% (of the baseline value),
-                   4096 or 4KiB, 2MiB, 1GiB (bytes), or 10%,4KiB (whichever
-                   allows more); default 0, no growth
-  --format F       text (default), json (one object per trace, a line each,
-                   with a "file" field), sarif (SARIF 2.1.0) or junit
-                   (JUnit XML, one test case per trace)
-  --json           the same as --format json
-  --fail-on KINDS  a comma list of violation kinds whose new findings fail
-                   the gate; new findings of other kinds are still reported;
-                   default: every kind. leak-suspect searches each trace
-                   without an end (a snapshot) for leak suspects: each is
-                   a finding (leak-suspect at the site that keeps the
-                   blocks) that fails the gate unless the baseline accepts
-                   it, and --update accepts it; never part of the default.
-                   A run without it keeps the baseline's suspects as they are
-  --require-end    fail a trace that stops without an end event
-  --suppressions FILE
-                   KIND:PATTERN lines (see replay -h); suppressed findings
-                   are listed as such and neither fail nor enter the
-                   baseline; may be given several times
-  --from FORMAT    auto (the default), trace, mtrace or torch-snapshot, as
-                   for replay
-  --binary PROG    turn mtrace callers in PROG into file:line, as for replay
-
-Exit status: 0 nothing beyond the baseline (or --update), 1 a new finding,
-a growth beyond the tolerance or (--require-end) a trace without end, 2 bad
-usage, an unreadable trace or baseline.
-`
-
 // gateOptions are gate's flags.
 type gateOptions struct {
 	check  checkOptions

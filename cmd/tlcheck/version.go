@@ -9,16 +9,6 @@ import (
 	"github.com/tlcheck/tlcheck/internal/buildinfo"
 )
 
-const versionUsage = `usage: tlcheck version
-
-Prints tlcheck's version and how it was built, as the Go toolchain recorded
-it in the binary: the module version (the release that 'go install
-github.com/tlcheck/tlcheck/cmd/tlcheck@VERSION' installed, or "(devel)" for
-a build from a checkout), the Go version and platform, and for a build in
-a git checkout the commit, its time, and whether the tree had uncommitted
-changes. 'tlcheck --version' is the same.
-`
-
 // runVersion prints the build information (package buildinfo).
 func runVersion(e *env, args []string) int {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
