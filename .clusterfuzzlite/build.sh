@@ -72,4 +72,4 @@ build_target $m/traces/mtrace FuzzParseLine FuzzParseLine
 build_target $m/traces/mtrace FuzzHexDigits FuzzHexDigits
 build_target $m/traces/torchsnap FuzzSnapshot FuzzTorchSnapshot
 build_target $m/traces/torchsnap FuzzPickle FuzzPickle
-build_target $m/drive FuzzCRuntime FuzzCRuntime
+build_target $m/drive/drivetest FuzzCRuntime FuzzCRuntime

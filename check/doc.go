@@ -38,6 +38,8 @@
 //     run unless the baseline accepts its fingerprint (LeakSuspect, the
 //     site that keeps the blocks). A baseline's suspects are neither
 //     compared nor dropped by a run that did not search (suspects.go).
+//     FindSuspects is the search alone (tlcheck suspects), and PageWatch
+//     the one an HTML export's replay runs for its page (pagewatch.go).
 //   - Every error from a file names the file (and, for a suppression file,
 //     the line).
 //

@@ -1,11 +1,6 @@
 package drive
 
-import (
-	"fmt"
-	"math/rand/v2"
-	"slices"
-	"time"
-)
+import "slices"
 
 // RunTensor runs a layer-5 program on the driver (see Driver.RunTensor),
 // starting it again first if the last run broke it.
@@ -36,59 +31,7 @@ const tensorSeedStream = 0x746c35
 // GenerateTensorProgram, each checked as it comes, each failure shrunk by
 // ShrinkTensor.
 func (r *Runner) searchTensor(opts Options) ([]*Finding, int, error) {
-	more := opts.More
-	if more == nil {
-		more = func(n int) bool { return n < 1000 }
-	}
-	rng := rand.New(rand.NewPCG(opts.Seed, tensorSeedStream))
-	start := time.Now()
-	var found []*Finding
-	generated, judged := 0, 0
-	for {
-		var failed *Result
-		err := r.StreamTensor(func() ([]TensorCall, bool) {
-			if !more(generated) {
-				return nil, false
-			}
-			generated++
-			return GenerateTensorProgram(rng), true
-		}, func(res *Result) bool {
-			judged++
-			if res.Failure != nil {
-				failed = res
-				return false
-			}
-			return true
-		})
-		if err != nil || failed == nil {
-			return found, judged, err
-		}
-		took := time.Since(start)
-		if opts.Shrinking != nil {
-			opts.Shrinking(failed.Failure)
-		}
-		f, err := r.ShrinkTensor(failed.TensorCalls, failed.Failure, opts)
-		if err != nil {
-			return found, judged, err
-		}
-		if err := r.reproduce(f); err != nil {
-			return found, judged, err
-		}
-		f.Seed, f.Index, f.Duration = opts.Seed, judged, took
-		if opts.Found != nil {
-			opts.Found(f)
-		} else {
-			found = append(found, f)
-		}
-		if !opts.Restart || !failed.Failure.Trouble() {
-			return found, judged, nil
-		}
-		generated = judged
-		rng = rand.New(rand.NewPCG(opts.Seed, tensorSeedStream))
-		for range judged {
-			GenerateTensorProgram(rng)
-		}
-	}
+	return search(r, opts, r.tensorLanguage())
 }
 
 // ShrinkTensor returns the smallest layer-5 program it finds that fails
@@ -98,64 +41,35 @@ func (r *Runner) searchTensor(opts Options) ([]*Finding, int, error) {
 // then flags (no_grad, retain_graph, requires_grad) and values are made
 // plainer; the handles are numbered again in the order made.
 func (r *Runner) ShrinkTensor(calls []TensorCall, failure *Failure, opts Options) (*Finding, error) {
-	limit, until := opts.ShrinkRuns, opts.ShrinkTime
-	if limit <= 0 {
-		limit = 2000
+	return shrink(r, calls, failure, opts, r.tensorLanguage())
+}
+
+// tensorLanguage is layer-5 programs as searchTensor and ShrinkTensor
+// send them; a finding's program is its Result's TensorCalls.
+func (r *Runner) tensorLanguage() language[[]TensorCall] {
+	return language[[]TensorCall]{
+		seedStream: tensorSeedStream,
+		generate:   GenerateTensorProgram,
+		stream: func(next func() ([]TensorCall, bool), got func([]TensorCall, *Result) bool) error {
+			return r.StreamTensor(next, func(res *Result) bool { return got(res.TensorCalls, res) })
+		},
+		run: func(c []TensorCall) ([]TensorCall, *Result, error) {
+			res, err := r.RunTensor(c)
+			return c, res, err
+		},
+		cut: func(calls []TensorCall, call int) ([]TensorCall, bool) {
+			if call+1 < len(calls)-1 {
+				return append(slices.Clone(calls[:call+1]), TensorCall{Op: TensorEnd}), true
+			}
+			return calls, false
+		},
+		passes: func(c []TensorCall, fails func([]TensorCall) ([]TensorCall, bool), _ bool) []TensorCall {
+			return shrinkTensorCalls(c, func(c []TensorCall) bool {
+				_, ok := fails(c)
+				return ok
+			})
+		},
+		size: func(c []TensorCall) int { return len(c) },
+		keep: func(*Finding, []TensorCall) {},
 	}
-	if until <= 0 {
-		until = 30 * time.Second
-	}
-	deadline := time.Now().Add(until)
-	f := &Finding{Steps: len(calls)}
-	var runErr error
-	accept := sameFailure(failure)
-	fails := func(c []TensorCall) bool {
-		if f.Shrinks >= limit || runErr != nil || time.Now().After(deadline) {
-			return false
-		}
-		f.Shrinks++
-		res, err := r.RunTensor(c)
-		if err != nil {
-			runErr = err
-			return false
-		}
-		return accept(res.Failure)
-	}
-	best := calls
-	restore := r.hangTimeout(failure)
-	if failure.Call+1 < len(calls)-1 {
-		c := append(slices.Clone(calls[:failure.Call+1]), TensorCall{Op: TensorEnd})
-		if fails(c) {
-			best = c
-		}
-	}
-	best = shrinkTensorCalls(best, fails)
-	if !failure.Trouble() { // on, towards the smallest failure of any kind (see anyFailure)
-		exact := accept
-		accept = anyFailure
-		if c := shrinkTensorCalls(best, fails); len(c) < len(best) {
-			best = c
-		} else {
-			accept = exact
-		}
-	}
-	restore()
-	if runErr != nil {
-		return nil, fmt.Errorf("drive: shrinking: %w", runErr)
-	}
-	for _, c := range [][]TensorCall{best, calls} {
-		res, err := r.RunTensor(c)
-		if err != nil {
-			return nil, fmt.Errorf("drive: shrinking: %w", err)
-		}
-		if accept(res.Failure) {
-			firstSeen(res.Failure, failure)
-			f.Result = res
-			return f, nil
-		}
-		f.Result = res
-	}
-	failure.Message += " (the driver did not fail so again when the program was run again: it is not deterministic)"
-	f.Result.Failure = failure
-	return f, nil
 }

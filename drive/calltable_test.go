@@ -41,3 +41,37 @@ func TestEveryProgramCallIsAProtocolCall(t *testing.T) {
 		}
 	}
 }
+
+// TestCallCodecHasEveryField: every field a row of callRows lists has
+// one row of callCodec, its key unique, so that writing, reading and
+// naming a call's fields all know it.
+func TestCallCodecHasEveryField(t *testing.T) {
+	var all callField
+	for _, row := range callRows {
+		all |= row.fields
+	}
+	keys := map[string]bool{}
+	for _, r := range callCodec.rows {
+		if keys[r.key] {
+			t.Errorf("field %q: two rows of callCodec", r.key)
+		}
+		keys[r.key] = true
+	}
+	for bit := callField(1); bit != 0 && bit <= all; bit <<= 1 {
+		if all&bit == 0 {
+			continue
+		}
+		n := 0
+		for _, r := range callCodec.rows {
+			if r.bit == bit {
+				n++
+			}
+		}
+		switch {
+		case n == 0:
+			t.Errorf("field bit %#x: a row of callRows lists it, and no row of callCodec (protocol.go) writes or reads it", uint(bit))
+		case n > 1:
+			t.Errorf("field %s: %d rows of callCodec, want 1", callCodec.names(bit), n)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/properties"
 	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
@@ -17,7 +18,7 @@ import (
 // says what in it is not correct use: a call the runtime refused, or a
 // violation the model reported ("" if none).
 func correctUse(p flat.Program) string {
-	r := properties.Resolve(p)
+	r, _ := properties.Run(p, impl.Config{}) // a correct runtime's answers and the model's verdicts
 	for i, c := range r.Calls {
 		if c.Err != nil {
 			return "call " + c.Step.String() + " refused: " + c.Err.Error() + " (call " + strconv.Itoa(i) + ")"

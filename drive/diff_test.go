@@ -17,6 +17,7 @@ import (
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/autograd"
 	"github.com/tlcheck/tlcheck/internal/longtest"
+	"github.com/tlcheck/tlcheck/internal/python"
 	"github.com/tlcheck/tlcheck/internal/shape"
 )
 
@@ -84,9 +85,9 @@ func torchDriver(t *testing.T) drive.Config {
 	return drive.Config{Command: []string{torchOnce.python, script}, CallTimeout: hangTimeout, StartTimeout: time.Minute}
 }
 
-// haveTorch reports whether an interpreter imports torch (drive.FindPython).
+// haveTorch reports whether an interpreter imports torch (python.Find, internal/python).
 func haveTorch() bool {
-	torchOnce.Do(func() { torchOnce.python, torchOnce.err = drive.FindPython("torch") })
+	torchOnce.Do(func() { torchOnce.python, torchOnce.err = python.Find("torch") })
 	return torchOnce.err == nil
 }
 

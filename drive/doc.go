@@ -1,6 +1,7 @@
 // Package drive drives a tensor runtime in another process, in any
-// language, with generated programs: the generators and shrinker of
-// package properties and the model of package model, over the
+// language, with generated programs: the flat program language's
+// generator, resolver and shrinker (package properties/flat) and the model
+// of package model, over the
 // tlcheck-drive protocol (PROTOCOL.md beside this file, with its JSON
 // Schema), JSON Lines on the driver's stdin and stdout.
 //
@@ -12,13 +13,16 @@
 // many. examples/cruntime is a runtime in C with its driver; impldriver is
 // the Go runtime of package impl behind the same protocol.
 //
-// The API, small on purpose:
+// A team's five-line go test over its driver is package drivetest's
+// (drivetest.Test, drivetest.Fuzz), as net/http/httptest is beside
+// net/http. The API, small on purpose:
 //
 //	Start, Driver          one driver process: Run a program's calls, Close
 //	NewRunner, Runner      a driver started again when a run broke it:
 //	                       Run, RunProgram, Stream (two programs in flight),
 //	                       Search (generate, check, shrink), Shrink, Last
-//	Lower                  a generated program as the calls the protocol sends
+//	Lower                  a generated program as the calls the protocol sends,
+//	                       resolved by the model alone (no runtime runs)
 //	GenerateProgram        a program of correct use, with the deep shapes
 //	                       (counts past 256, deep scopes, reused addresses)
 //	Correct                any program made one of correct use
@@ -32,7 +36,6 @@
 //	StderrText             a driver's last stderr for a report (empty, said so)
 //	ParseCall, Call        the protocol's calls, for drivers written in Go
 //	Answer, ParseAnswer    a driver's answer line, written and read
-//	Test, Fuzz             a team's five-line go test over its driver
 //	Diff, Disagreement     two drivers of layer-5 programs held to each
 //	                       other call by call (the Go engine to PyTorch)
 //	Compare                a calls file run once on two drivers, compared
@@ -51,7 +54,6 @@
 //	                       a driver of layer 5 alone
 //	ShrinkTensor           a failure shrunk to a few calls
 //	Read/WriteTensorCalls  their calls files
-//	FindPython             an interpreter that imports a module (torch)
 //
 // By default every program uses the runtime as its contract says (no
 // release of a reference the program does not hold, no call on an object
@@ -87,6 +89,10 @@
 // writes what is not the protocol is a failure too (a Trouble), with the
 // last of its stderr, kept in a bounded ring; answers are bounded lines.
 //
-// The walls hold: package drive brings impl, model, traces and properties
-// together as properties does, and none of them imports it.
+// The walls hold: package drive imports the model, traces and the flat
+// program language (package properties/flat), and no runtime: not impl
+// nor any package under it, not properties, and not testing, so that a
+// program that drives a runtime in C links no Go runtime and no test
+// framework (TestDriveLinksOnlyWhatItNeeds holds it). None of those
+// packages imports drive.
 package drive

@@ -110,3 +110,8 @@ func (r *relay) Read(p []byte) (int, error) {
 	r.cur = r.cur[n:]
 	return n, nil
 }
+
+// TfjsConfig is the tfjs driver's Config, for the tests of package
+// drive_test (drivetest's over the tfjs driver); it skips without node or
+// the driver's modules.
+var TfjsConfig = tfjsConfig

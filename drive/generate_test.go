@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/properties"
 	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
@@ -25,7 +26,8 @@ func shapesOf(p flat.Program) shapes {
 	var scopes []int
 	born := map[traces.Addr]int{}
 	handed := map[traces.Addr]int{}
-	for i, ev := range properties.Resolve(p).Trace {
+	r, _ := properties.Run(p, impl.Config{})
+	for i, ev := range r.Trace {
 		if ev.HasCount {
 			sh.count = max(sh.count, ev.Count)
 		}
@@ -56,7 +58,7 @@ func shapesOf(p flat.Program) shapes {
 	return sh
 }
 
-// TestGenerateReachesDeepShapes: within drive.Test's budget under -short
+// TestGenerateReachesDeepShapes: within drivetest.Test's budget under -short
 // (200 programs of seed 1), the default programs regularly take a count
 // past 256, fill a scope past 8 records, hand one address out 10 times
 // and keep an object alive through 300 events; and --steps programs are

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/drive/drivetest"
 )
 
 // The README's property test, against the C runtime (its fuzz target is
-// FuzzCRuntime, in a file of its own for ClusterFuzzLite).
-func TestCRuntimeGoTest(t *testing.T) { drive.Test(t, buildCDriver(t)) }
+// drivetest's FuzzCRuntime, in a file of its own for ClusterFuzzLite).
+func TestCRuntimeGoTest(t *testing.T) { drivetest.Test(t, buildCDriver(t)) }
 
 // Test fails, with the shrunk calls, on a runtime with a fault.
 func TestGoTestFails(t *testing.T) {
@@ -17,12 +18,18 @@ func TestGoTestFails(t *testing.T) {
 	ft := &fakeT{TB: t}
 	func() {
 		defer func() { recover() }() // fakeT.Fatal stops the test function as testing does
-		drive.Test(ft, bin, "--faults=unregister-releases")
+		drivetest.Test(ft, bin, "--faults=unregister-releases")
 	}()
 	if !ft.failed {
-		t.Fatal("drive.Test passed a runtime with fault unregister-releases")
+		t.Fatal("drivetest.Test passed a runtime with fault unregister-releases")
 	}
-	t.Logf("drive.Test failed, as it must:\n%s", ft.msg)
+	t.Logf("drivetest.Test failed, as it must:\n%s", ft.msg)
+}
+
+// TestTfjsGoTest: drivetest.Test, the five-line go test, over the tfjs
+// driver.
+func TestTfjsGoTest(t *testing.T) {
+	drivetest.Test(t, drive.TfjsConfig(t).Command...)
 }
 
 // fakeT is a testing.TB whose Fatal records the failure instead.

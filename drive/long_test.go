@@ -9,7 +9,7 @@ import (
 
 // TestImplDriverLongFaults: the faults only long programs show (the drive
 // engine's: u8-count, a count kept in a byte) are caught over the pipe by
-// the default search, as tlcheck fuzz --exec and drive.Test run it: with
+// the default search, as tlcheck fuzz --exec and drivetest.Test run it: with
 // programs of correct use, and with programs of misuse for a driver whose
 // hello asks for them (impldriver's does).
 func TestImplDriverLongFaults(t *testing.T) {
@@ -30,7 +30,7 @@ func TestImplDriverLongFaults(t *testing.T) {
 				}
 				defer r.Close()
 				found, programs, err := r.Search(drive.Options{Seed: 1, Misuse: mode.misuse,
-					More: func(n int) bool { return n < 200 }}) // drive.Test's budget under -short
+					More: func(n int) bool { return n < 200 }}) // drivetest.Test's budget under -short
 				if err != nil {
 					t.Fatal(err)
 				}

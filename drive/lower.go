@@ -1,7 +1,6 @@
 package drive
 
 import (
-	"github.com/tlcheck/tlcheck/properties"
 	"github.com/tlcheck/tlcheck/properties/flat"
 	"github.com/tlcheck/tlcheck/traces"
 )
@@ -10,22 +9,23 @@ import (
 // a driver that takes the calls in offers (nil: every call). Steps of other
 // calls are dropped first (any subsequence of a program is a program).
 // The program names objects by position among those alive (flat.Ref);
-// the protocol names them by handle. Lower resolves the positions by running
-// the program against package impl's Runtime, without faults, with the
-// model (properties.Resolve): a correct runtime is alive exactly where that one
-// is, and a driver whose runtime is not gets the same calls, as a program's
-// code would make them whatever its runtime did. The calls end with the
-// teardown a well-behaved caller makes (frames and scopes exited, params
-// released) and end. Lower also returns the program as run: its refs
-// canonical, as flat.ShrinkWith wants it.
+// the protocol names them by handle. Lower resolves the positions as a
+// correct runtime would be asked, with the model alone deciding what is
+// alive (flat.Resolve): no runtime runs, and a driver whose runtime is not
+// correct gets the same calls, as a program's code would make them
+// whatever its runtime did. A dead ref names a dead object's handle, any
+// of them: the addresses Lower resolves with are never reused. The calls
+// end with the teardown a well-behaved caller makes (frames and scopes
+// exited, params released) and end. Lower also returns the program as
+// made: its refs canonical, as flat.ShrinkWith wants it.
 func Lower(p flat.Program, offers map[traces.Op]bool) (flat.Program, []Call) {
 	if offers != nil {
 		p = filter(p, offers)
 	}
-	r := properties.Resolve(p)
-	made := flat.Program{Steps: make([]flat.Step, len(p.Steps))}
-	handles := map[traces.Addr]int{} // the newest handle given to each address
-	calls := make([]Call, 0, len(r.Calls))
+	made := flat.Resolve(p)
+	steps := flat.Program{Steps: make([]flat.Step, len(p.Steps))}
+	handles := map[traces.Addr]int{} // the handle given to each address
+	calls := make([]Call, 0, len(made))
 	handleOf := func(a traces.Addr) int {
 		if a == 0 {
 			return 0
@@ -33,15 +33,12 @@ func Lower(p flat.Program, offers map[traces.Op]bool) (flat.Program, []Call) {
 		return handles[a]
 	}
 	next := 1
-	for i, c := range r.Calls {
-		if i < len(made.Steps) {
-			made.Steps[i] = c.Step
+	for i, m := range made {
+		if i < len(steps.Steps) {
+			steps.Steps[i] = m.Step
 		}
-		var ev traces.Event
-		if c.Event >= 0 {
-			ev = r.Trace[c.Event]
-		}
-		call := Call{Op: c.Step.Op}
+		ev := m.Event
+		call := Call{Op: m.Step.Op}
 		f := callRows[call.Op].fields
 		if f&cTarget != 0 {
 			call.Target = handleOf(ev.Addr)
@@ -50,7 +47,7 @@ func Lower(p flat.Program, offers map[traces.Op]bool) (flat.Program, []Call) {
 			call.Size = ev.Size
 		}
 		if f&cName != 0 {
-			call.Name = c.Step.Name
+			call.Name = m.Step.Name
 		}
 		if f&cFields != 0 {
 			call.Fields = make([]int, len(ev.Fields))
@@ -59,7 +56,7 @@ func Lower(p flat.Program, offers map[traces.Op]bool) (flat.Program, []Call) {
 			}
 		}
 		call.Slots, call.Slot, call.Var = ev.Slots, ev.Slot, ev.Var
-		if f&cHandle != 0 { // after the fields: a struct may reuse a dead field's address
+		if f&cHandle != 0 {
 			call.Handle = next
 			next++
 			if ev.Addr != 0 {
@@ -68,7 +65,7 @@ func Lower(p flat.Program, offers map[traces.Op]bool) (flat.Program, []Call) {
 		}
 		calls = append(calls, call)
 	}
-	return made, calls
+	return steps, calls
 }
 
 // filter drops the steps whose call is not offered.

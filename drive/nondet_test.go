@@ -93,7 +93,7 @@ func (a *afterFirstLine) Write(p []byte) (int, error) {
 // the programs before them is found out every time: the finding, run
 // again alone in a fresh driver as --replay would run it, does not fail,
 // and the finding says the driver is not deterministic, in its failure's
-// message too (what drive.Test and tlcheck fuzz print).
+// message too (what drivetest.Test and tlcheck fuzz print).
 func TestNondeterministicDriverReported(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		r, err := drive.NewRunner(testDriver("nondet:release-ignores-zero", hangTimeout))

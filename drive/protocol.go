@@ -112,6 +112,23 @@ func CallOps(layer int) []traces.Op {
 	return ops
 }
 
+// callCodec is the codec of the calls of layers 2 and 3: their fields,
+// declared once, in the order a call line writes them.
+var callCodec = codec[Call, callField]{rows: []fieldRow[Call, callField]{
+	intField(cHandle, "handle", func(c *Call) *int { return &c.Handle }),
+	stringField(cName, "name", func(c *Call) *string { return &c.Name }),
+	intField(cTarget, "target", func(c *Call) *int { return &c.Target }),
+	intField(cSlots, "slots", func(c *Call) *int { return &c.Slots }),
+	intField(cSlot, "slot", func(c *Call) *int { return &c.Slot }),
+	uintField(cSize, "size", func(c *Call) *uint64 { return &c.Size }),
+	intsField(cFields, "fields", func(c *Call) *[]int { return &c.Fields }),
+	func() fieldRow[Call, callField] {
+		r := stringField(cVar, "var", func(c *Call) *string { return &c.Var })
+		r.omit = func(c *Call) bool { return c.Var == "" } // a read or write with no variable
+		return r
+	}(),
+}}
+
 // AppendJSON appends the call as a protocol line without its id and
 // closing brace's newline: {"op":"alloc","handle":3,"size":16}.
 func (c *Call) AppendJSON(b []byte) []byte { return c.appendJSON(b, -1) }
@@ -127,51 +144,7 @@ func (c *Call) appendJSON(b []byte, id int64) []byte {
 	b = append(b, `"op":"`...)
 	b = append(b, c.Op.String()...)
 	b = append(b, '"')
-	f := callRows[c.Op].fields
-	num := func(key string, n int) {
-		b = append(b, `,"`...)
-		b = append(b, key...)
-		b = append(b, `":`...)
-		b = strconv.AppendInt(b, int64(n), 10)
-	}
-	str := func(key, v string) {
-		b = append(b, `,"`...)
-		b = append(b, key...)
-		b = append(b, `":`...)
-		b = strconv.AppendQuote(b, v) // names and vars are short ASCII; see quoteOK
-	}
-	if f&cHandle != 0 {
-		num("handle", c.Handle)
-	}
-	if f&cName != 0 {
-		str("name", c.Name)
-	}
-	if f&cTarget != 0 {
-		num("target", c.Target)
-	}
-	if f&cSlots != 0 {
-		num("slots", c.Slots)
-	}
-	if f&cSlot != 0 {
-		num("slot", c.Slot)
-	}
-	if f&cSize != 0 {
-		b = append(b, `,"size":`...)
-		b = strconv.AppendUint(b, c.Size, 10)
-	}
-	if f&cFields != 0 {
-		b = append(b, `,"fields":[`...)
-		for i, h := range c.Fields {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(h), 10)
-		}
-		b = append(b, ']')
-	}
-	if f&cVar != 0 && c.Var != "" {
-		str("var", c.Var)
-	}
+	b = callCodec.appendFields(b, c, callRows[c.Op].fields)
 	return append(b, '}')
 }
 
@@ -179,56 +152,7 @@ func (c *Call) appendJSON(b []byte, id int64) []byte {
 // file holds it. It returns the call and its id (-1 if it has none). An op
 // of "reset" returns a zero Call with ok false and no error.
 func ParseCall(line []byte) (c Call, id int64, reset bool, err error) {
-	id = -1
-	s := scanner{b: line}
-	var seen callField
-	op := ""
-	err = s.object(func(key []byte) error {
-		var err error
-		switch string(key) {
-		case "id":
-			var n uint64
-			n, err = s.uint(63)
-			id = int64(n)
-		case "op":
-			op, err = s.str()
-		case "handle":
-			c.Handle, err = s.int()
-			seen |= cHandle
-		case "target":
-			c.Target, err = s.int()
-			seen |= cTarget
-		case "size":
-			c.Size, err = s.uint(64)
-			seen |= cSize
-		case "name":
-			c.Name, err = s.str()
-			seen |= cName
-		case "fields":
-			seen |= cFields
-			c.Fields = []int{}
-			err = s.array(func() error {
-				h, err := s.int()
-				c.Fields = append(c.Fields, h)
-				return err
-			})
-		case "slots":
-			c.Slots, err = s.int()
-			seen |= cSlots
-		case "slot":
-			c.Slot, err = s.int()
-			seen |= cSlot
-		case "var":
-			c.Var, err = s.str()
-			seen |= cVar
-		default:
-			_, err = s.value() // unknown fields are allowed and ignored
-		}
-		return err
-	})
-	if err == nil {
-		err = s.end()
-	}
+	id, op, seen, err := callCodec.parse(line, &c)
 	if err != nil {
 		return Call{}, id, false, err
 	}
@@ -241,20 +165,10 @@ func ParseCall(line []byte) (c Call, id int64, reset bool, err error) {
 		return Call{}, id, false, fmt.Errorf("op %q is not a call (the calls are %v and reset)", op, append(CallOps(2), CallOps(3)...))
 	}
 	c.Op = o
-	if missing := row.fields &^ seen &^ cVar; missing != 0 {
-		return Call{}, id, false, fmt.Errorf("%v needs %s", o, fieldNames(row.fields&^cVar))
+	if need := callCodec.required(row.fields); need&^seen != 0 {
+		return Call{}, id, false, fmt.Errorf("%v needs %s", o, callCodec.names(need))
 	}
 	return c, id, false, nil
-}
-
-func fieldNames(f callField) string {
-	var out []string
-	for i, n := range []string{"handle", "target", "size", "name", "fields", "slots", "slot", "var"} {
-		if f&(1<<i) != 0 {
-			out = append(out, n)
-		}
-	}
-	return fmt.Sprint(out)
 }
 
 // Answer is the driver's line for one call: what its runtime recorded and

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/drive/drivetest"
 	"github.com/tlcheck/tlcheck/drive/impldriver"
 	"github.com/tlcheck/tlcheck/impl"
 )
@@ -222,7 +223,7 @@ func (h hangOn) Read(p []byte) (int, error) {
 }
 
 // fatalTB is a testing.TB whose Fatal ends the goroutine and keeps the
-// message, to see what drive.Test reports.
+// message, to see what drivetest.Test reports.
 type fatalTB struct {
 	testing.TB
 	msg string
@@ -235,7 +236,7 @@ func (f *fatalTB) Fatal(args ...any) {
 }
 func (f *fatalTB) Fatalf(format string, args ...any) { f.Fatal(fmt.Sprintf(format, args...)) }
 
-// TestTestShrinksHang: drive.Test over a driver that hangs at a call
+// TestTestShrinksHang: drivetest.Test over a driver that hangs at a call
 // reports the program shrunk (it printed it as generated, shrinking
 // having had time for two candidates at 10 s a hang), in well under the
 // 50 s it took.
@@ -244,23 +245,23 @@ func TestTestShrinksHang(t *testing.T) {
 		t.Skip("-short: a hang takes its timeouts (20 s)")
 	}
 	cfg := quirk("hang-on:param_release", hangTimeout)
-	os.Setenv(quirkEnv, "hang-on:param_release") // drive.Test takes a command alone: the environment is the process's
+	os.Setenv(quirkEnv, "hang-on:param_release") // drivetest.Test takes a command alone: the environment is the process's
 	defer os.Unsetenv(quirkEnv)
 	start := time.Now()
 	tb := &fatalTB{TB: t}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		drive.Test(tb, cfg.Command...)
+		drivetest.Test(tb, cfg.Command...)
 	}()
 	<-done
 	took := time.Since(start)
 	calls := strings.Count(tb.msg, "\n{\"op\":")
 	t.Logf("after %v, %d calls:\n%s", took, calls, tb.msg)
 	if !strings.Contains(tb.msg, "timeout at call") || calls == 0 || calls > 6 {
-		t.Errorf("drive.Test reported %d calls: want a timeout, shrunk to a few", calls)
+		t.Errorf("drivetest.Test reported %d calls: want a timeout, shrunk to a few", calls)
 	}
 	if took > 40*time.Second {
-		t.Errorf("drive.Test took %v over a hang", took)
+		t.Errorf("drivetest.Test took %v over a hang", took)
 	}
 }

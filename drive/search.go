@@ -303,10 +303,6 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 	if r.hello.Autograd() && !slices.Contains(r.hello.Layers, 2) {
 		return r.searchTensor(opts)
 	}
-	more := opts.More
-	if more == nil {
-		more = func(n int) bool { return n < 1000 }
-	}
 	switch opts.Misuse {
 	case MisuseOn, MisuseOff:
 		r.misuse = opts.Misuse == MisuseOn
@@ -314,55 +310,33 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 		r.misuse = r.hello.Misuse
 	}
 	r.steps = opts.Steps
-	rng := rand.New(rand.NewPCG(opts.Seed, 0x746c636865636b)) // as properties.Search
-	start := time.Now()
-	var found []*Finding
-	generated, judged := 0, 0
-	for {
-		var failed *Result
-		var failedP flat.Program
-		err := r.Stream(func() (flat.Program, bool) {
-			if !more(generated) {
-				return flat.Program{}, false
+	return search(r, opts, r.flatLanguage())
+}
+
+// flatLanguage is flat programs as Search and Shrink send them: generated
+// (of correct use unless the runner's programs may misuse the runtime),
+// lowered and run on the driver, shrunk by shrinkLong and
+// flat.ShrinkWith's passes.
+func (r *Runner) flatLanguage() language[flat.Program] {
+	return language[flat.Program]{
+		seedStream: 0x746c636865636b, // as properties.Search
+		generate:   r.generate,
+		stream:     r.Stream,
+		run:        r.RunProgram,
+		cut: func(p flat.Program, call int) (flat.Program, bool) {
+			if call+1 < len(p.Steps) {
+				return flat.Program{Steps: p.Steps[:call+1]}, true
 			}
-			generated++
-			return r.generate(rng), true
-		}, func(made flat.Program, res *Result) bool {
-			judged++
-			if res.Failure != nil {
-				failed, failedP = res, made
-				return false
+			return p, false
+		},
+		passes: func(p flat.Program, fails func(flat.Program) (flat.Program, bool), first bool) flat.Program {
+			if first {
+				p = shrinkLong(p, fails)
 			}
-			return true
-		})
-		if err != nil || failed == nil {
-			return found, judged, err
-		}
-		took := time.Since(start)
-		if opts.Shrinking != nil {
-			opts.Shrinking(failed.Failure)
-		}
-		f, err := r.Shrink(failedP, failed.Failure, opts)
-		if err != nil {
-			return found, judged, err
-		}
-		if err := r.reproduce(f); err != nil {
-			return found, judged, err
-		}
-		f.Seed, f.Index, f.Duration = opts.Seed, judged, took
-		if opts.Found != nil {
-			opts.Found(f) // the caller keeps what it wants: a long search holds none
-		} else {
-			found = append(found, f)
-		}
-		if !opts.Restart || !failed.Failure.Trouble() {
-			return found, judged, nil
-		}
-		generated = judged // the program in flight behind the failure was not judged: run it again
-		rng = rand.New(rand.NewPCG(opts.Seed, 0x746c636865636b))
-		for range judged {
-			r.generate(rng)
-		}
+			return flat.ShrinkWith(p, fails)
+		},
+		size: func(p flat.Program) int { return len(p.Steps) },
+		keep: func(f *Finding, p flat.Program) { f.Program = p },
 	}
 }
 
@@ -374,71 +348,7 @@ func (r *Runner) Search(opts Options) ([]*Finding, int, error) {
 // whole scope blocks and acquire-release pairs (the deep shapes of long
 // programs, which delta debugging over contiguous chunks cannot remove).
 func (r *Runner) Shrink(p flat.Program, failure *Failure, opts Options) (*Finding, error) {
-	limit, until := opts.ShrinkRuns, opts.ShrinkTime
-	if limit <= 0 {
-		limit = 2000
-	}
-	if until <= 0 {
-		until = 30 * time.Second
-	}
-	deadline := time.Now().Add(until)
-	f := &Finding{Program: p, Steps: len(p.Steps)}
-	var runErr error
-	accept := sameFailure(failure)
-	fails := func(c flat.Program) (flat.Program, bool) {
-		if f.Shrinks >= limit || runErr != nil || time.Now().After(deadline) {
-			return c, false
-		}
-		f.Shrinks++
-		made, res, err := r.RunProgram(c)
-		if err != nil {
-			runErr = err
-			return c, false
-		}
-		return made, accept(res.Failure)
-	}
-	best := p
-	restore := r.hangTimeout(failure)
-	if failure.Call+1 < len(p.Steps) {
-		if made, ok := fails(flat.Program{Steps: p.Steps[:failure.Call+1]}); ok {
-			best = made
-		}
-	}
-	best = shrinkLong(best, fails)
-	best = flat.ShrinkWith(best, fails)
-	if !failure.Trouble() { // on, towards the smallest failure of the fault, whatever its kind (see anyFailure)
-		exact := accept
-		accept = anyFailure
-		if c := flat.ShrinkWith(best, fails); len(c.Steps) < len(best.Steps) {
-			best = c
-		} else {
-			accept = exact
-		}
-	}
-	restore()
-	if runErr != nil {
-		return nil, fmt.Errorf("drive: shrinking: %w", runErr)
-	}
-	// Run the smallest once more for its result, or the original if that
-	// no longer fails: a driver's runtime is deterministic in what the
-	// protocol sees, or the finding says it is not.
-	var made flat.Program
-	var res *Result
-	for _, c := range []flat.Program{best, p} {
-		var err error
-		if made, res, err = r.RunProgram(c); err != nil {
-			return nil, fmt.Errorf("drive: shrinking: %w", err)
-		}
-		if accept(res.Failure) {
-			firstSeen(res.Failure, failure)
-			f.Program, f.Result = made, res
-			return f, nil
-		}
-	}
-	failure.Message += " (the driver did not fail so again when the program was run again: it is not deterministic)"
-	res.Failure = failure
-	f.Program, f.Result = made, res
-	return f, nil
+	return shrink(r, p, failure, opts, r.flatLanguage())
 }
 
 // hangTimeout shortens the call timeout while a hang (a timeout) is

@@ -62,7 +62,7 @@ var starter struct {
 // TestStarterDriver: the starter driver stays under 300 lines, runs clean
 // on the correct runtime with the default programs (correct use), and
 // catches every fault of the runtime that correct programs can show, u8-count
-// (a count kept in a byte) included, within drive.Test's budget.
+// (a count kept in a byte) included, within drivetest.Test's budget.
 func TestStarterDriver(t *testing.T) {
 	src, err := os.ReadFile(starterSource)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
@@ -462,27 +461,4 @@ func (f *TfjsFinding) Write(dir, name, command string) (string, error) {
 		return "", fmt.Errorf("drive: writing %s: %w", path, err)
 	}
 	return path, nil
-}
-
-// testTfjs is Test for a driver of tfjs programs: programs generated from
-// seed 1, the first failure shrunk and shown as a calls file.
-func testTfjs(t testing.TB, r *Runner, programs int) {
-	t.Helper()
-	f, _, err := r.SearchTfjs(Options{Seed: 1, More: func(n int) bool { return n < programs }, ShrinkTime: 20 * time.Second}, TfjsGenOptions{})
-	if cerr := r.Close(); err == nil && f == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f != nil {
-		var b strings.Builder
-		fl := f.Result.Failure
-		b.WriteString(fl.Error() + "\n\nas a calls file (tlcheck fuzz --exec CMD --replay FILE):\n")
-		_ = WriteTfjsCalls(&b, f.Result.Calls)
-		if fl.Stderr != "" {
-			b.WriteString("\nthe driver's last stderr:\n" + fl.Stderr + "\n")
-		}
-		t.Fatal(b.String())
-	}
 }

@@ -288,11 +288,6 @@ func TestTfjsKnownDepartures(t *testing.T) {
 	}
 }
 
-// TestTfjsGoTest: drive.Test, the five-line go test, over the tfjs driver.
-func TestTfjsGoTest(t *testing.T) {
-	Test(t, tfjsConfig(t).Command...)
-}
-
 // TestTfjsParallel: two drivers at once run a clean search of the real
 // tfjs, and catch a fault as one driver does.
 func TestTfjsParallel(t *testing.T) {

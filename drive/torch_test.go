@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/tlcheck/tlcheck/internal/longtest"
+	"github.com/tlcheck/tlcheck/internal/python"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
 // torchPython is the interpreter that imports torch, or why none does.
 var torchPython = sync.OnceValues(func() (string, string) {
-	py, err := FindPython("torch")
+	py, err := python.Find("torch")
 	if err != nil {
 		return "", err.Error() + "; install python3-torch (apt) to run the PyTorch checks"
 	}

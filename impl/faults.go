@@ -67,7 +67,7 @@ const (
 	// (drive.GenerateProgram: counts past 256, scopes of many records,
 	// addresses handed out again and again), run on Runtime with the model
 	// as oracle, in process (properties/hunt) and over the tlcheck-drive
-	// protocol (tlcheck fuzz --exec, drive.Test). Flat programs of the
+	// protocol (tlcheck fuzz --exec, drivetest.Test). Flat programs of the
 	// program engine are at most 256 steps, too short for these faults.
 	EngineDrive = "drive"
 )

@@ -24,4 +24,6 @@
 //   - Every error names the file ("<stdin>" for standard input); a
 //     *traces.Error gets its File set, so its message names file, line,
 //     event and field.
+//   - A file that several analyses read, each from its start, is a
+//     Reread: standard input is read whole once and served from memory.
 package input

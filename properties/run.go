@@ -88,7 +88,7 @@ func (k *keptSessions) get(cfg impl.Config, p Program) *session {
 	k.mu.Unlock()
 	h := header(cfg)
 	s.chk.Reset(h)
-	*s = session{chk: s.chk, addrs: s.addrs[:0], live: s.live[:0], dead: s.dead[:0], frames: s.frames.Empty(), trace: keptTrace(s.trace),
+	*s = session{chk: s.chk, addrs: s.addrs[:0], choose: s.choose, frames: s.frames.Empty(), trace: keptTrace(s.trace),
 		replayed: s.replayed[:0], last: s.last,
 		state: traces.State{Objects: s.state.Objects, Params: s.state.Params}} // refilled: see compare
 	s.start(cfg, p, h)

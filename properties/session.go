@@ -27,14 +27,10 @@ type session struct {
 	// res.Trace: the runtime's recorder appends them there, the one copy.
 	recFrom int
 	addrs   []traces.Addr // addresses the runtime handed out, least recently first
-	// live and dead are resolve's, kept from call to call.
-	live, dead []traces.Addr
-	state      traces.State // the model's state after the last call
-	differ     bool         // the runtime's state differed from it after the last call
-	done       bool
-	// resolveOnly: the run only resolves the program (Resolve), and
-	// compares nothing.
-	resolveOnly bool
+	choose  flat.Chooser  // resolve's lists, kept from call to call
+	state   traces.State  // the model's state after the last call
+	differ  bool          // the runtime's state differed from it after the last call
+	done    bool
 
 	frames  flat.Frames // the frames the program entered, as it knows them (frames.go)
 	planned impl.Plan   // the plan of the fn_enter being made
@@ -69,7 +65,7 @@ func newSession(cfg impl.Config, p flat.Program) *session {
 	h := header(cfg)
 	s.chk.Reset(h)
 	*s = session{chk: s.chk, state: s.state, got: s.got, // refilled: see compare
-		addrs: s.addrs[:0], live: s.live[:0], dead: s.dead[:0], frames: s.frames.Empty(), trace: keptTrace(s.trace),
+		addrs: s.addrs[:0], choose: s.choose, frames: s.frames.Empty(), trace: keptTrace(s.trace),
 		replayed: s.replayed[:0]}
 	s.start(cfg, p, h)
 	return s
@@ -205,58 +201,12 @@ func (s *session) runtimeState() (st traces.State, panicked any) {
 	return s.got, nil
 }
 
-// resolve turns a Ref for a call of op into an address: among the
-// addresses the runtime handed out, least recently first, those whose
-// object the model holds alive (Live) or holding no object now (Dead). An
-// unregister's Live ref chooses among the objects with a record, if any:
-// unregistering an object with none is a misuse, and Dead refs make enough.
-// It makes *r canonical: the same choice with the smallest index, which
-// lets Shrink simplify indices by counting down.
+// resolve turns a Ref for a call of op into an address, by the rule
+// every harness shares (flat.Choose): among the addresses the runtime
+// handed out, least recently first, those whose object the model holds
+// alive (Live) or holding no object now (Dead). It makes *r canonical.
 func (s *session) resolve(op traces.Op, r *flat.Ref) traces.Addr {
-	if r.Pick == flat.Null {
-		return 0
-	}
-	live, dead := s.live[:0], s.dead[:0]
-	for _, a := range s.addrs {
-		if _, ok := s.state.Objects[a]; ok {
-			live = append(live, a)
-		} else {
-			dead = append(dead, a)
-		}
-	}
-	s.live, s.dead = live, dead
-	// Moduli in int: a program of package drive's may have 256 objects or
-	// more, and a byte's 256 is 0.
-	if r.Pick == flat.Dead && len(dead) > 0 {
-		r.Index = uint8(int(r.Index) % len(dead))
-		return dead[r.Index]
-	}
-	if op == traces.OpUnregister {
-		if recorded := s.recorded(live); len(recorded) > 0 {
-			live = recorded
-		}
-	}
-	if len(live) == 0 {
-		*r = flat.Ref{Pick: flat.Null}
-		return 0
-	}
-	*r = flat.Ref{Pick: flat.Live, Index: uint8(int(r.Index) % len(live))}
-	return live[r.Index]
-}
-
-// recorded returns the addresses of live that have a record in an open
-// scope, in the same order.
-func (s *session) recorded(live []traces.Addr) []traces.Addr {
-	var out []traces.Addr
-	for _, a := range live {
-		for _, scope := range s.state.Scopes {
-			if slices.Contains(scope, a) {
-				out = append(out, a)
-				break
-			}
-		}
-	}
-	return out
+	return s.choose.Choose(op, r, s.addrs, &s.state)
 }
 
 // handedOut moves a to the end of addrs: the newest object lives there.

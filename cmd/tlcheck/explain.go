@@ -14,40 +14,6 @@ import (
 	"github.com/tlcheck/tlcheck/traces/torchsnap"
 )
 
-const explainUsage = `usage: tlcheck explain [flags] SNAPSHOT
-
-  tlcheck explain [--recorded CONF] [--setting CONF]... [--capacity BYTES]
-                  [--format text|json] SNAPSHOT
-
-Says why a PyTorch program ran out of device memory, from a memory
-snapshot ("-": standard input) taken at the error (its last oom entry):
-the request, what the device had free, allocated against reserved bytes,
-the cache's free bytes and largest free block by pool and stream, and the
-sites that held the most. Then what if: the snapshot's allocations and
-frees replayed through impl/gpu's caching allocator under each setting,
-with its peak reserved bytes and whether the request would have fit. The
-replay under the recorded setting is first held to the snapshot's own
-segments (VALIDATED, or NOT VALIDATED and where). A snapshot without an
-oom entry gets the what-if peaks alone. Package explain says how.
-
-  --recorded CONF  the PYTORCH_CUDA_ALLOC_CONF the snapshot was recorded
-                   under (default: the snapshot's allocator_settings, or
-                   PyTorch's default for a snapshot without them)
-  --setting CONF   a setting to try, as PYTORCH_CUDA_ALLOC_CONF writes it
-                   ("max_split_size_mb:128", "default"); may be repeated;
-                   default: the default, max_split_size_mb of 32, 128, 512
-                   and 2048, expandable_segments:True, and the options
-                   impl/gpu does not model, listed as such
-                   (roundup_power2_divisions, garbage_collection_threshold)
-  --capacity BYTES the bytes the process could reserve; default: what it
-                   had reserved at the error plus the device's free bytes,
-                   or, without an error, no limit
-  --format F       text (the default) or json (one object)
-  --json           the same as --format json
-
-Exit status: 0 explained, 2 bad usage or unreadable input.
-`
-
 func runExplain(e *env, args []string) int {
 	var opts explain.Options
 	var recorded, format string

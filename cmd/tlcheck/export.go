@@ -1,73 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
-	"strings"
 
+	"github.com/tlcheck/tlcheck/check"
 	"github.com/tlcheck/tlcheck/export"
 	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/internal/plural"
 	"github.com/tlcheck/tlcheck/internal/safetext"
-	"github.com/tlcheck/tlcheck/traces"
 )
-
-const exportUsage = `usage: tlcheck export --format perfetto|pprof|html|torch-snapshot [--out FILE] [--from auto|trace|mtrace|torch-snapshot] TRACE
-
-Replays TRACE ("-": standard input) against the reference model and writes
-what it did in a form other tools show:
-
-  perfetto  Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing:
-            each thing's life an async slice (named by kind and site), live
-            bytes of the heap and of device memory counter tracks, each
-            violation an instant event with its kind, message and history;
-            times are the events' "t" (ns) where the trace has them, else
-            event numbers
-  pprof     a profile for go tool pprof, by allocation site: leaked_bytes
-            (the default), leaked_objects, peak_live_bytes and
-            peak_live_objects (what each site held when the trace's live
-            bytes peaked), alloc_bytes and alloc_objects
-  html      one self-contained page (no network): the verdict, the memory
-            over time stacked by allocation site (allocated, with reserved
-            as its envelope; the peak and each finding marked; hover for a
-            site's blocks, click for the allocator's state at that moment),
-            plots of live bytes per address space, the leaks by allocation
-            site and each finding with its history; for a trace without
-            an end (a snapshot) its leak suspects (tlcheck suspects), and
-            for a snapshot with an oom entry why it ran out of memory
-            (tlcheck explain)
-  torch-snapshot
-            the device layer (segments and pool blocks) as a PyTorch memory
-            snapshot, a pickle for pytorch.org/memory_viz: each life's start
-            and end as trace entries (a freed block as free_requested and
-            free_completed), then the segments live at the end with their
-            blocks; frames are the site that made each thing. Things the
-            model never held live (a free of an unknown block) are left
-            out; an address of 2^63 or more is an error (memory_viz reads
-            8-byte signed integers). It reads back with --from torch-snapshot
-
-  --format FORMAT  perfetto, pprof, html or torch-snapshot (required)
-  --out FILE       write to FILE, replaced whole and only on success; it may
-                   not be TRACE; a device or pipe (/dev/null) is written
-                   directly. Without it (or with "-") the export goes to
-                   standard output, which for pprof and torch-snapshot
-                   (binary) must not be a terminal; there, perfetto streams,
-                   so an input error leaves what came before it
-  --from FORMAT    what TRACE holds: trace (the tlcheck trace format, either
-                   layout), mtrace (a glibc mtrace log), torch-snapshot (a
-                   PyTorch memory snapshot), or auto (the default), which
-                   tells them apart by their first bytes as replay does
-
-Exit status: 0 no violation, 1 a violation (the export is written either
-way, and standard error says how many of which kinds), 2 bad usage or
-unreadable input (nothing is written to --out).
-`
 
 // exportOptions are export's flags.
 type exportOptions struct {
@@ -88,7 +35,7 @@ func runExport(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "tlcheck export: a %s export is binary: name a file with --out, or redirect standard output\n", opts.format)
 		return exitInput
 	}
-	if opts.out != "" && file != "-" && samePath(file, opts.out) {
+	if opts.out != "" && file != "-" && atomicfile.SameFile(file, opts.out) {
 		fmt.Fprintf(e.stderr, "tlcheck export: --out %s is the trace being exported\n", opts.out)
 		return exitInput
 	}
@@ -118,16 +65,17 @@ func runExport(e *env, args []string) int {
 // nothing worth keeping was written (an unreadable input, a failed write).
 func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int, ok bool) {
 	inOpts := input.Options{Format: input.Format(opts.from), Stdin: e.stdin}
-	var src *rereader
+	var src *input.Reread
 	if export.Format(opts.format) == export.HTML {
 		// The page's analyses may read the input again: standard input
 		// is held in memory. Stacks give the suspects theirs.
 		var err error
-		if src, err = newRereader(file, e.stdin); err != nil {
+		if src, err = input.NewReread(file, e.stdin); err != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 			return exitInput, false
 		}
-		inOpts.Stdin, inOpts.Stacks = bytes.NewReader(src.data), true
+		inOpts = src.Options(inOpts)
+		inOpts.Stacks = true
 	}
 	in, err := input.Open(file, inOpts)
 	if err != nil {
@@ -138,9 +86,13 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 
 	xopts := export.Options{Name: filepath.Base(in.Name()), Snapshot: in.Format() == input.TorchSnapshot}
 	if src != nil {
-		if xopts.Page, xopts.Watch, err = pageAnalyses(in, src); err != nil {
-			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
-			return exitInput, false
+		xopts.Page = &export.PageExtras{}
+		xopts.Watch = check.PageWatch(in, xopts.Page)
+		if len(in.OOMs()) > 0 {
+			if xopts.Page.OOM, err = pageOOM(src); err != nil {
+				fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
+				return exitInput, false
+			}
 		}
 	}
 	sum, err := export.Write(dst, export.Format(opts.format), in, xopts)
@@ -155,18 +107,12 @@ func exportTo(e *env, dst io.Writer, file string, opts exportOptions) (code int,
 	}
 	if sum.Violations > 0 {
 		// Exit 1 says the trace is wrong, not the export: say so, and why.
-		var kinds []string
-		for _, k := range traces.Kinds() {
-			if n := sum.ByKind[k]; n > 0 {
-				kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
-			}
-		}
 		them := "them"
 		if sum.Violations == 1 {
 			them = "it"
 		}
 		fmt.Fprintf(e.stderr, "tlcheck export: %s: %s (%s): exported; tlcheck replay lists %s\n",
-			in.Name(), plural.Count(sum.Violations, "violation"), strings.Join(kinds, ", "), them)
+			in.Name(), plural.Count(sum.Violations, "violation"), sum.Kinds(), them)
 		return exitViolation, true
 	}
 	return exitClean, true

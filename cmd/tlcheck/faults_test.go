@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/impl"
+	"github.com/tlcheck/tlcheck/properties/hunt"
 )
 
 func TestFaultsText(t *testing.T) {
@@ -42,7 +43,7 @@ func TestFaultsJSON(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	var got struct {
-		Faults []faultJSON `json:"faults"`
+		Faults []hunt.CatalogFault `json:"faults"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
@@ -55,7 +56,7 @@ func TestFaultsJSON(t *testing.T) {
 	}
 	for i, f := range got.Faults {
 		c := cat[i]
-		if f != (faultJSON{string(c.Name), c.Summary, c.Bug, c.Trigger, c.Engine, strings.Join(c.Also, ",")}) {
+		if f != (hunt.CatalogFault{Name: string(c.Name), Summary: c.Summary, Bug: c.Bug, Trigger: c.Trigger, Engine: c.Engine, Also: strings.Join(c.Also, ",")}) {
 			t.Errorf("fault %d = %+v, want the catalog's %+v", i, f, c)
 		}
 	}

@@ -5,58 +5,15 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
 	"github.com/tlcheck/tlcheck/properties"
 	"github.com/tlcheck/tlcheck/properties/harness"
+	"github.com/tlcheck/tlcheck/properties/hunt"
 	"github.com/tlcheck/tlcheck/properties/source"
 )
-
-const fuzzUsage = `usage: tlcheck fuzz [--fault NAME] [--source] [--time D] [--seed N] [--out DIR]
-       tlcheck fuzz --replay FILE.tl [--fault NAME]
-
-Generates programs and runs each against the runtime (package impl), with
-the reference model as oracle, until --time passes or a program breaks a
-property. A failing program is shrunk to a few steps and its trace is
-written to a new file in --out, which 'tlcheck replay FILE' rejects.
-
-  --fault NAME  switch on fault NAME of the catalog ('tlcheck faults'); a
-                codegen fault implies --source. The program and source
-                engines' faults only: the pool, registry and autograd
-                faults are refused ('tlcheck selftest' hunts them)
-  --source      generate source programs (package impl/lang) and lower
-                them to runtime calls, with the interpreter as a second
-                oracle; a failing program's shrunk source is printed and
-                saved next to its trace, as FILE.tl
-  --replay FILE.tl
-                generate nothing: lower the source program in FILE.tl (as
-                --source saves one) onto the runtime as it is now, and
-                check it as --source checks each program. Its trace shows
-                the run of the code that found it; this shows whether the
-                code of today still fails. --time, --seed and --out are
-                not used
-  --time D      how long to search, as a Go duration (default 10s)
-  --seed N      the seed of the programs (default: from the clock, printed);
-                the same seed generates the same programs
-  --out DIR     where to write the trace (default: the current directory);
-                an existing file is never overwritten. DIR must exist and
-                be writable: it is checked before the search starts
-
-Progress goes to standard error when it is a terminal. The trace is also
-printed on standard output, so that it is never lost: if writing it fails
-after all, the error goes to standard error and the exit status is still 1.
-
-'tlcheck fuzz --exec CMD' drives a runtime in another process instead:
-see below.
-
-Exit status: 0 no failure found, 1 a failure found (trace printed, and
-written unless the error says otherwise), 2 bad usage, an unusable --out,
-or a --replay FILE that cannot be read or is no well-formed program.
-
-` + fuzzExecUsage
 
 // fuzzOptions are fuzz's flags.
 type fuzzOptions struct {
@@ -78,20 +35,13 @@ func runFuzz(e *env, args []string) int {
 	}
 	var faults []impl.Fault
 	if opts.fault != "" {
-		info, ok := impl.LookupFault(opts.fault)
-		if !ok {
-			fmt.Fprintf(e.stderr, "tlcheck fuzz: unknown fault %q; the catalog has (fuzz takes the %s and %s engines'):\n%s",
-				opts.fault, impl.EngineProgram, impl.EngineSource, allFaultNames())
+		info, err := hunt.FuzzFault(opts.fault)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "tlcheck fuzz: %v", err) // it ends in the list of faults
 			return exitInput
 		}
-		switch info.Engine {
-		case impl.EngineProgram:
-		case impl.EngineSource:
-			opts.source = true // a codegen fault: only source programs show it
-		default: // the pool, registry, autograd and drive engines hunt the rest
-			return refuseFault(e, info)
-		}
-		faults = []impl.Fault{impl.Fault(opts.fault)}
+		opts.source = opts.source || info.Engine == impl.EngineSource // a codegen fault: only source programs show it
+		faults = []impl.Fault{info.Name}
 	}
 	hopts := harness.Options{Seed: opts.seed, Time: opts.time, Out: opts.out, Fault: opts.fault,
 		Stdout: e.stdout, Stderr: e.stderr, Progress: progressTo(e), Save: writeCounterexample}
@@ -159,35 +109,4 @@ func parseSeed(s string) (uint64, error) {
 		return 0, fmt.Errorf("--seed %q: want a non-negative integer", s)
 	}
 	return n, nil
-}
-
-// refuseFault refuses a fault another engine hunts, naming its engine
-// and the engines fuzz takes, then listing the faults fuzz takes.
-func refuseFault(e *env, info impl.FaultInfo) int {
-	fmt.Fprintf(e.stderr, "tlcheck fuzz: fault %s is hunted by the %s engine, not by generated programs (tlcheck selftest runs it); fuzz takes the %s and %s engines' faults:\n%s",
-		info.Name, info.Engine, impl.EngineProgram, impl.EngineSource, faultNames())
-	return exitInput
-}
-
-// faultNames lists the names of the catalog's program and codegen
-// faults, the ones fuzz can switch on, one an indented line.
-func faultNames() string {
-	var b strings.Builder
-	for _, f := range impl.Catalog() {
-		if f.Engine != impl.EngineProgram && f.Engine != impl.EngineSource {
-			continue
-		}
-		fmt.Fprintf(&b, "  %s\n", f.Name)
-	}
-	return b.String()
-}
-
-// allFaultNames lists every fault of the catalog with its engine, one an
-// indented line.
-func allFaultNames() string {
-	var b strings.Builder
-	for _, f := range impl.Catalog() {
-		fmt.Fprintf(&b, "  %-40s %s\n", f.Name, f.Engine)
-	}
-	return b.String()
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlcheck/tlcheck/drive"
+	"github.com/tlcheck/tlcheck/internal/python"
 )
 
 // TestFuzzAgainstTorchHonoursDepartures is the README's --against command,
@@ -17,7 +17,7 @@ func TestFuzzAgainstTorchHonoursDepartures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: PyTorch's start and programs take seconds")
 	}
-	py, err := drive.FindPython("torch")
+	py, err := python.Find("torch")
 	if err != nil {
 		t.Skip(err)
 	}

@@ -73,7 +73,7 @@ func gateDir(t *testing.T) string {
 	if err := os.WriteFile("t.jsonl", []byte(leakyV1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := gate("--baseline", "b.json", "--update", "t.jsonl"); code != exitClean ||
+	if code, _, stderr := runGateCmd("--baseline", "b.json", "--update", "t.jsonl"); code != exitClean ||
 		!strings.Contains(stderr, "wrote b.json: 2 findings in 1 trace") {
 		t.Fatalf("--update: exit %d, stderr %q", code, stderr)
 	}
@@ -137,7 +137,7 @@ func TestGate(t *testing.T) {
 			if err := os.WriteFile("supp.txt", []byte("double-free:x.c:*\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, stdout, stderr := gate(append([]string{"--baseline", "b.json", "t.jsonl"}, tt.args...)...)
+			code, stdout, stderr := runGateCmd(append([]string{"--baseline", "b.json", "t.jsonl"}, tt.args...)...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d; stderr %q", code, tt.code, stderr)
 			}
@@ -188,7 +188,7 @@ func TestGateUsage(t *testing.T) {
 			notes, _ := os.ReadFile("notes.txt")
 			trace, _ := os.ReadFile("t.jsonl")
 			supp, _ := os.ReadFile("s.txt")
-			code, _, stderr := gate(tt.args...)
+			code, _, stderr := runGateCmd(tt.args...)
 			if code != tt.code || !strings.Contains(stderr, tt.stderr) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tt.code, tt.stderr)
 			}
@@ -207,10 +207,10 @@ func TestGateUpdate(t *testing.T) {
 	gateDir(t)
 	os.WriteFile("t.jsonl", []byte(leakyV5), 0o644)
 	os.WriteFile("u.jsonl", []byte(cleanDoc), 0o644)
-	if code, _, _ := gate("--baseline", "b.json", "t.jsonl", "u.jsonl"); code != exitViolation {
+	if code, _, _ := runGateCmd("--baseline", "b.json", "t.jsonl", "u.jsonl"); code != exitViolation {
 		t.Fatalf("before --update: exit %d, want 1", code)
 	}
-	if code, _, stderr := gate("--baseline", "b.json", "--update", "t.jsonl", "./u.jsonl"); code != exitClean {
+	if code, _, stderr := runGateCmd("--baseline", "b.json", "--update", "t.jsonl", "./u.jsonl"); code != exitClean {
 		t.Fatalf("--update: exit %d, %s", code, stderr)
 	}
 	got, _ := os.ReadFile("b.json")
@@ -242,17 +242,17 @@ func TestGateUpdate(t *testing.T) {
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("baseline (-want +got):\n%s", diff)
 	}
-	if code, stdout, _ := gate("--baseline", "b.json", "t.jsonl", "u.jsonl"); code != exitClean {
+	if code, stdout, _ := runGateCmd("--baseline", "b.json", "t.jsonl", "u.jsonl"); code != exitClean {
 		t.Errorf("after --update: exit %d, want 0:\n%s", code, stdout)
 	}
 	// A trace of the baseline that is not given is named, not failed.
-	code, stdout, _ := gate("--baseline", "b.json", "t.jsonl")
+	code, stdout, _ := runGateCmd("--baseline", "b.json", "t.jsonl")
 	if code != exitClean || !strings.Contains(stdout, "NOTE: the baseline's trace u.jsonl was not given: not compared") {
 		t.Errorf("exit %d:\n%s", code, stdout)
 	}
 	// A trace the baseline does not know: every finding is new.
 	os.WriteFile("v.jsonl", []byte(leakyV1), 0o644)
-	code, stdout, _ = gate("--baseline", "b.json", "t.jsonl", "v.jsonl")
+	code, stdout, _ = runGateCmd("--baseline", "b.json", "t.jsonl", "v.jsonl")
 	if code != exitViolation || !strings.Contains(stdout, "NEW TRACE: not in the baseline") {
 		t.Errorf("exit %d:\n%s", code, stdout)
 	}
@@ -272,7 +272,7 @@ func TestGateJSON(t *testing.T) {
 	gateDir(t)
 	os.WriteFile("t.jsonl", []byte(leakyV3), 0o644)
 	os.WriteFile("bad.jsonl", []byte(badOp), 0o644)
-	code, stdout, _ := gate("--baseline", "b.json", "--json", "--tolerance", "20%", "t.jsonl", "bad.jsonl")
+	code, stdout, _ := runGateCmd("--baseline", "b.json", "--json", "--tolerance", "20%", "t.jsonl", "bad.jsonl")
 	if code != exitInput {
 		t.Errorf("exit %d, want 2", code)
 	}
@@ -397,7 +397,7 @@ func TestGateUpdateKeepsTheBaselineFile(t *testing.T) {
 	os.Chmod("real.json", 0o600)
 	os.Symlink("real.json", "b.json")
 	os.WriteFile("t.jsonl", []byte(leakyV5), 0o644)
-	if code, _, stderr := gate("--baseline", "b.json", "--update", "t.jsonl"); code != exitClean {
+	if code, _, stderr := runGateCmd("--baseline", "b.json", "--update", "t.jsonl"); code != exitClean {
 		t.Fatalf("--update through a link: exit %d, %s", code, stderr)
 	}
 	if st, _ := os.Lstat("b.json"); st.Mode()&os.ModeSymlink == 0 {
@@ -413,7 +413,7 @@ func TestGateUpdateKeepsTheBaselineFile(t *testing.T) {
 	os.Chmod("real.json", 0o444)
 	before, _ := os.ReadFile("real.json")
 	os.WriteFile("t.jsonl", []byte(leakyV1), 0o644)
-	code, stdout, stderr := gate("--baseline", "b.json", "--update", "t.jsonl")
+	code, stdout, stderr := runGateCmd("--baseline", "b.json", "--update", "t.jsonl")
 	if code != exitInput || !strings.Contains(stderr, "read-only") || stdout != "" {
 		t.Errorf("--update of a read-only baseline: exit %d, stderr %q, stdout %q; want 2 and a word on it, before any replay", code, stderr, stdout)
 	}
@@ -429,13 +429,13 @@ func TestGateUpdateKeepsTheBaselineFile(t *testing.T) {
 func TestGateUpdateKeepsWhatWasNotGiven(t *testing.T) {
 	gateDir(t) // b.json accepts t.jsonl's two leaks
 	os.WriteFile("u.jsonl", []byte(leakyV5), 0o644)
-	if code, _, stderr := gate("--baseline", "b.json", "--update", "t.jsonl", "u.jsonl"); code != exitClean {
+	if code, _, stderr := runGateCmd("--baseline", "b.json", "--update", "t.jsonl", "u.jsonl"); code != exitClean {
 		t.Fatalf("--update: exit %d, %s", code, stderr)
 	}
 	both, _ := os.ReadFile("b.json")
 
 	// Updating u.jsonl alone, unchanged, must leave t.jsonl's entry.
-	code, stdout, stderr := gate("--baseline", "b.json", "--update", "u.jsonl")
+	code, stdout, stderr := runGateCmd("--baseline", "b.json", "--update", "u.jsonl")
 	if code != exitClean {
 		t.Fatalf("--update u.jsonl: exit %d, %s", code, stderr)
 	}
@@ -449,11 +449,11 @@ func TestGateUpdateKeepsWhatWasNotGiven(t *testing.T) {
 		t.Errorf("stderr %q", stderr)
 	}
 	// Passing --prune without --update is a usage error: it prunes nothing.
-	if code, _, stderr := gate("--baseline", "b.json", "--prune", "u.jsonl"); code != exitInput || !strings.Contains(stderr, "--prune needs --update") {
+	if code, _, stderr := runGateCmd("--baseline", "b.json", "--prune", "u.jsonl"); code != exitInput || !strings.Contains(stderr, "--prune needs --update") {
 		t.Errorf("--prune alone: exit %d, %q", code, stderr)
 	}
 	// --prune removes what was not given, and says so.
-	code, stdout, stderr = gate("--baseline", "b.json", "--update", "--prune", "u.jsonl")
+	code, stdout, stderr = runGateCmd("--baseline", "b.json", "--update", "--prune", "u.jsonl")
 	if code != exitClean {
 		t.Fatalf("--prune: exit %d, %s", code, stderr)
 	}
@@ -478,7 +478,7 @@ func TestGateUpdateUnreadableVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile("b.json")
-	code, stdout, stderr := gate("--baseline", "b.json", "--update", "t.jsonl", "bad.jsonl")
+	code, stdout, stderr := runGateCmd("--baseline", "b.json", "--update", "t.jsonl", "bad.jsonl")
 	if code != exitInput {
 		t.Errorf("exit %d, want %d", code, exitInput)
 	}

@@ -5,13 +5,6 @@ import (
 	"strings"
 )
 
-const helpUsage = `usage: tlcheck help [COMMAND]
-
-Prints the list of commands, or COMMAND's usage: what it does, its flags
-and its exit status. 'tlcheck COMMAND -h' prints the same usage on
-standard error; help prints it on standard output.
-`
-
 // runHelp prints the command list or one command's usage, on stdout: help
 // asked for by name is the command's output, to page or to grep.
 func runHelp(e *env, args []string) int {

@@ -40,6 +40,8 @@
 //
 // Each subcommand lives in its own file and sees the world only through an
 // env, so that tests run it without a process.
+// Its usage text lives in usage/COMMAND.txt; README.md here gathers them
+// (go generate).
 package main
 
 import (

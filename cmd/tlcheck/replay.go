@@ -7,85 +7,10 @@ import (
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/check"
+	"github.com/tlcheck/tlcheck/internal/cpuprofile"
 	"github.com/tlcheck/tlcheck/internal/exitcode"
 	"github.com/tlcheck/tlcheck/report"
 )
-
-const replayUsage = `usage: tlcheck replay [flags] FILE...
-
-  tlcheck replay [--format text|json|sarif|junit] [--fail-on KINDS]
-                 [--require-end] [--suppressions FILE]...
-                 [--max-findings N] [--from auto|trace|mtrace|torch-snapshot]
-                 [--binary PROG] [--cpuprofile OUT] FILE...
-
-Checks each FILE ("-": standard input) against the reference model and
-prints a report per file: every violation with the events that explain it,
-then totals. Flags may come before or after the files.
-
-  --format F     text: the human report (the default); json: the
-                 contract's JSON report, one object for one file, or for
-                 several files one object per line (JSON Lines) with a
-                 "file" field; a file that could not be read gets
-                 {"file":..,"error":..}; sarif: SARIF 2.1.0, one result per
-                 violation, for code-scanning systems; junit: JUnit XML,
-                 one test case per file, for CI test tabs
-  --json         the same as --format json
-  --fail-on KINDS
-                 a comma list of violation kinds that fail the run (exit
-                 1); violations of other kinds are still reported, as
-                 warnings; default: every kind. A snapshot's leak
-                 suspects (as tlcheck suspects finds them, in the same
-                 replay) are always listed; leak-suspect fails on one,
-                 and searches any trace without an end; never part of
-                 the default
-  --require-end  fail a trace that stops without an end event (a crashed
-                 run, which gets no leak check)
-  --suppressions FILE
-                 accept known findings: FILE holds KIND:PATTERN lines (KIND
-                 a violation kind or *; PATTERN a glob, * matching any
-                 text, matched against the whole of each site in a
-                 violation's history; # comments). Suppressed violations
-                 are listed as such and do not fail the run. May be given
-                 several times
-  --max-findings N
-                 list at most N violations a file (0: all of them); the
-                 rest are counted by kind, still decide the exit status, and
-                 leaks are summed by allocation site whatever N is (LEAKS BY
-                 SITE in the human report, "leak_sites" in JSON), so memory
-                 and output stay small when a trace leaks millions of
-                 objects. Default: 1000 for the human report, all for the
-                 other formats
-  --from FORMAT  what the files hold: trace (the tlcheck trace format, either
-                 layout), mtrace (a glibc mtrace log), torch-snapshot (a
-                 PyTorch memory snapshot, the pickle that
-                 torch.cuda.memory._dump_snapshot() writes), or auto (the
-                 default): a file that starts with byte 0x80 (a pickle's
-                 PROTO) is read as a snapshot, one whose first line that is
-                 not blank starts as only an mtrace line can ("= Start",
-                 "@ caller + ...", "+ 0x...", ...) as mtrace, any other as a
-                 trace. A named format is used as given, with a hint when
-                 the file looks like another. A snapshot is taken mid-run:
-                 what it still holds is live, not leaked, and no leak check
-                 runs
-  --binary PROG  for mtrace logs: turn the callers that lie in PROG, the
-                 program that wrote the log (built with -g), into file:line
-                 from its DWARF line table, as glibc's 'mtrace PROG LOG'
-                 does with addr2line (a PIE's offsets included); other
-                 callers, and traces, are kept as written
-  --cpuprofile OUT
-                 write a CPU profile of the replay to OUT, for go tool pprof
-                 (and for cmd/tlcheck/default.pgo, see reports/gen); OUT is
-                 replaced whole, and may not be one of the files
-
-Input errors name the file, line, event and field, and quote at most a
-few dozen bytes of the input. An empty mtrace log is an error (glibc writes
-"= Start" when tracing begins), and so is a UTF-8 byte-order mark at the
-start of a file, in either format: the message names it.
-
-Exit status: 0 no violation, 1 a violation that fails the run (or, with
---require-end, a trace without end), 2 bad usage or unreadable input; with
-several files, the worst of theirs.
-`
 
 // replayOptions are replay's flags.
 type replayOptions struct {
@@ -124,7 +49,7 @@ func runReplay(e *env, args []string) (code int) {
 	}
 
 	if opts.cpuprofile != "" {
-		stop, err := startProfile(opts.cpuprofile, files)
+		stop, err := cpuprofile.Start(opts.cpuprofile, files)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: --cpuprofile: %v\n", err)
 			return exitInput

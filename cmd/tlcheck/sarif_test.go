@@ -118,7 +118,7 @@ func TestSARIFSchema(t *testing.T) {
 		"odd.jsonl", oddSites, "base.json", "")
 	df, bad, supp, odd, base := p[0], p[1], p[2], p[3], p[4]
 	os.Remove(base)
-	if code, _, stderr := gate("--baseline", base, "--update", df); code != exitClean {
+	if code, _, stderr := runGateCmd("--baseline", base, "--update", df); code != exitClean {
 		t.Fatalf("--update: exit %d: %s", code, stderr)
 	}
 	tests := []struct {
@@ -265,7 +265,7 @@ func runCmd(stdin string, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-// gate runs "tlcheck gate args...".
-func gate(args ...string) (int, string, string) {
+// runGateCmd runs "tlcheck gate args...".
+func runGateCmd(args ...string) (int, string, string) {
 	return runCmd("", append([]string{"gate"}, args...)...)
 }

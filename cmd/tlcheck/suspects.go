@@ -5,52 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/tlcheck/tlcheck/check"
 
+	"github.com/tlcheck/tlcheck/check"
 	"github.com/tlcheck/tlcheck/check/suspect"
 	"github.com/tlcheck/tlcheck/input"
 	"github.com/tlcheck/tlcheck/internal/safetext"
 	"github.com/tlcheck/tlcheck/report"
 )
-
-const suspectsUsage = `usage: tlcheck suspects [flags] FILE...
-
-  tlcheck suspects [--iteration SITE | --iteration-annotation NAME]
-                   [--min-iterations N] [--format text|json|sarif]
-                   [--fail-on leak-suspect]
-                   [--from auto|trace|mtrace|torch-snapshot] FILE...
-
-Names leak suspects in traces without an end (a PyTorch memory snapshot
-taken mid-run, where no leak check can run): it cuts the run into the
-iterations of its loop, found from the repeating pattern of allocation
-sites, and reports each site whose live blocks grow by a steady amount
-every iteration and are never freed (a loss kept in a list, an
-evaluation loop's outputs kept with their graphs), with how sure it is
-and the blocks as evidence. Package check/suspect says how.
-
-  --iteration SITE  the allocation that starts each iteration (the batch
-                    moved to the device: train.py:31), where detection
-                    fails; a site's end after a '/' names it
-  --iteration-annotation NAME
-                    a snapshot's external annotation that starts each
-                    iteration (Optimizer.step: the part of its name before
-                    '#'); without either flag, where no site marks the
-                    iterations, the annotation that recurs most does
-  --min-iterations N
-                    the fewest iterations a suspect's blocks must span
-                    (default 3)
-  --format F        text (the default), json (one object; one a line with
-                    a "file" field for several files) or sarif (one result
-                    a suspect, level warning, rule leak-suspect)
-  --json            the same as --format json
-  --fail-on leak-suspect
-                    a suspect fails the run (exit 1); without it suspects
-                    are reported and the run passes
-  --from FORMAT     what the files hold, as for replay
-
-Exit status: 0 no suspect, or suspects without --fail-on leak-suspect;
-1 a suspect under --fail-on leak-suspect; 2 bad usage or unreadable input.
-`
 
 func runSuspects(e *env, args []string) int {
 	var opts suspect.Options
@@ -75,15 +36,7 @@ func runSuspects(e *env, args []string) int {
 	code, found := exitClean, false
 	for _, name := range files {
 		s := report.Suspects{File: name}
-		in, err := input.Open(name, input.Options{Format: input.Format(from), Stdin: e.stdin, Stacks: true})
-		if err == nil {
-			o := check.SuspectOptions(in, opts)
-			s.Result, err = suspect.Find(in, o)
-			if err != nil && !errors.Is(err, suspect.ErrNoSuchSite) && !errors.Is(err, suspect.ErrNoSuchAnnotation) {
-				err = in.Explain(err)
-			}
-			in.Close()
-		}
+		s.Result, err = check.FindSuspects(name, input.Options{Format: input.Format(from), Stdin: e.stdin}, opts)
 		if s.Err = err; err != nil {
 			fmt.Fprintf(e.stderr, "tlcheck: %v\n", err)
 			code = exitInput

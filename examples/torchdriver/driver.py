@@ -51,7 +51,7 @@ def _find_torch():
     """Runs this driver again under an interpreter that imports torch, when
     the one it was started with does not: the first python3 on the PATH
     need not be the one Debian's python3-torch installed for. Tried, as
-    drive.FindPython does: $TLCHECK_PYTHON, python3, python3.13 ... python3.9,
+    internal/python.Find does: $TLCHECK_PYTHON, python3, python3.13 ... python3.9,
     python, /usr/bin/python3, /usr/local/bin/python3."""
     if os.environ.get("TLCHECK_TORCHDRIVER_REEXEC"):
         return

@@ -3,10 +3,10 @@
 // layer-2 calls scope_enter, scope_exit, alloc, struct_init, acquire,
 // release, register, unregister, param_register and param_release, and the
 // layer-3 calls fn_enter, fn_exit, arena_get, read and write). The package
-// is the language's syntax and nothing else: it imports no runtime, so
-// that a harness for a runtime in another process (package drive) links
-// only what its job needs. Package properties runs programs against impl's
-// runtime with the model as oracle.
+// is the language and nothing else: it imports traces and the model, and
+// no runtime, so that a harness for a runtime in another process (package
+// drive) links only what its job needs. Package properties runs programs
+// against impl's runtime with the model as oracle.
 //
 // A row says everything about its call's syntax: its op bytes, its
 // operands, what it needs of the program so far, and how the shrinker may
@@ -28,9 +28,13 @@
 //   - Program.String lists a program; ParseProgram reads a listing back.
 //   - ShrinkWith shrinks a failing program by delta debugging, with the
 //     caller judging each candidate.
+//   - Resolve makes a program's calls as a correct runtime is asked to,
+//     with the model alone deciding what is alive: no runtime runs, and
+//     no address is reused (package drive sends them to another process).
 //   - CallOf, Ops and Operands expose the table's rows, read-only, to the
-//     harnesses that make the calls; Frames and PlanFrame are layer 3's
-//     bookkeeping, the same for every harness.
+//     harnesses that make the calls; Choose is the one rule by which every
+//     harness turns a Ref into an address; Frames and PlanFrame are layer
+//     3's bookkeeping, the same for every harness.
 //
 // The byte encoding is stable: each call owns a fixed range of op bytes,
 // and bytes from 240 up are reserved for the calls of later layers (layer

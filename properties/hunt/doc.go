@@ -34,4 +34,8 @@
 // short while: they must not fail. All does both for every fault, and its
 // Report renders as a table, as JSON and as Markdown. Nothing here writes
 // a file: the caller decides where a report goes.
+//
+// WriteCatalog lists the catalog as tlcheck faults prints it, and
+// FuzzFault says which faults tlcheck fuzz may switch on (the program and
+// source engines'), with an error that lists them (catalog.go).
 package hunt

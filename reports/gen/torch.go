@@ -12,6 +12,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/internal/atomicfile"
+	"github.com/tlcheck/tlcheck/internal/python"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -27,7 +28,7 @@ import (
 //     caught and shrunk.
 
 func writeTorchReport(out string, programs int, seed uint64, driveTest string) error {
-	py, err := drive.FindPython("torch")
+	py, err := python.Find("torch")
 	if err != nil {
 		return err
 	}

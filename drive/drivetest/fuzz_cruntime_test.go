@@ -1,4 +1,4 @@
-package drive
+package drivetest
 
 import (
 	"os"
@@ -57,7 +57,7 @@ func cRuntimeDriver(f *testing.F) string {
 	if _, err := exec.LookPath(cc); err != nil {
 		f.Skipf("no C compiler (%s) and no $TLCHECK_CRUNTIME_DRIVER", cc)
 	}
-	src := filepath.Join("..", "examples", "cruntime")
+	src := filepath.Join("..", "..", "examples", "cruntime")
 	dir, err := os.MkdirTemp("", "tlrt-driver-")
 	if err != nil {
 		f.Fatalf("building the C driver: %v", err)

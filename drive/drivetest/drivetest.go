@@ -1,4 +1,4 @@
-package drive
+package drivetest
 
 import (
 	"bytes"
@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/tlcheck/tlcheck/drive"
 	"github.com/tlcheck/tlcheck/properties/flat"
 )
 
@@ -21,15 +23,15 @@ import (
 // be started fails the test, and so does one that crashes, or hangs on a
 // call for 5 s (said on stderr at once, as it is shrunk). The programs use
 // the runtime correctly unless the driver's hello asks for misuse (see
-// Options.Misuse), and reach counts past 256, deep scopes and reused
-// addresses (GenerateProgram). A driver of layer-5 programs alone gets
-// autograd programs (see Search); one of tfjs programs gets those
-// (SearchTfjs).
+// drive.Options.Misuse), and reach counts past 256, deep scopes and reused
+// addresses (drive.GenerateProgram). A driver of layer-5 programs alone
+// gets autograd programs (see drive.Runner.Search); one of tfjs programs
+// gets those (drive.Runner.SearchTfjs).
 //
-//	func TestRuntime(t *testing.T) { drive.Test(t, "./myrt-driver") }
+//	func TestRuntime(t *testing.T) { drivetest.Test(t, "./myrt-driver") }
 func Test(t testing.TB, command ...string) {
 	t.Helper()
-	r, err := NewRunner(Config{Command: command, CallTimeout: testCallTimeout})
+	r, err := drive.NewRunner(drive.Config{Command: command, CallTimeout: testCallTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,14 +39,14 @@ func Test(t testing.TB, command ...string) {
 	if testing.Short() {
 		programs = 200
 	}
-	if r.hello.Tfjs() {
+	if r.Hello().Tfjs() {
 		testTfjs(t, r, programs)
 		return
 	}
-	found, _, err := r.Search(Options{Seed: 1, More: func(n int) bool { return n < programs },
-		ShrinkTime: 20 * time.Second, Shrinking: func(f *Failure) {
+	found, _, err := r.Search(drive.Options{Seed: 1, More: func(n int) bool { return n < programs },
+		ShrinkTime: 20 * time.Second, Shrinking: func(f *drive.Failure) {
 			if f.Trouble() { // a hang or a crash takes a while to shrink: not in silence
-				fmt.Fprintf(os.Stderr, "drive.Test: %s: the driver's %s at call %d (%s); shrinking the program (at most 20s)\n",
+				fmt.Fprintf(os.Stderr, "drivetest.Test: %s: the driver's %s at call %d (%s); shrinking the program (at most 20s)\n",
 					t.Name(), f.What, f.Call, f.Message)
 			}
 		}})
@@ -69,7 +71,7 @@ func Test(t testing.TB, command ...string) {
 // inputs are programs of layers 2 and 3: a driver of layer-5 programs
 // alone is for Test and tlcheck fuzz --exec.
 //
-//	func FuzzRuntime(f *testing.F) { drive.Fuzz(f, "./myrt-driver") }
+//	func FuzzRuntime(f *testing.F) { drivetest.Fuzz(f, "./myrt-driver") }
 func Fuzz(f *testing.F, command ...string) {
 	f.Helper()
 	for _, seed := range fuzzSeeds() {
@@ -100,14 +102,14 @@ func fuzzSeeds() [][]byte {
 // it too (the C runtime's target in fuzz_cruntime_test.go).
 type fuzzer struct {
 	command []string
-	r       *Runner
+	r       *drive.Runner
 }
 
 // run runs the program data decodes to, and returns the finding as an
 // error, or an error of the driver's.
 func (z *fuzzer) run(data []byte) error {
 	if z.r == nil {
-		r, err := NewRunner(Config{Command: z.command, CallTimeout: testCallTimeout})
+		r, err := drive.NewRunner(drive.Config{Command: z.command, CallTimeout: testCallTimeout})
 		if err != nil {
 			return err
 		}
@@ -118,7 +120,7 @@ func (z *fuzzer) run(data []byte) error {
 		return err
 	}
 	if res.Failure != nil {
-		return errors.New(report(&Finding{Result: res}))
+		return errors.New(report(&drive.Finding{Result: res}))
 	}
 	return nil
 }
@@ -131,24 +133,47 @@ func (z *fuzzer) close() {
 
 // testCallTimeout is Test's and Fuzz's call timeout: longer than the
 // command's, as test machines are often loaded, and still a bound; a
-// hang is shrunk at a tenth of it (Runner.Shrink).
+// hang is shrunk at a tenth of it (drive.Runner.Shrink).
 const testCallTimeout = 5 * time.Second
 
 // report writes a finding for a test's failure message.
-func report(f *Finding) string {
+func report(f *drive.Finding) string {
 	var b bytes.Buffer
 	fail := f.Failure()
 	b.WriteString(fail.Error())
 	b.WriteString("\n\n")
 	b.WriteString(f.Result.Listing())
 	if fail.Stderr != "" || fail.Trouble() {
-		b.WriteString("\n" + StderrText(fail.Stderr) + "\n")
+		b.WriteString("\n" + drive.StderrText(fail.Stderr) + "\n")
 	}
 	b.WriteString("\nas a calls file (tlcheck fuzz --exec CMD --replay FILE):\n")
 	if f.Result.TensorCalls != nil {
-		_ = WriteTensorCalls(&b, f.Result.TensorCalls)
+		_ = drive.WriteTensorCalls(&b, f.Result.TensorCalls)
 	} else {
-		_ = WriteCalls(&b, f.Result.Calls)
+		_ = drive.WriteCalls(&b, f.Result.Calls)
 	}
 	return b.String()
+}
+
+// testTfjs is Test for a driver of tfjs programs: programs generated from
+// seed 1, the first failure shrunk and shown as a calls file.
+func testTfjs(t testing.TB, r *drive.Runner, programs int) {
+	t.Helper()
+	f, _, err := r.SearchTfjs(drive.Options{Seed: 1, More: func(n int) bool { return n < programs }, ShrinkTime: 20 * time.Second}, drive.TfjsGenOptions{})
+	if cerr := r.Close(); err == nil && f == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != nil {
+		var b strings.Builder
+		fl := f.Result.Failure
+		b.WriteString(fl.Error() + "\n\nas a calls file (tlcheck fuzz --exec CMD --replay FILE):\n")
+		_ = drive.WriteTfjsCalls(&b, f.Result.Calls)
+		if fl.Stderr != "" {
+			b.WriteString("\nthe driver's last stderr:\n" + fl.Stderr + "\n")
+		}
+		t.Fatal(b.String())
+	}
 }
