@@ -87,63 +87,74 @@ func (c *TensorCall) appendJSON(b []byte, id int64) []byte {
 	}
 	b = append(b, `"op":`...)
 	b = strconv.AppendQuote(b, string(c.Op))
-	f := (*autograd.Call)(c).Fields()
-	num := func(key string, n int) {
-		b = append(b, `,"`...)
-		b = append(b, key...)
-		b = append(b, `":`...)
-		b = strconv.AppendInt(b, int64(n), 10)
-	}
-	flag := func(key string, v bool) {
-		b = append(b, `,"`...)
-		b = append(b, key...)
-		b = append(b, `":`...)
-		b = strconv.AppendBool(b, v)
-	}
-	if f&autograd.FHandle != 0 {
-		num("handle", c.Handle)
-	}
-	if f&autograd.FTarget != 0 {
-		num("target", c.Target)
-	}
-	if f&autograd.FA != 0 {
-		num("a", c.A)
-	}
-	if f&autograd.FB != 0 {
-		num("b", c.B)
-	}
-	if f&autograd.FShape != 0 {
-		b = append(b, `,"shape":`...)
-		b = appendInts(b, c.Shape)
-	}
-	if f&autograd.FValues != 0 {
-		b = append(b, `,"values":`...)
-		b = AppendFloats(b, c.Values)
-	}
-	if f&autograd.FRequiresGrad != 0 {
-		flag("requires_grad", c.RequiresGrad)
-	}
-	if f&autograd.FExponent != 0 {
-		b = append(b, `,"exponent":`...)
-		b = AppendFloat(b, c.Exponent)
-	}
-	if f&autograd.FStart != 0 {
-		num("start", c.Start)
-	}
-	if f&autograd.FStop != 0 {
-		num("stop", c.Stop)
-	}
-	if f&autograd.FScalar != 0 {
-		b = append(b, `,"scalar":`...)
-		b = AppendFloat(b, c.Scalar)
-	}
-	if f&autograd.FRetainGraph != 0 {
-		flag("retain_graph", c.RetainGraph)
-	}
-	if c.NoGrad {
-		flag("no_grad", true)
-	}
+	b = tensorCodec.appendFields(b, c, (*autograd.Call)(c).Fields()|fNoGrad)
 	return append(b, '}')
+}
+
+// tensorCodec is the codec of layer-5 calls: their fields, declared once
+// (their bits and keys are the autograd language's, autograd.Field), in
+// the order a call line writes them, then no_grad, which any call may
+// carry and a line writes only when it is set.
+var tensorCodec = codec[TensorCall, autograd.Field]{rows: []fieldRow[TensorCall, autograd.Field]{
+	intField(autograd.FHandle, key(autograd.FHandle), func(c *TensorCall) *int { return &c.Handle }),
+	intField(autograd.FTarget, key(autograd.FTarget), func(c *TensorCall) *int { return &c.Target }),
+	intField(autograd.FA, key(autograd.FA), func(c *TensorCall) *int { return &c.A }),
+	intField(autograd.FB, key(autograd.FB), func(c *TensorCall) *int { return &c.B }),
+	intsField(autograd.FShape, key(autograd.FShape), func(c *TensorCall) *[]int { return &c.Shape }),
+	floatsField(autograd.FValues, key(autograd.FValues), func(c *TensorCall) *[]float64 { return &c.Values }),
+	boolField(autograd.FRequiresGrad, key(autograd.FRequiresGrad), func(c *TensorCall) *bool { return &c.RequiresGrad }),
+	floatField(autograd.FExponent, key(autograd.FExponent), func(c *TensorCall) *float64 { return &c.Exponent }),
+	intField(autograd.FStart, key(autograd.FStart), func(c *TensorCall) *int { return &c.Start }),
+	intField(autograd.FStop, key(autograd.FStop), func(c *TensorCall) *int { return &c.Stop }),
+	func() fieldRow[TensorCall, autograd.Field] {
+		r := floatField(autograd.FScalar, key(autograd.FScalar), func(c *TensorCall) *float64 { return &c.Scalar })
+		read := r.read
+		r.read = func(s *scanner, c *TensorCall) error { c.ByScalar = true; return read(s, c) } // by a number, not by b
+		return r
+	}(),
+	boolField(autograd.FRetainGraph, key(autograd.FRetainGraph), func(c *TensorCall) *bool { return &c.RetainGraph }),
+	func() fieldRow[TensorCall, autograd.Field] {
+		r := boolField(fNoGrad, "no_grad", func(c *TensorCall) *bool { return &c.NoGrad })
+		r.omit = func(c *TensorCall) bool { return !c.NoGrad }
+		return r
+	}(),
+}}
+
+// fNoGrad is no_grad's bit in tensorCodec: any call may carry it, so it is
+// no field of an op's row.
+const fNoGrad autograd.Field = 1 << 15
+
+// key is the protocol's key of the autograd language's field f.
+func key(f autograd.Field) string { return f.Names()[0] }
+
+// floatField, floatsField and boolField make the rows of layer 5's kinds
+// of field beside codec.go's, at the call's field that at returns.
+func floatField[C any, F fieldSet](bit F, key string, at func(*C) *float64) fieldRow[C, F] {
+	return fieldRow[C, F]{bit: bit, key: key,
+		write: func(b []byte, c *C) []byte { return AppendFloat(b, *at(c)) },
+		read: func(s *scanner, c *C) (err error) {
+			*at(c), err = s.float()
+			return err
+		}}
+}
+
+// floatsField reads into a slice that is not nil, empty for [].
+func floatsField[C any, F fieldSet](bit F, key string, at func(*C) *[]float64) fieldRow[C, F] {
+	return fieldRow[C, F]{bit: bit, key: key,
+		write: func(b []byte, c *C) []byte { return AppendFloats(b, *at(c)) },
+		read: func(s *scanner, c *C) (err error) {
+			*at(c), err = s.floats([]float64{})
+			return err
+		}}
+}
+
+func boolField[C any, F fieldSet](bit F, key string, at func(*C) *bool) fieldRow[C, F] {
+	return fieldRow[C, F]{bit: bit, key: key,
+		write: func(b []byte, c *C) []byte { return strconv.AppendBool(b, *at(c)) },
+		read: func(s *scanner, c *C) (err error) {
+			*at(c), err = s.boolean()
+			return err
+		}}
 }
 
 func appendInts(b []byte, ns []int) []byte {
@@ -161,66 +172,7 @@ func appendInts(b []byte, ns []int) []byte {
 // calls file holds it. It returns the call and its id (-1 if it has
 // none); an op of "reset" returns reset true and a zero call.
 func ParseTensorCall(line []byte) (c TensorCall, id int64, reset bool, err error) {
-	id = -1
-	s := scanner{b: line}
-	var seen autograd.Field
-	op := ""
-	err = s.object(func(key []byte) error {
-		var err error
-		switch string(key) {
-		case "id":
-			var n uint64
-			n, err = s.uint(63)
-			id = int64(n)
-		case "op":
-			op, err = s.str()
-		case "handle":
-			c.Handle, err = s.int()
-			seen |= autograd.FHandle
-		case "target":
-			c.Target, err = s.int()
-			seen |= autograd.FTarget
-		case "a":
-			c.A, err = s.int()
-			seen |= autograd.FA
-		case "b":
-			c.B, err = s.int()
-			seen |= autograd.FB
-		case "shape":
-			c.Shape, err = s.ints([]int{})
-			seen |= autograd.FShape
-		case "values":
-			c.Values, err = s.floats([]float64{})
-			seen |= autograd.FValues
-		case "requires_grad":
-			c.RequiresGrad, err = s.boolean()
-			seen |= autograd.FRequiresGrad
-		case "exponent":
-			c.Exponent, err = s.float()
-			seen |= autograd.FExponent
-		case "start":
-			c.Start, err = s.int()
-			seen |= autograd.FStart
-		case "stop":
-			c.Stop, err = s.int()
-			seen |= autograd.FStop
-		case "scalar":
-			c.Scalar, err = s.float()
-			c.ByScalar = true
-			seen |= autograd.FScalar
-		case "retain_graph":
-			c.RetainGraph, err = s.boolean()
-			seen |= autograd.FRetainGraph
-		case "no_grad":
-			c.NoGrad, err = s.boolean()
-		default:
-			_, err = s.value() // unknown fields are allowed and ignored
-		}
-		return err
-	})
-	if err == nil {
-		err = s.end()
-	}
+	id, op, seen, err := tensorCodec.parse(line, &c)
 	if err != nil {
 		return TensorCall{}, id, false, err
 	}
@@ -233,7 +185,7 @@ func ParseTensorCall(line []byte) (c TensorCall, id int64, reset bool, err error
 	c.Op = TensorOp(op)
 	required, optional := c.Op.Fields()
 	if missing := required &^ seen; missing != 0 {
-		return TensorCall{}, id, false, fmt.Errorf("%s needs %v", op, required.Names())
+		return TensorCall{}, id, false, fmt.Errorf("%s needs %s", op, tensorCodec.names(required))
 	}
 	if optional != 0 && seen&optional != autograd.FB && seen&optional != autograd.FScalar {
 		return TensorCall{}, id, false, fmt.Errorf(`%s needs "b" (a tensor) or "scalar" (a number), one of them`, op)
