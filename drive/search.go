@@ -123,6 +123,8 @@ type Finding struct {
 	// that is not deterministic ("" when it answered the same).
 	Reproduced  bool
 	Determinism string
+
+	tfjs *TfjsResult // a tfjs program's shrunk run, for ShrinkTfjs's TfjsFinding (Result is then nil)
 }
 
 // Failure returns the shrunk run's failure.

@@ -27,41 +27,54 @@ type TfjsFinding struct {
 
 // SearchTfjs runs generated tfjs programs (GenerateTfjsProgram with gen)
 // on the driver, two in flight, until opts.More says stop or one fails,
-// and shrinks the failure. It returns the finding (nil for a clean
-// search) and the number of programs judged.
+// and shrinks the failure (ShrinkTfjs). It returns the finding (nil for a
+// clean search) and the number of programs judged; it stops at its first
+// finding (opts.Restart and opts.Found are not used).
 func (r *Runner) SearchTfjs(opts Options, gen TfjsGenOptions) (*TfjsFinding, int, error) {
-	more := opts.More
-	if more == nil {
-		more = func(n int) bool { return n < 1000 }
-	}
-	start := time.Now()
-	n, judged := 0, 0
-	var failed []TfjsCall
-	var failure *Failure
-	err := r.StreamTfjs(func() ([]TfjsCall, bool) {
-		if !more(n) {
-			return nil, false
-		}
-		n++
-		return TfjsProgram(opts.Seed, n, gen), true
-	}, func(calls []TfjsCall, res *TfjsResult) bool {
-		judged++
-		if res.Failure != nil {
-			failed, failure = calls, res.Failure
-			return false
-		}
-		return true
-	})
-	if err != nil || failure == nil {
+	opts.Restart, opts.Found = false, nil
+	found, judged, err := search(r, opts, r.tfjsLanguage(gen))
+	if err != nil || len(found) == 0 {
 		return nil, judged, err
 	}
-	took := time.Since(start)
-	f, err := r.ShrinkTfjs(failed, failure, opts)
-	if err != nil {
-		return nil, judged, err
+	return tfjsFinding(found[0]), judged, nil
+}
+
+// tfjsLanguage is tfjs programs as SearchTfjs and ShrinkTfjs send them:
+// program k of a search is TfjsProgram's, shrunk by cutAfter and
+// shrinkTfjs's passes, towards the same failure only.
+func (r *Runner) tfjsLanguage(gen TfjsGenOptions) programLanguage[[]TfjsCall, *TfjsResult] {
+	return programLanguage[[]TfjsCall, *TfjsResult]{
+		nth:    func(seed uint64, k int) []TfjsCall { return TfjsProgram(seed, k, gen) },
+		stream: r.StreamTfjs,
+		run: func(c []TfjsCall) ([]TfjsCall, *TfjsResult, error) {
+			res, err := r.RunTfjs(c)
+			return c, res, err
+		},
+		cut: func(calls []TfjsCall, call int) ([]TfjsCall, bool) {
+			c := cutAfter(calls, call)
+			return c, c != nil && CheckTfjsProgram(c) == nil
+		},
+		passes: func(c []TfjsCall, fails func([]TfjsCall) ([]TfjsCall, bool), first bool) []TfjsCall {
+			if !first {
+				return c
+			}
+			return shrinkTfjs(c, func(c []TfjsCall) bool {
+				if CheckTfjsProgram(c) != nil {
+					return false
+				}
+				_, ok := fails(c)
+				return ok
+			})
+		},
+		size:         func(c []TfjsCall) int { return len(c) },
+		keep:         func(*Finding, []TfjsCall) {},
+		unreproduced: true,
 	}
-	f.Seed, f.Index, f.Duration = opts.Seed, judged, took
-	return f, judged, nil
+}
+
+// tfjsFinding is f, a finding of tfjsLanguage, as a TfjsFinding.
+func tfjsFinding(f *Finding) *TfjsFinding {
+	return &TfjsFinding{Result: f.tfjs, Seed: f.Seed, Index: f.Index, Steps: f.Steps, Shrinks: f.Shrinks, Duration: f.Duration}
 }
 
 // TfjsProgram is program k (from 1) of the search of seed: each program
@@ -249,32 +262,18 @@ func (r *Runner) StreamTfjs(next func() ([]TfjsCall, bool), got func(calls []Tfj
 // candidate is a well-formed program; the handles are numbered again in
 // the order made.
 func (r *Runner) ShrinkTfjs(calls []TfjsCall, failure *Failure, opts Options) (*TfjsFinding, error) {
-	limit, until := opts.ShrinkRuns, opts.ShrinkTime
-	if limit <= 0 {
-		limit = 2000
+	f, err := shrink(r, calls, failure, opts, r.tfjsLanguage(TfjsGenOptions{}))
+	if err != nil {
+		return nil, err
 	}
-	if until <= 0 {
-		until = 30 * time.Second
-	}
-	deadline := time.Now().Add(until)
-	f := &TfjsFinding{Steps: len(calls)}
-	var runErr error
-	fails := func(c []TfjsCall) bool {
-		if CheckTfjsProgram(c) != nil || f.Shrinks >= limit || runErr != nil || time.Now().After(deadline) {
-			return false
-		}
-		f.Shrinks++
-		res, err := r.RunTfjs(c)
-		if err != nil {
-			runErr = err
-			return false
-		}
-		return res.Failure != nil && res.Failure.sig == failure.sig
-	}
+	return tfjsFinding(f), nil
+}
+
+// shrinkTfjs is ShrinkTfjs's passes over calls, with fails judging each
+// candidate (every one well-formed), round after round while one makes
+// the program smaller; the handles of the smallest are numbered again.
+func shrinkTfjs(calls []TfjsCall, fails func([]TfjsCall) bool) []TfjsCall {
 	best := calls
-	if cut := cutAfter(calls, failure.Call); cut != nil && fails(cut) {
-		best = cut
-	}
 	for progress := true; progress; {
 		progress = false
 		try := func(c []TfjsCall) {
@@ -302,24 +301,8 @@ func (r *Runner) ShrinkTfjs(calls []TfjsCall, failure *Failure, opts Options) (*
 				try(slices.Concat(best[:i], best[i+size:]))
 			}
 		}
-		if runErr != nil {
-			return nil, fmt.Errorf("drive: shrinking: %w", runErr)
-		}
 	}
-	best = renumberTfjs(best)
-	for _, c := range [][]TfjsCall{best, calls} {
-		res, err := r.RunTfjs(c)
-		if err != nil {
-			return nil, fmt.Errorf("drive: shrinking: %w", err)
-		}
-		f.Result = res
-		if res.Failure != nil && res.Failure.sig == failure.sig {
-			return f, nil
-		}
-	}
-	failure.Message += " (the driver did not fail so again when the program was run again: it is not deterministic)"
-	f.Result.Failure = failure
-	return f, nil
+	return renumberTfjs(best)
 }
 
 // cutAfter returns calls up to the failing one, its tidies closed by
