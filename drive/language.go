@@ -74,9 +74,10 @@ func (lang programLanguage[P, R]) programs(seed uint64) func() P {
 	return func() P { return lang.generate(rng) }
 }
 
-// search is Search's loop for any language: programs generated from
-// opts.Seed, each checked as it comes, each failure shrunk (shrink) and
-// run once more alone (reproduce).
+// search is Search's and SearchTfjs's loop for any language: programs
+// generated from opts.Seed, each checked as it comes, each failure shrunk
+// (shrink) and, unless the language's findings are unreproduced, run once
+// more alone (reproduce).
 func search[P any, R run](r *Runner, opts Options, lang programLanguage[P, R]) ([]*Finding, int, error) {
 	more := opts.More
 	if more == nil {

@@ -260,7 +260,9 @@ func (r *Runner) StreamTfjs(next func() ([]TfjsCall, bool), got func(calls []Tfj
 // values (so that what they took may go), and runs of calls, ever
 // shorter; every
 // candidate is a well-formed program; the handles are numbered again in
-// the order made.
+// the order made. It is shrink's driver, as Shrink's: within
+// opts.ShrinkRuns and opts.ShrinkTime, a hang shrunk at a shortened call
+// timeout (hangTimeout), the smallest run once more for the finding.
 func (r *Runner) ShrinkTfjs(calls []TfjsCall, failure *Failure, opts Options) (*TfjsFinding, error) {
 	f, err := shrink(r, calls, failure, opts, r.tfjsLanguage(TfjsGenOptions{}))
 	if err != nil {
