@@ -187,70 +187,10 @@ func SearchTfjsParallel(cfg Config, workers int, opts Options, gen TfjsGenOption
 // driver while the next was in flight is run again alone, on the driver
 // started again, so that a crash is blamed on the program that caused it.
 func (r *Runner) StreamTfjs(next func() ([]TfjsCall, bool), got func(calls []TfjsCall, res *TfjsResult) bool) error {
-	type sent struct {
-		calls []TfjsCall
-		bt    *batch
-	}
-	var inFlight []sent
-	send := func() (bool, error) {
-		calls, ok := next()
-		if !ok {
-			return false, nil
-		}
-		if err := r.ensure(); err != nil {
-			return false, err
-		}
-		bt, err := r.d.sendTfjs(calls)
-		if err != nil {
-			return false, err
-		}
-		inFlight = append(inFlight, sent{calls, bt})
-		return true, nil
-	}
-	more := true
-	for {
-		for more && len(inFlight) < 2 {
-			var err error
-			if more, err = send(); err != nil {
-				return err
-			}
-		}
-		if len(inFlight) == 0 {
-			return nil
-		}
-		s := inFlight[0]
-		inFlight = inFlight[1:]
-		res := r.d.receiveTfjs(s.bt, s.calls)
-		if res.Failure != nil && res.Failure.Trouble() && len(inFlight) > 0 {
-			// The driver broke with the next program in flight: run this
-			// one again alone, and send the next again after it.
-			again, err := r.RunTfjs(s.calls)
-			if err != nil {
-				return err
-			}
-			res = again
-			for i := range inFlight {
-				if err := r.ensure(); err != nil {
-					return err
-				}
-				bt, err := r.d.sendTfjs(inFlight[i].calls)
-				if err != nil {
-					return err
-				}
-				inFlight[i].bt = bt
-			}
-		}
-		if !got(s.calls, res) {
-			// Drain what is in flight, so that the driver is ready for the
-			// next run (a broken driver is started again by the next run).
-			for _, x := range inFlight {
-				if r.d.broken == nil {
-					r.d.receiveTfjs(x.bt, x.calls)
-				}
-			}
-			return nil
-		}
-	}
+	return streamRuns(r, next,
+		func(calls []TfjsCall) (*batch, error) { return r.d.sendTfjs(calls) },
+		func(calls []TfjsCall, b *batch) *TfjsResult { return r.d.receiveTfjs(b, calls) },
+		r.RunTfjs, got)
 }
 
 // ShrinkTfjs returns the smallest tfjs program it finds that fails on the
