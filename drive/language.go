@@ -144,6 +144,14 @@ func search[P any, R run](r *Runner, opts Options, lang programLanguage[P, R]) (
 // a failure of the same kind at the same op, then, unless the driver
 // broke, towards any failure of the runtime's (see anyFailure). The
 // smallest is run once more for the finding.
+//
+// It is not properties/harness's Shrink, the in-process languages' driver:
+// a run here goes over the pipe and can fail as a run (the driver does
+// not start: the error ends the shrinking), costs a process's time (hence
+// the budget of runs and time, and a hang shrunk at a shorter timeout),
+// and is judged by drive's failure signature, then by anyFailure; the
+// passes take a judge and go on from each smaller program they find, where
+// harness's driver restarts from the first of a list of candidates.
 func shrink[P any, R run](r *Runner, p P, failure *Failure, opts Options, lang programLanguage[P, R]) (*Finding, error) {
 	limit, until := opts.ShrinkRuns, opts.ShrinkTime
 	if limit <= 0 {
