@@ -123,6 +123,8 @@ type Finding struct {
 	// that is not deterministic ("" when it answered the same).
 	Reproduced  bool
 	Determinism string
+
+	tfjs *TfjsResult // a tfjs program's shrunk run, for ShrinkTfjs's TfjsFinding (Result is then nil)
 }
 
 // Failure returns the shrunk run's failure.
@@ -219,6 +221,12 @@ func (r *Runner) Stream(next func() (flat.Program, bool), got func(made flat.Pro
 // send writes a program to the driver (after ensure has started it),
 // alone runs one by itself, got takes each run in order.
 func stream[P any](r *Runner, next func() (P, bool), send func(P) (*batch, error), alone func(P) (*Result, error), got func(P, *Result) bool) error {
+	return streamRuns(r, next, send, func(_ P, b *batch) *Result { return r.d.receive(b) }, alone, got)
+}
+
+// streamRuns is stream for programs of any language, StreamTfjs's too:
+// receive reads the answers to a program sent.
+func streamRuns[P any, R run](r *Runner, next func() (P, bool), send func(P) (*batch, error), receive func(P, *batch) R, alone func(P) (R, error), got func(P, R) bool) error {
 	type flight struct {
 		p P
 		b *batch
@@ -258,8 +266,8 @@ func stream[P any](r *Runner, next func() (P, bool), send func(P) (*batch, error
 			}
 		}
 		if prev != nil {
-			res := r.d.receive(prev.b)
-			if res.Failure != nil && res.Failure.Trouble() && cur != nil && cur.b != nil {
+			res := receive(prev.p, prev.b)
+			if failed := *res.failed(); failed != nil && failed.Trouble() && cur != nil && cur.b != nil {
 				// The driver broke with the next program sent too: the
 				// crash may be the next one's (a driver may not have
 				// flushed the answers before it). Run this one alone.
@@ -271,7 +279,7 @@ func stream[P any](r *Runner, next func() (P, bool), send func(P) (*batch, error
 			}
 			if !got(prev.p, res) {
 				if cur != nil && cur.b != nil && r.d.broken == nil {
-					r.d.receive(cur.b) // drain: its answers are not wanted
+					receive(cur.p, cur.b) // drain: its answers are not wanted
 				}
 				return nil
 			}

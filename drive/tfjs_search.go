@@ -27,41 +27,54 @@ type TfjsFinding struct {
 
 // SearchTfjs runs generated tfjs programs (GenerateTfjsProgram with gen)
 // on the driver, two in flight, until opts.More says stop or one fails,
-// and shrinks the failure. It returns the finding (nil for a clean
-// search) and the number of programs judged.
+// and shrinks the failure (ShrinkTfjs). It returns the finding (nil for a
+// clean search) and the number of programs judged; it stops at its first
+// finding (opts.Restart and opts.Found are not used).
 func (r *Runner) SearchTfjs(opts Options, gen TfjsGenOptions) (*TfjsFinding, int, error) {
-	more := opts.More
-	if more == nil {
-		more = func(n int) bool { return n < 1000 }
-	}
-	start := time.Now()
-	n, judged := 0, 0
-	var failed []TfjsCall
-	var failure *Failure
-	err := r.StreamTfjs(func() ([]TfjsCall, bool) {
-		if !more(n) {
-			return nil, false
-		}
-		n++
-		return TfjsProgram(opts.Seed, n, gen), true
-	}, func(calls []TfjsCall, res *TfjsResult) bool {
-		judged++
-		if res.Failure != nil {
-			failed, failure = calls, res.Failure
-			return false
-		}
-		return true
-	})
-	if err != nil || failure == nil {
+	opts.Restart, opts.Found = false, nil
+	found, judged, err := search(r, opts, r.tfjsLanguage(gen))
+	if err != nil || len(found) == 0 {
 		return nil, judged, err
 	}
-	took := time.Since(start)
-	f, err := r.ShrinkTfjs(failed, failure, opts)
-	if err != nil {
-		return nil, judged, err
+	return tfjsFinding(found[0]), judged, nil
+}
+
+// tfjsLanguage is tfjs programs as SearchTfjs and ShrinkTfjs send them:
+// program k of a search is TfjsProgram's, shrunk by cutAfter and
+// shrinkTfjs's passes, towards the same failure only.
+func (r *Runner) tfjsLanguage(gen TfjsGenOptions) programLanguage[[]TfjsCall, *TfjsResult] {
+	return programLanguage[[]TfjsCall, *TfjsResult]{
+		nth:    func(seed uint64, k int) []TfjsCall { return TfjsProgram(seed, k, gen) },
+		stream: r.StreamTfjs,
+		run: func(c []TfjsCall) ([]TfjsCall, *TfjsResult, error) {
+			res, err := r.RunTfjs(c)
+			return c, res, err
+		},
+		cut: func(calls []TfjsCall, call int) ([]TfjsCall, bool) {
+			c := cutAfter(calls, call)
+			return c, c != nil && CheckTfjsProgram(c) == nil
+		},
+		passes: func(c []TfjsCall, fails func([]TfjsCall) ([]TfjsCall, bool), first bool) []TfjsCall {
+			if !first {
+				return c
+			}
+			return shrinkTfjs(c, func(c []TfjsCall) bool {
+				if CheckTfjsProgram(c) != nil {
+					return false
+				}
+				_, ok := fails(c)
+				return ok
+			})
+		},
+		size:         func(c []TfjsCall) int { return len(c) },
+		keep:         func(*Finding, []TfjsCall) {},
+		unreproduced: true,
 	}
-	f.Seed, f.Index, f.Duration = opts.Seed, judged, took
-	return f, judged, nil
+}
+
+// tfjsFinding is f, a finding of tfjsLanguage, as a TfjsFinding.
+func tfjsFinding(f *Finding) *TfjsFinding {
+	return &TfjsFinding{Result: f.tfjs, Seed: f.Seed, Index: f.Index, Steps: f.Steps, Shrinks: f.Shrinks, Duration: f.Duration}
 }
 
 // TfjsProgram is program k (from 1) of the search of seed: each program
@@ -174,70 +187,10 @@ func SearchTfjsParallel(cfg Config, workers int, opts Options, gen TfjsGenOption
 // driver while the next was in flight is run again alone, on the driver
 // started again, so that a crash is blamed on the program that caused it.
 func (r *Runner) StreamTfjs(next func() ([]TfjsCall, bool), got func(calls []TfjsCall, res *TfjsResult) bool) error {
-	type sent struct {
-		calls []TfjsCall
-		bt    *batch
-	}
-	var inFlight []sent
-	send := func() (bool, error) {
-		calls, ok := next()
-		if !ok {
-			return false, nil
-		}
-		if err := r.ensure(); err != nil {
-			return false, err
-		}
-		bt, err := r.d.sendTfjs(calls)
-		if err != nil {
-			return false, err
-		}
-		inFlight = append(inFlight, sent{calls, bt})
-		return true, nil
-	}
-	more := true
-	for {
-		for more && len(inFlight) < 2 {
-			var err error
-			if more, err = send(); err != nil {
-				return err
-			}
-		}
-		if len(inFlight) == 0 {
-			return nil
-		}
-		s := inFlight[0]
-		inFlight = inFlight[1:]
-		res := r.d.receiveTfjs(s.bt, s.calls)
-		if res.Failure != nil && res.Failure.Trouble() && len(inFlight) > 0 {
-			// The driver broke with the next program in flight: run this
-			// one again alone, and send the next again after it.
-			again, err := r.RunTfjs(s.calls)
-			if err != nil {
-				return err
-			}
-			res = again
-			for i := range inFlight {
-				if err := r.ensure(); err != nil {
-					return err
-				}
-				bt, err := r.d.sendTfjs(inFlight[i].calls)
-				if err != nil {
-					return err
-				}
-				inFlight[i].bt = bt
-			}
-		}
-		if !got(s.calls, res) {
-			// Drain what is in flight, so that the driver is ready for the
-			// next run (a broken driver is started again by the next run).
-			for _, x := range inFlight {
-				if r.d.broken == nil {
-					r.d.receiveTfjs(x.bt, x.calls)
-				}
-			}
-			return nil
-		}
-	}
+	return streamRuns(r, next,
+		func(calls []TfjsCall) (*batch, error) { return r.d.sendTfjs(calls) },
+		func(calls []TfjsCall, b *batch) *TfjsResult { return r.d.receiveTfjs(b, calls) },
+		r.RunTfjs, got)
 }
 
 // ShrinkTfjs returns the smallest tfjs program it finds that fails on the
@@ -247,34 +200,22 @@ func (r *Runner) StreamTfjs(next func() ([]TfjsCall, bool), got func(calls []Tfj
 // values (so that what they took may go), and runs of calls, ever
 // shorter; every
 // candidate is a well-formed program; the handles are numbered again in
-// the order made.
+// the order made. It is shrink's driver, as Shrink's: within
+// opts.ShrinkRuns and opts.ShrinkTime, a hang shrunk at a shortened call
+// timeout (hangTimeout), the smallest run once more for the finding.
 func (r *Runner) ShrinkTfjs(calls []TfjsCall, failure *Failure, opts Options) (*TfjsFinding, error) {
-	limit, until := opts.ShrinkRuns, opts.ShrinkTime
-	if limit <= 0 {
-		limit = 2000
+	f, err := shrink(r, calls, failure, opts, r.tfjsLanguage(TfjsGenOptions{}))
+	if err != nil {
+		return nil, err
 	}
-	if until <= 0 {
-		until = 30 * time.Second
-	}
-	deadline := time.Now().Add(until)
-	f := &TfjsFinding{Steps: len(calls)}
-	var runErr error
-	fails := func(c []TfjsCall) bool {
-		if CheckTfjsProgram(c) != nil || f.Shrinks >= limit || runErr != nil || time.Now().After(deadline) {
-			return false
-		}
-		f.Shrinks++
-		res, err := r.RunTfjs(c)
-		if err != nil {
-			runErr = err
-			return false
-		}
-		return res.Failure != nil && res.Failure.sig == failure.sig
-	}
+	return tfjsFinding(f), nil
+}
+
+// shrinkTfjs is ShrinkTfjs's passes over calls, with fails judging each
+// candidate (every one well-formed), round after round while one makes
+// the program smaller; the handles of the smallest are numbered again.
+func shrinkTfjs(calls []TfjsCall, fails func([]TfjsCall) bool) []TfjsCall {
 	best := calls
-	if cut := cutAfter(calls, failure.Call); cut != nil && fails(cut) {
-		best = cut
-	}
 	for progress := true; progress; {
 		progress = false
 		try := func(c []TfjsCall) {
@@ -302,24 +243,8 @@ func (r *Runner) ShrinkTfjs(calls []TfjsCall, failure *Failure, opts Options) (*
 				try(slices.Concat(best[:i], best[i+size:]))
 			}
 		}
-		if runErr != nil {
-			return nil, fmt.Errorf("drive: shrinking: %w", runErr)
-		}
 	}
-	best = renumberTfjs(best)
-	for _, c := range [][]TfjsCall{best, calls} {
-		res, err := r.RunTfjs(c)
-		if err != nil {
-			return nil, fmt.Errorf("drive: shrinking: %w", err)
-		}
-		f.Result = res
-		if res.Failure != nil && res.Failure.sig == failure.sig {
-			return f, nil
-		}
-	}
-	failure.Message += " (the driver did not fail so again when the program was run again: it is not deterministic)"
-	f.Result.Failure = failure
-	return f, nil
+	return renumberTfjs(best)
 }
 
 // cutAfter returns calls up to the failing one, its tidies closed by
