@@ -113,11 +113,11 @@ func compareGrads(a, b []Grad, tol tolerance) *Difference {
 // pair, naming the first that differs.
 func compareFloats(field string, a, b []float64, tol tolerance) *Difference {
 	if len(a) != len(b) {
-		return &Difference{field, string(AppendFloats(nil, a)), string(AppendFloats(nil, b))}
+		return &Difference{field, string(appendFloats(nil, a)), string(appendFloats(nil, b))}
 	}
 	for i := range a {
 		if !closeTo(a[i], b[i], tol) {
-			return &Difference{fmt.Sprintf("%s[%d]", field, i), string(AppendFloat(nil, a[i])), string(AppendFloat(nil, b[i]))}
+			return &Difference{fmt.Sprintf("%s[%d]", field, i), string(appendFloat(nil, a[i])), string(appendFloat(nil, b[i]))}
 		}
 	}
 	return nil
@@ -163,7 +163,7 @@ func gradsText(gs []Grad) string {
 			b = append(b, ',')
 		}
 		b = fmt.Appendf(b, `{"handle":%d,"values":`, g.Handle)
-		b = append(AppendFloats(b, g.Values), '}')
+		b = append(appendFloats(b, g.Values), '}')
 	}
 	return string(append(b, ']'))
 }

@@ -226,7 +226,7 @@ func (a *Answer) AppendJSON(b []byte) []byte {
 			b = append(b, `{"handle":`...)
 			b = strconv.AppendInt(b, int64(g.Handle), 10)
 			b = append(b, `,"values":`...)
-			b = AppendFloats(b, g.Values)
+			b = appendFloats(b, g.Values)
 			b = append(b, '}')
 		}
 		b = append(b, ']')

@@ -11,10 +11,10 @@ import (
 // Numbers of layer 5: JSON numbers, and the strings "nan", "inf" and
 // "-inf" for what JSON has no number for.
 
-// AppendFloat appends f as the protocol writes a number: a JSON number
+// appendFloat appends f as the protocol writes a number: a JSON number
 // that reads back as the same float64, or for a value JSON has no number
 // for, the string "nan", "inf" or "-inf".
-func AppendFloat(b []byte, f float64) []byte {
+func appendFloat(b []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
 		return append(b, `"nan"`...)
@@ -26,14 +26,14 @@ func AppendFloat(b []byte, f float64) []byte {
 	return strconv.AppendFloat(b, f, 'g', -1, 64)
 }
 
-// AppendFloats appends fs as a JSON array of AppendFloat's numbers.
-func AppendFloats(b []byte, fs []float64) []byte {
+// appendFloats appends fs as a JSON array of appendFloat's numbers.
+func appendFloats(b []byte, fs []float64) []byte {
 	b = append(b, '[')
 	for i, f := range fs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = AppendFloat(b, f)
+		b = appendFloat(b, f)
 	}
 	return append(b, ']')
 }
@@ -120,7 +120,7 @@ func appendTensor(b []byte, t *TensorState) []byte {
 	b = append(b, `{"shape":`...)
 	b = appendInts(b, t.Shape)
 	b = append(b, `,"values":`...)
-	b = AppendFloats(b, t.Values)
+	b = appendFloats(b, t.Values)
 	b = append(b, `,"requires_grad":`...)
 	b = strconv.AppendBool(b, t.RequiresGrad)
 	b = append(b, `,"is_leaf":`...)

@@ -131,7 +131,7 @@ func key(f autograd.Field) string { return f.Names()[0] }
 // of field beside codec.go's, at the call's field that at returns.
 func floatField[C any, F fieldSet](bit F, key string, at func(*C) *float64) fieldRow[C, F] {
 	return fieldRow[C, F]{bit: bit, key: key,
-		write: func(b []byte, c *C) []byte { return AppendFloat(b, *at(c)) },
+		write: func(b []byte, c *C) []byte { return appendFloat(b, *at(c)) },
 		read: func(s *scanner, c *C) (err error) {
 			*at(c), err = s.float()
 			return err
@@ -141,7 +141,7 @@ func floatField[C any, F fieldSet](bit F, key string, at func(*C) *float64) fiel
 // floatsField reads into a slice that is not nil, empty for [].
 func floatsField[C any, F fieldSet](bit F, key string, at func(*C) *[]float64) fieldRow[C, F] {
 	return fieldRow[C, F]{bit: bit, key: key,
-		write: func(b []byte, c *C) []byte { return AppendFloats(b, *at(c)) },
+		write: func(b []byte, c *C) []byte { return appendFloats(b, *at(c)) },
 		read: func(s *scanner, c *C) (err error) {
 			*at(c), err = s.floats([]float64{})
 			return err
