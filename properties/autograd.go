@@ -9,6 +9,7 @@ import (
 	"github.com/tlcheck/tlcheck/impl"
 	"github.com/tlcheck/tlcheck/impl/autograd"
 	ag "github.com/tlcheck/tlcheck/properties/autograd"
+	"github.com/tlcheck/tlcheck/properties/harness"
 	"github.com/tlcheck/tlcheck/traces"
 )
 
@@ -95,9 +96,11 @@ func RunAutograd(p AutogradProgram, faults []impl.Fault) *AutogradFailure {
 // SearchAutograd runs generated programs until one breaks the property or
 // more says stop, and returns it, its failure and the programs run.
 func SearchAutograd(faults []impl.Fault, seed uint64, more func(n int) bool) (AutogradProgram, *AutogradFailure, int) {
-	r := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
-	return searchFirst(more, func(int) AutogradProgram { return GenerateAutograd(r) },
-		func(p AutogradProgram) *AutogradFailure { return RunAutograd(p, faults) })
+	p, f, n := harness.Search(AutogradLanguage(faults), seed, more)
+	if f == nil {
+		return p, nil, n
+	}
+	return p, f.Detail.(*AutogradFailure), n
 }
 
 // ShrinkAutograd removes steps from a failing program, and lowers

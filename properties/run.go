@@ -127,19 +127,3 @@ func Search(cfg impl.Config, seed uint64, more func(programs int) bool) (Program
 	}
 	return p, f.Detail.(*Failure), n
 }
-
-// searchFirst runs the programs gen makes, gen(n) being the one after n
-// others, while more(n) says so, and returns the first that run finds
-// failing, with its failure, and how many ran.
-func searchFirst[P, F any](more func(n int) bool, gen func(n int) P, run func(P) *F) (P, *F, int) {
-	n := 0
-	for more(n) {
-		p := gen(n)
-		n++
-		if f := run(p); f != nil {
-			return p, f, n
-		}
-	}
-	var none P
-	return none, nil, n
-}
